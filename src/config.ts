@@ -1,0 +1,125 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const flag = () =>
+  z
+    .enum(['0', '1', 'true', 'false'], { error: "must be 0, 1, true or false" })
+    .default('0')
+    .transform((v) => v === '1' || v === 'true');
+
+const list = z
+  .string()
+  .optional()
+  .transform((v) =>
+    v === undefined || v.trim() === ''
+      ? undefined
+      : v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+  );
+
+const int = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .default(String(fallback))
+    .refine((v) => /^\d+$/.test(v.trim()) && Number(v) >= min && Number(v) <= max, {
+      error: `must be an integer from ${min} to ${max}`,
+    })
+    .transform(Number);
+
+/**
+ * The service's whole configuration, read from the environment by one schema.
+ * Every variable is documented in README.md ("Configuration").
+ */
+const envSchema = z.object({
+  PORT: int(0, 65535, 7000),
+  HOST: z.string().trim().min(1, 'must not be empty').default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
+      error: 'must be a postgres:// or postgresql:// URL',
+    }),
+  DATA_DIR: z.string().trim().min(1, 'must not be empty').default('./.devstream-hub'),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  MCP_STATELESS: flag(),
+  ALLOWED_HOSTS: list,
+  ALLOWED_ORIGINS: list,
+  SESSION_IDLE_MINUTES: z
+    .string()
+    .default('30')
+    .refine((v) => Number.isFinite(Number(v)) && Number(v) > 0, { error: 'must be a positive number of minutes' })
+    .transform(Number),
+  DEFAULT_PROJECT: z.string().trim().min(1, 'must not be empty').max(200).default('default'),
+});
+
+/** Variables whose values must never appear in a message or a log line. */
+const SECRET_VARS = new Set(['DATABASE_URL']);
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Unset: embedded PGlite in `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  logLevel: (typeof LOG_LEVELS)[number];
+  mcpStateless: boolean;
+  /** Unset: the loopback names with the listening port. */
+  allowedHosts: string[] | undefined;
+  /** Unset: http(s) origins of the loopback names with the listening port. */
+  allowedOrigins: string[] | undefined;
+  sessionIdleMs: number;
+  defaultProject: string;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/**
+ * Parses the environment. On any bad value throws one ConfigError naming every bad variable
+ * (and the value, unless the variable holds a secret).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(pickKnown(env));
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? '?');
+      const value = env[name];
+      const shown = SECRET_VARS.has(name) || value === undefined ? '' : ` (got ${JSON.stringify(value)})`;
+      return `  ${name}: ${issue.message}${shown}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: resolve(e.DATA_DIR),
+    logLevel: e.LOG_LEVEL,
+    mcpStateless: e.MCP_STATELESS,
+    allowedHosts: e.ALLOWED_HOSTS,
+    allowedOrigins: e.ALLOWED_ORIGINS,
+    sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
+    defaultProject: e.DEFAULT_PROJECT,
+  };
+}
+
+function pickKnown(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const key of Object.keys(envSchema.shape)) out[key] = env[key];
+  return out;
+}
+
+/** True for addresses that only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

@@ -1,0 +1,26 @@
+import { AppError } from '../errors.js';
+
+/** SQLSTATE classes and codes that mean "the database is not reachable right now". */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH']);
+
+/**
+ * Maps a database failure to the catalogue, in one place (as supabase/storage's DBError does):
+ * unique violation → CONFLICT, check/format violations → VALIDATION_ERROR, connection loss → 503,
+ * anything else → DATABASE_ERROR. The driver's message is not shown to callers (it can carry data).
+ */
+export function fromDbError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const e = error as { code?: string; message?: string; constraint?: string };
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const detail = { sqlstate: code || undefined, constraint: e?.constraint };
+  if (code === '23505') return new AppError('CONFLICT', 'a row with the same unique value exists', { details: detail, cause: error });
+  if (code === '23514' || code === '23502' || code.startsWith('22')) {
+    return new AppError('VALIDATION_ERROR', `the value breaks a database rule (${e.constraint ?? code})`, { details: detail, cause: error });
+  }
+  if (code === '57014') return new AppError('DATABASE_ERROR', 'the query timed out', { details: detail, cause: error });
+  if (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_NODE_CODES.has(code) || /timeout exceeded when trying to connect|Connection terminated/i.test(e?.message ?? '')) {
+    return new AppError('DATABASE_ERROR', 'the database is unreachable', { status: 503, details: detail, cause: error });
+  }
+  return new AppError('DATABASE_ERROR', 'the database failed the operation', { details: detail, cause: error });
+}

@@ -1,0 +1,160 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database, TaskStatus, TaskType } from '../schema.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** A task row joined with its phase and project names; timestamps as Date. */
+export interface TaskRow {
+  id: string;
+  title: string;
+  description: string;
+  task_type: TaskType;
+  status: TaskStatus;
+  priority: number;
+  phase_id: string;
+  phase_name: string;
+  project: string;
+  assigned_agent: string | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+export interface TaskFilter {
+  status?: TaskStatus | undefined;
+  /** Exact project title, case-insensitive. */
+  project?: string | undefined;
+  /** Minimum priority. */
+  minPriority?: number | undefined;
+  /** Exact phase name, case-insensitive. */
+  phase?: string | undefined;
+}
+
+function selectTasks(db: Db) {
+  return db
+    .selectFrom('micro_tasks as t')
+    .innerJoin('phases as ph', 'ph.id', 't.phase_id')
+    .innerJoin('intervention_plans as p', 'p.id', 'ph.plan_id')
+    .select([
+      't.id',
+      't.title',
+      't.description',
+      't.task_type',
+      't.status',
+      't.priority',
+      't.phase_id',
+      'ph.name as phase_name',
+      'p.title as project',
+      't.assigned_agent',
+      't.created_by',
+      't.created_at',
+      't.updated_at',
+      't.started_at',
+      't.completed_at',
+    ]);
+}
+
+/** One page of tasks, most important first then newest, and the number of all matching tasks. */
+export async function listTasks(
+  db: Db,
+  filter: TaskFilter,
+  page: { limit: number; offset: number },
+): Promise<{ rows: TaskRow[]; total: number }> {
+  let rows = selectTasks(db);
+  let count = db.selectFrom('micro_tasks as t').select((eb) => eb.fn.countAll<number>().as('n'));
+  if (filter.status) {
+    rows = rows.where('t.status', '=', filter.status);
+    count = count.where('t.status', '=', filter.status);
+  }
+  if (filter.minPriority !== undefined) {
+    rows = rows.where('t.priority', '>=', filter.minPriority);
+    count = count.where('t.priority', '>=', filter.minPriority);
+  }
+  if (filter.project !== undefined || filter.phase !== undefined) {
+    const { project, phase } = filter;
+    const phaseIds = db
+      .selectFrom('phases as ph')
+      .innerJoin('intervention_plans as p', 'p.id', 'ph.plan_id')
+      .select('ph.id')
+      .$if(project !== undefined, (q) => q.where(sql`lower(p.title)`, '=', sql`lower(${project})`))
+      .$if(phase !== undefined, (q) => q.where(sql`lower(ph.name)`, '=', sql`lower(${phase})`));
+    rows = rows.where('t.phase_id', 'in', phaseIds);
+    count = count.where('t.phase_id', 'in', phaseIds);
+  }
+  const [page_, total] = await Promise.all([
+    rows.orderBy('t.priority', 'desc').orderBy('t.created_at', 'desc').orderBy('t.id').limit(page.limit).offset(page.offset).execute(),
+    count.executeTakeFirstOrThrow(),
+  ]);
+  return { rows: page_, total: Number(total.n) };
+}
+
+export async function getTask(db: Db, id: string): Promise<TaskRow | undefined> {
+  return selectTasks(db).where('t.id', '=', id).executeTakeFirst();
+}
+
+export async function tasksOfPlan(db: Db, planId: string): Promise<TaskRow[]> {
+  return selectTasks(db)
+    .where('ph.plan_id', '=', planId)
+    .orderBy('ph.sequence_order')
+    .orderBy('t.priority', 'desc')
+    .orderBy('t.created_at')
+    .execute();
+}
+
+export interface NewTask {
+  id: string;
+  phase_id: string;
+  title: string;
+  description: string;
+  task_type: TaskType;
+  priority: number;
+  assigned_agent: string;
+  created_by: string | null;
+}
+
+/** Inserts a pending micro-task with DevStream's defaults (10-minute cap, 256k context tokens). */
+export async function insertTask(db: Db, task: NewTask) {
+  return db
+    .insertInto('micro_tasks')
+    .values({ ...task, status: 'pending', max_duration_minutes: 10, max_context_tokens: 256_000, retry_count: 0 })
+    .returning(['id', 'status', 'created_at', 'updated_at', 'started_at', 'completed_at'])
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Sets a task's status in one statement: locks the row, sets `started_at` on the first move to
+ * active and `completed_at` on the first move to a closing status, records the change (with the
+ * caller's notes) in task_status_history, and returns the task with its previous status.
+ * Returns undefined when no task has this id.
+ */
+export async function updateTaskStatus(
+  db: Db,
+  change: { id: string; status: TaskStatus; notes: string | null; createdBy: string | null },
+): Promise<(TaskRow & { previous_status: TaskStatus }) | undefined> {
+  const { id, status, notes, createdBy } = change;
+  const closing = status === 'completed' || status === 'failed' || status === 'skipped';
+  const result = await sql<TaskRow & { previous_status: TaskStatus }>`
+    with old as (
+      select id, status from micro_tasks where id = ${id} for update
+    ), upd as (
+      update micro_tasks t
+         set status = ${status},
+             started_at = case when ${status === 'active'} then coalesce(t.started_at, now()) else t.started_at end,
+             completed_at = case when ${closing} then coalesce(t.completed_at, now()) else t.completed_at end
+        from old
+       where t.id = old.id
+      returning t.*, old.status as previous_status
+    ), hist as (
+      insert into task_status_history (task_id, from_status, to_status, notes, created_by)
+      select id, previous_status, status, ${notes}, ${createdBy} from upd
+    )
+    select upd.id, upd.title, upd.description, upd.task_type, upd.status, upd.priority, upd.phase_id,
+           ph.name as phase_name, p.title as project, upd.assigned_agent, upd.created_by,
+           upd.created_at, upd.updated_at, upd.started_at, upd.completed_at, upd.previous_status
+      from upd
+      join phases ph on ph.id = upd.phase_id
+      join intervention_plans p on p.id = ph.plan_id`.execute(db);
+  return result.rows[0];
+}

@@ -1,0 +1,110 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** A timestamptz column: read as Date, written as Date or ISO string, defaulted by the database. */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json<T> = ColumnType<T, string | undefined, string>;
+
+export const PLAN_STATUSES = ['draft', 'active', 'completed', 'paused', 'archived', 'cancelled'] as const;
+export const PHASE_STATUSES = ['pending', 'active', 'completed', 'blocked', 'skipped'] as const;
+export const TASK_STATUSES = ['pending', 'active', 'completed', 'failed', 'skipped'] as const;
+export const TASK_TYPES = ['analysis', 'coding', 'documentation', 'testing', 'review', 'research'] as const;
+
+export type PlanStatus = (typeof PLAN_STATUSES)[number];
+export type PhaseStatus = (typeof PHASE_STATUSES)[number];
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+export type TaskType = (typeof TASK_TYPES)[number];
+
+/** Projects: DevStream's `intervention_plans`. */
+export interface InterventionPlansTable {
+  id: string;
+  title: string;
+  description: string | null;
+  objectives: Json<string[]>;
+  technical_specs: Json<Record<string, unknown> | null> | null;
+  expected_outcome: string;
+  status: PlanStatus;
+  priority: number;
+  estimated_hours: number | null;
+  actual_hours: number | null;
+  tags: Json<string[] | null> | null;
+  metadata: Json<Record<string, unknown> | null> | null;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  completed_at: NullableTimestamp;
+}
+
+export interface PhasesTable {
+  id: string;
+  plan_id: string;
+  name: string;
+  description: string | null;
+  sequence_order: number;
+  is_parallel: boolean | null;
+  dependencies: Json<string[] | null> | null;
+  status: PhaseStatus;
+  estimated_minutes: number | null;
+  actual_minutes: number | null;
+  blocking_reason: string | null;
+  completion_criteria: string | null;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  started_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+}
+
+export interface MicroTasksTable {
+  id: string;
+  phase_id: string;
+  title: string;
+  description: string;
+  max_duration_minutes: number | null;
+  max_context_tokens: number | null;
+  assigned_agent: string | null;
+  task_type: TaskType;
+  status: TaskStatus;
+  priority: number;
+  input_files: Json<string[] | null> | null;
+  output_files: Json<string[] | null> | null;
+  generated_code: string | null;
+  documentation: string | null;
+  error_log: string | null;
+  actual_duration_minutes: number | null;
+  context_tokens_used: number | null;
+  retry_count: number | null;
+  parent_task_id: string | null;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  started_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+  last_retry_at: NullableTimestamp;
+}
+
+/** Every status change of a task, with the caller's notes: nothing an agent reports is dropped. */
+export interface TaskStatusHistoryTable {
+  id: Generated<string>;
+  task_id: string;
+  from_status: TaskStatus;
+  to_status: TaskStatus;
+  notes: string | null;
+  created_by: string | null;
+  created_at: Timestamp;
+}
+
+export interface SchemaVersionTable {
+  version: number;
+  name: string;
+  checksum: string;
+  applied_at: Timestamp;
+}
+
+export interface Database {
+  intervention_plans: InterventionPlansTable;
+  phases: PhasesTable;
+  micro_tasks: MicroTasksTable;
+  task_status_history: TaskStatusHistoryTable;
+  schema_version: SchemaVersionTable;
+}

@@ -1,0 +1,81 @@
+import { findOrCreatePhase, findOrCreatePlan } from '../../db/queries/plans.js';
+import { insertTask } from '../../db/queries/tasks.js';
+import type { TaskType } from '../../db/schema.js';
+import { AppError } from '../../errors.js';
+import type { Context } from '../context.js';
+import { newId } from '../ids.js';
+import type { Task } from './model.js';
+import { iso, isoOrNull } from './serialize.js';
+
+export interface CreateTaskInput {
+  title: string;
+  description: string;
+  task_type: TaskType;
+  priority: number;
+  phase_name: string;
+  project?: string | undefined;
+  assigned_agent?: string | undefined;
+}
+
+export interface CreateTaskResult {
+  success: true;
+  task: Task;
+  auto_created: { project: boolean; phase: boolean };
+}
+
+/**
+ * Creates a pending task in the named phase of the named project (DEFAULT_PROJECT when none),
+ * creating the project and the phase when no existing one has that exact name (case-insensitive).
+ * All in one transaction: either the task exists afterwards, or nothing was written.
+ */
+export async function createTask(ctx: Context, input: CreateTaskInput): Promise<CreateTaskResult> {
+  const projectTitle = input.project ?? ctx.defaultProject;
+  const createdBy = ctx.caller.name;
+  const result = await ctx.db.transaction().execute(async (trx) => {
+    let plan;
+    let phase;
+    try {
+      plan = await findOrCreatePlan(trx, { id: newId(), title: projectTitle, createdBy });
+      phase = await findOrCreatePhase(trx, { id: newId(), planId: plan.id, name: input.phase_name, createdBy });
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw new AppError('AUTO_CREATE_FAILED', `could not find or create project "${projectTitle}" / phase "${input.phase_name}"`, {
+        cause: error,
+      });
+    }
+    const assigned = input.assigned_agent ?? 'developer';
+    const row = await insertTask(trx, {
+      id: newId(),
+      phase_id: phase.id,
+      title: input.title,
+      description: input.description,
+      task_type: input.task_type,
+      priority: input.priority,
+      assigned_agent: assigned,
+      created_by: createdBy,
+    });
+    const task: Task = {
+      id: row.id,
+      title: input.title,
+      description: input.description,
+      task_type: input.task_type,
+      status: row.status,
+      priority: input.priority,
+      phase_id: phase.id,
+      phase_name: phase.name,
+      project: plan.title,
+      assigned_agent: assigned,
+      created_by: createdBy,
+      created_at: iso(row.created_at),
+      updated_at: iso(row.updated_at),
+      started_at: isoOrNull(row.started_at),
+      completed_at: isoOrNull(row.completed_at),
+    };
+    return { success: true as const, task, auto_created: { project: plan.created, phase: phase.created } };
+  });
+  if (result.auto_created.project) ctx.notice('info', `Created project "${result.task.project}"`, { project: result.task.project });
+  if (result.auto_created.phase) {
+    ctx.notice('info', `Created phase "${result.task.phase_name}" in "${result.task.project}"`, { phase: result.task.phase_name });
+  }
+  return result;
+}

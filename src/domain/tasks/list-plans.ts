@@ -1,0 +1,67 @@
+import { getPlan as queryPlan, listPlans as queryPlans, phasesWithCounts } from '../../db/queries/plans.js';
+import { tasksOfPlan } from '../../db/queries/tasks.js';
+import type { PlanStatus } from '../../db/schema.js';
+import { notFound } from '../../errors.js';
+import type { Context } from '../context.js';
+import type { PhaseSummary, PlanDetail, PlanSummary } from './model.js';
+import { groupBy } from '../group-by.js';
+import { iso, toTask } from './serialize.js';
+
+type PlanRow = NonNullable<Awaited<ReturnType<typeof queryPlan>>>;
+type PhaseRow = Awaited<ReturnType<typeof phasesWithCounts>>[number];
+
+function summarize(plan: PlanRow, phaseRows: PhaseRow[]): PlanSummary {
+  const phases: PhaseSummary[] = phaseRows.map((ph) => ({
+    id: ph.id,
+    name: ph.name,
+    status: ph.status,
+    sequence_order: ph.sequence_order,
+    tasks_total: Number(ph.tasks_total),
+    tasks_completed: Number(ph.tasks_completed),
+  }));
+  return {
+    id: plan.id,
+    title: plan.title,
+    description: plan.description,
+    status: plan.status,
+    priority: plan.priority,
+    objectives: Array.isArray(plan.objectives) ? plan.objectives.map(String) : [],
+    estimated_hours: plan.estimated_hours,
+    actual_hours: plan.actual_hours,
+    phases_total: phases.length,
+    phases_completed: phases.filter((p) => p.status === 'completed').length,
+    tasks_total: phases.reduce((n, p) => n + p.tasks_total, 0),
+    tasks_completed: phases.reduce((n, p) => n + p.tasks_completed, 0),
+    created_by: plan.created_by,
+    created_at: iso(plan.created_at),
+    updated_at: iso(plan.updated_at),
+    phases,
+  };
+}
+
+/** Plans with their phases and progress figures; counts come from one grouped query per page. */
+export async function listPlans(
+  ctx: Context,
+  input: { status?: PlanStatus | undefined; limit: number; offset: number },
+): Promise<{ plans: PlanSummary[]; total: number }> {
+  const { plans, total } = await queryPlans(ctx.db, { status: input.status }, input);
+  const phases = await phasesWithCounts(
+    ctx.db,
+    plans.map((p) => p.id),
+  );
+  const byPlan = groupBy(phases, (ph) => ph.plan_id);
+  return { plans: plans.map((p) => summarize(p, byPlan.get(p.id) ?? [])), total };
+}
+
+/** One plan with its phases and every task in them. */
+export async function getPlan(ctx: Context, input: { id: string }): Promise<{ plan: PlanDetail }> {
+  const id = input.id.toLowerCase();
+  const plan = await queryPlan(ctx.db, id);
+  if (!plan) throw notFound(`id: no plan with id "${id}"`, { id });
+  const [phases, tasks] = await Promise.all([phasesWithCounts(ctx.db, [id]), tasksOfPlan(ctx.db, id)]);
+  const summary = summarize(plan, phases);
+  const byPhase = groupBy(tasks, (t) => t.phase_id);
+  return {
+    plan: { ...summary, phases: summary.phases.map((ph) => ({ ...ph, tasks: (byPhase.get(ph.id) ?? []).map(toTask) })) },
+  };
+}

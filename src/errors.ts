@@ -1,0 +1,57 @@
+/**
+ * The error catalogue: every error the service reports carries one of these stable codes.
+ * MCP renders them as `isError` tool results (`❌ Error <operation>: <CODE>: <message>`),
+ * REST as `{error: {code, message, details}}` with the status below.
+ * Callers branch on `code`, never on `message`.
+ */
+export const ERROR_CODES = {
+  VALIDATION_ERROR: { status: 400, summary: 'The input failed validation; the message names each bad field.' },
+  UNAUTHORIZED: { status: 401, summary: 'Missing or unknown credentials.' },
+  FORBIDDEN: { status: 403, summary: 'The caller may not do this (e.g. a foreign Host or Origin header).' },
+  NOT_FOUND: { status: 404, summary: 'The task, plan, route or tool does not exist.' },
+  METHOD_NOT_ALLOWED: { status: 405, summary: 'The route exists but not for this HTTP method.' },
+  CONFLICT: { status: 409, summary: 'The write conflicts with existing data (a unique name).' },
+  PAYLOAD_TOO_LARGE: { status: 413, summary: 'The request body is larger than the service accepts.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'The request body is not JSON.' },
+  AUTO_CREATE_FAILED: { status: 500, summary: 'A missing project or phase could not be created.' },
+  DATABASE_ERROR: { status: 500, summary: 'The database failed the operation (503 when it is unreachable).' },
+  EMBEDDING_FAILED: { status: 503, summary: 'The embedding model did not answer (non-blocking for writes).' },
+  INTERNAL_ERROR: { status: 500, summary: 'An unexpected fault; details are in the service log, not the response.' },
+} as const satisfies Record<string, { status: number; summary: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** One problem with one input field: `field` is a dotted path (`priority`, `keywords.2`). */
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+/** An error with a stable code; the only kind of error the adapters render as-is. */
+export class AppError extends Error {
+  override readonly name = 'AppError';
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: unknown;
+
+  constructor(code: ErrorCode, message: string, options: { details?: unknown; status?: number; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.code = code;
+    this.status = options.status ?? ERROR_CODES[code].status;
+    this.details = options.details ?? null;
+  }
+
+  /** The JSON body REST returns for this error. */
+  toJSON(): { error: { code: ErrorCode; message: string; details: unknown } } {
+    return { error: { code: this.code, message: this.message, details: this.details } };
+  }
+}
+
+export function validationError(issues: FieldIssue[]): AppError {
+  const message = issues.map((i) => (i.field ? `${i.field}: ${i.message}` : i.message)).join('; ');
+  return new AppError('VALIDATION_ERROR', message, { details: { issues } });
+}
+
+export function notFound(message: string, details?: unknown): AppError {
+  return new AppError('NOT_FOUND', message, { details });
+}

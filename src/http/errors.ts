@@ -1,0 +1,50 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import { isServerFault, toAppError } from '../operations/invoke.js';
+
+const isMcp = (request: FastifyRequest) => request.url === '/mcp' || request.url.startsWith('/mcp?');
+
+/** Fastify's own request faults (bad JSON, wrong content type, body too large) as catalogue errors. */
+function fromFastifyError(error: FastifyError): AppError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('VALIDATION_ERROR', `Malformed JSON body: ${error.message}`, { details: { issues: [{ field: '(body)', message: error.message }] } });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', error.message);
+    default:
+      if (error.name === 'SyntaxError' || (error.statusCode === 400 && /JSON/i.test(error.message))) {
+        return new AppError('VALIDATION_ERROR', `Malformed JSON body: ${error.message}`, { details: { issues: [{ field: '(body)', message: error.message }] } });
+      }
+      if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+        return new AppError('VALIDATION_ERROR', error.message, { status: error.statusCode });
+      }
+      return undefined;
+  }
+}
+
+/**
+ * One error handler for the whole service: REST gets `{error: {code, message, details}}`, /mcp a
+ * JSON-RPC error; 5xx internals stay in the log, never in the response.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((thrown: FastifyError, request, reply) => {
+    const error = fromFastifyError(thrown) ?? toAppError(thrown, `${request.method} ${request.routeOptions.url ?? request.url}`);
+    if (isServerFault(error)) request.log.error({ err: thrown }, 'request failed');
+    if (isMcp(request)) {
+      const rpcCode = error.code === 'VALIDATION_ERROR' && /JSON/.test(error.message) ? -32700 : -32603;
+      return reply.code(error.status).send({ jsonrpc: '2.0', error: { code: rpcCode, message: error.message }, id: null });
+    }
+    return sendError(reply, error);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}
+
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  return reply.code(error.status).send(error.toJSON());
+}

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+/**
+ * GET /healthz: the process is up. GET /readyz: the database answers and its schema is at the
+ * version this build expects (503 otherwise, with the reason).
+ */
+export function registerHealth(app: FastifyInstance, deps: { db: Kysely<Database>; schemaVersion: number }): void {
+  app.get('/healthz', { schema: { tags: ['service'], summary: 'Liveness: the process is up' } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { tags: ['service'], summary: 'Readiness: database reachable and migrated' } }, async (_request, reply) => {
+    try {
+      const result = await sql<{ v: number | null }>`
+        select (select max(version) from schema_version) as v`.execute(deps.db);
+      const current = result.rows[0]?.v ?? null;
+      if (current === null || current < deps.schemaVersion) {
+        return reply.code(503).send({ status: 'unavailable', reason: `database schema at ${current ?? 'none'}, expected ${deps.schemaVersion}` });
+      }
+      return { status: 'ok', schema_version: current };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', reason: 'database unreachable or not migrated' });
+    }
+  });
+}

@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { AppError } from '../errors.js';
+import { sendError } from './errors.js';
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+/** Probes come from orchestrators that address the container by IP; they reveal nothing. */
+const UNCHECKED = new Set(['/healthz', '/readyz']);
+
+export interface HostCheckOptions {
+  /** `host` (any port) or `host:port`; `*` allows any. Unset: the loopback names with the listening port. */
+  allowedHosts: string[] | undefined;
+  /** Full origins (`http://localhost:7000`); `*` allows any. Unset: loopback origins with the listening port. */
+  allowedOrigins: string[] | undefined;
+}
+
+/**
+ * DNS-rebinding protection for every route (MCP and REST alike): a request whose Host, or Origin
+ * when present, is not on the allowed lists gets 403 before any handler runs.
+ */
+export function registerHostCheck(app: FastifyInstance, options: HostCheckOptions): void {
+  let hosts: Set<string> | undefined;
+  let origins: Set<string> | undefined;
+  const lists = () => {
+    if (!hosts || !origins) {
+      const port = (app.server.address() as AddressInfo | null)?.port;
+      const defaults = LOOPBACK_NAMES.map((name) => `${name}:${port}`);
+      hosts = new Set((options.allowedHosts ?? defaults).map((h) => h.toLowerCase()));
+      origins = new Set(
+        (options.allowedOrigins ?? defaults.flatMap((d) => [`http://${d}`, `https://${d}`])).map((o) => o.toLowerCase().replace(/\/$/, '')),
+      );
+    }
+    return { hosts, origins };
+  };
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (UNCHECKED.has(request.url.split('?')[0] ?? '')) return;
+    const { hosts, origins } = lists();
+    const host = (request.headers.host ?? '').toLowerCase();
+    const hostname = host.replace(/:\d+$/, '');
+    if (!(hosts.has('*') || hosts.has(host) || hosts.has(hostname))) {
+      return sendError(reply, new AppError('FORBIDDEN', `Host "${host}" is not allowed (see ALLOWED_HOSTS)`));
+    }
+    const origin = request.headers.origin?.toLowerCase();
+    if (origin !== undefined && !(origins.has('*') || origins.has(origin))) {
+      return sendError(reply, new AppError('FORBIDDEN', `Origin "${origin}" is not allowed (see ALLOWED_ORIGINS)`));
+    }
+  });
+}

@@ -1,0 +1,31 @@
+import swagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { VERSION } from '../version.js';
+
+/**
+ * The OpenAPI 3.1 document, derived by @fastify/swagger from the routes' zod schemas (which come
+ * from the operation definitions). Served at GET /openapi.json; `npm run openapi` commits it.
+ */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'DevStream Hub',
+        version: VERSION,
+        description:
+          'REST mirror of the DevStream Hub MCP tools (MCP: Streamable HTTP at /mcp). Errors are ' +
+          '`{error: {code, message, details}}` with the codes listed in README.md.',
+      },
+      tags: [
+        { name: 'tasks', description: 'Tasks and plans (projects → phases → tasks)' },
+        { name: 'tools', description: 'Every MCP tool, 1:1: body = arguments, response = structuredContent' },
+        { name: 'service', description: 'Health and the API description' },
+      ],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

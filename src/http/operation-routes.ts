@@ -1,0 +1,140 @@
+import type {} from '@fastify/swagger';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { z } from 'zod';
+import type { Caller, Context, Logger } from '../domain/context.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { AppError, ERROR_CODES } from '../errors.js';
+import { invoke } from '../operations/invoke.js';
+import type { AnyOperation, HttpRoute } from '../operations/operation.js';
+
+export interface OperationRoutesOptions {
+  db: Kysely<Database>;
+  defaultProject: string;
+  operations: AnyOperation[];
+  tools: AnyOperation[];
+  callerOf(request: FastifyRequest): Caller;
+}
+
+/** The error body every REST route may answer with. */
+export const ErrorBodySchema = z
+  .object({
+    error: z.object({
+      code: z.enum(Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]]),
+      message: z.string(),
+      details: z.unknown(),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+/** Unwraps optional/default/nullable wrappers to the schema that says what a value is. */
+function innerType(schema: z.ZodType): z.ZodType {
+  let s: z.ZodType = schema;
+  while (s instanceof z.ZodOptional || s instanceof z.ZodDefault || s instanceof z.ZodNullable) {
+    s = s.unwrap() as z.ZodType;
+  }
+  return s;
+}
+
+/**
+ * Query strings are text: turns `"7"` into 7 and `"true"` into true where the input schema wants a
+ * number or boolean, so the same zod schema validates MCP arguments and query strings. Anything
+ * else is left as it came, for the schema to reject with the field's name.
+ */
+export function coerceQuery(schema: z.ZodObject, query: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(query)) {
+    const field = schema.shape[key] as z.ZodType | undefined;
+    const kind = field ? innerType(field) : undefined;
+    if (typeof value === 'string' && kind instanceof z.ZodNumber && /^-?\d+(\.\d+)?$/.test(value.trim())) out[key] = Number(value);
+    else if (typeof value === 'string' && kind instanceof z.ZodBoolean && (value === 'true' || value === 'false')) out[key] = value === 'true';
+    else out[key] = value;
+  }
+  return out;
+}
+
+function asObject(body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new AppError('VALIDATION_ERROR', '(body): must be a JSON object', { details: { issues: [{ field: '(body)', message: 'must be a JSON object' }] } });
+  }
+  return body as Record<string, unknown>;
+}
+
+/** Route documentation for @fastify/swagger; validation itself is `invoke`'s, shared with MCP. */
+function routeSchema(op: AnyOperation, route: HttpRoute | 'tool', status: number) {
+  const common = {
+    operationId: route === 'tool' ? `tool_${op.name}` : `${route.method.toLowerCase()}_${op.name.replace(/^devstream_/, '')}`,
+    summary: route === 'tool' ? `${op.title} (MCP tool mirror)` : op.title,
+    description: route === 'tool' ? `Calls the MCP tool \`${op.name}\`: body = its arguments, response = its structuredContent. ${op.description}` : op.description,
+    tags: [route === 'tool' ? 'tools' : 'tasks'],
+    response: {
+      [status]: op.output,
+      '4XX': ErrorBodySchema,
+      '5XX': ErrorBodySchema,
+    },
+  };
+  if (route === 'tool') return { ...common, body: op.input };
+  const renamed = route.params ?? {};
+  const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+  const inputFields = new Set(pathParams.map((p) => renamed[p] ?? p));
+  const params = pathParams.length
+    ? z.object(Object.fromEntries(pathParams.map((p) => [p, op.input.shape[renamed[p] ?? p] as z.ZodType])))
+    : undefined;
+  const rest = op.input.omit(Object.fromEntries([...inputFields].map((f) => [f, true])) as never);
+  const carrier = route.method === 'GET' || route.method === 'DELETE' ? { querystring: rest } : { body: rest };
+  return { ...common, ...(params ? { params } : {}), ...carrier };
+}
+
+/**
+ * Registers every operation's REST routes and, for tools, `POST /api/v1/tools/{name}`: all through
+ * `invoke`, the path MCP calls take too.
+ */
+export function registerOperationRoutes(app: FastifyInstance, options: OperationRoutesOptions): void {
+  const context = (request: FastifyRequest): Context => ({
+    db: options.db,
+    caller: options.callerOf(request),
+    log: request.log as Logger,
+    defaultProject: options.defaultProject,
+    notice: (level, message, data) => request.log.info({ level, ...data }, message),
+  });
+
+  for (const op of options.operations) {
+    for (const route of op.routes) {
+      const status = route.status ?? 200;
+      const readsQuery = route.method === 'GET' || route.method === 'DELETE';
+      const options_: RouteOptions = {
+        method: route.method,
+        url: `/api/v1${route.path}`,
+        schema: routeSchema(op, route, status),
+        handler: async (request, reply) => {
+          const raw = readsQuery
+            ? coerceQuery(op.input, request.query as Record<string, unknown>)
+            : { ...asObject(request.body) };
+          for (const [param, value] of Object.entries(request.params as Record<string, string>)) {
+            raw[route.params?.[param] ?? param] = value;
+          }
+          const { output } = await invoke(op, context(request), raw);
+          return reply.code(status).send(output);
+        },
+      };
+      app.route(options_);
+    }
+  }
+
+  for (const op of options.tools) {
+    app.route({
+      method: 'POST',
+      url: `/api/v1/tools/${op.name}`,
+      schema: routeSchema(op, 'tool', 200),
+      handler: async (request, reply) => {
+        const { output } = await invoke(op, context(request), asObject(request.body));
+        return reply.code(200).send(output);
+      },
+    });
+  }
+  app.post('/api/v1/tools/:name', { schema: { hide: true } }, async (request) => {
+    const { name } = request.params as { name: string };
+    throw new AppError('NOT_FOUND', `No tool named "${name}"`, { details: { tools: options.tools.map((t) => t.name) } });
+  });
+}

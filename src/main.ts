@@ -1,0 +1,117 @@
+import { parseArgs } from 'node:util';
+import { buildApp } from './app.js';
+import { ConfigError, isLoopbackHost, loadConfig, type Config } from './config.js';
+import { openDb, type Db } from './db/client.js';
+import { loadMigrations, migrate } from './db/migrate.js';
+import { VERSION } from './version.js';
+
+const USAGE = `devstream-hub ${VERSION}
+
+Usage: devstream-hub [command]
+
+Commands:
+  serve     Apply migrations and serve MCP (/mcp) and REST (/api/v1) (default)
+  migrate   Apply pending migrations and exit
+  help      Show this text
+
+Configuration comes from environment variables; see README.md.`;
+
+async function openMigrated(config: Config): Promise<{ db: Db; version: number; applied: string[] }> {
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    const migrations = await loadMigrations();
+    const report = await migrate(db.kysely, migrations);
+    return { db, version: report.current, applied: report.applied };
+  } catch (error) {
+    await db.close().catch(() => {});
+    throw error;
+  }
+}
+
+function where(config: Config): string {
+  return config.databaseUrl ? 'Postgres (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
+}
+
+async function serve(config: Config): Promise<void> {
+  const { db, version } = await openMigrated(config);
+  const app = await buildApp(config, { db, schemaVersion: version });
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    try {
+      await app.close();
+      await db.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  await app.listen({ port: config.port, host: config.host });
+  if (!isLoopbackHost(config.host)) {
+    app.log.warn({ host: config.host }, 'listening beyond loopback: set ALLOWED_HOSTS to the names clients use');
+  }
+  app.log.info(
+    { database: where(config), stateless: config.mcpStateless },
+    `devstream-hub ${VERSION} serving MCP at http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}/mcp`,
+  );
+}
+
+async function runMigrate(config: Config): Promise<void> {
+  const { db, version, applied } = await openMigrated(config);
+  await db.close();
+  console.log(
+    applied.length
+      ? `Applied ${applied.length} migration(s) to ${where(config)}: ${applied.join(', ')}; schema at ${version}`
+      : `Nothing to apply: ${where(config)} is at schema version ${version}`,
+  );
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: false,
+    options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+  });
+  const command = values.help ? 'help' : values.version ? 'version' : (positionals[0] ?? 'serve');
+  if (command === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  if (command === 'version') {
+    console.log(VERSION);
+    return 0;
+  }
+  if (command !== 'serve' && command !== 'migrate') {
+    console.error(`Unknown command "${command}".\n\n${USAGE}`);
+    return 2;
+  }
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      return 2;
+    }
+    throw error;
+  }
+  if (command === 'migrate') await runMigrate(config);
+  else await serve(config);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0) process.exit(code);
+  },
+  (error: unknown) => {
+    console.error(`devstream-hub: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

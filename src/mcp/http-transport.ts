@@ -1,0 +1,140 @@
+import type {} from '@fastify/swagger';
+import { randomUUID } from 'node:crypto';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Caller } from '../domain/context.js';
+import { createMcpServer, type McpDeps } from './server.js';
+
+export interface McpHttpOptions extends McpDeps {
+  stateless: boolean;
+  /** A session with no request and no open stream for this long is closed. */
+  sessionIdleMs: number;
+  /** The caller of a request (anonymous until API keys exist). */
+  callerOf(request: FastifyRequest): Caller;
+}
+
+/** Not in the OpenAPI document: /mcp speaks JSON-RPC, described by the MCP specification. */
+const MCP_ROUTE = { schema: { hide: true } };
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  lastSeen: number;
+  openStreams: number;
+}
+
+/** A JSON-RPC error outside any request, as the MCP transport itself answers. */
+function rpcError(reply: FastifyReply, status: number, code: number, message: string) {
+  return reply.code(status).header('content-type', 'application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/**
+ * MCP over Streamable HTTP at /mcp. Stateful (default): POST initialize opens a session named by
+ * `Mcp-Session-Id`; GET opens the server's SSE stream; DELETE ends the session; an unknown session
+ * id gets 404 (the client then re-initializes); sessions idle past `sessionIdleMs` are closed.
+ * Stateless (`MCP_STATELESS=1`): every POST gets a fresh server and no session; GET and DELETE are 405.
+ */
+export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOptions): Promise<void> {
+  const sessions = new Map<string, Session>();
+
+  const handoff = async (request: FastifyRequest, reply: FastifyReply, transport: StreamableHTTPServerTransport) => {
+    reply.hijack();
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  };
+
+  if (options.stateless) {
+    app.post('/mcp', MCP_ROUTE, async (request, reply) => {
+      const server = createMcpServer(options, options.callerOf(request));
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      // Closing the transport also detaches the server (the SDK's Protocol cleans up on transport close).
+      reply.raw.on('close', () => void transport.close());
+      await server.connect(transport);
+      await handoff(request, reply, transport);
+    });
+    const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
+      rpcError(reply.header('allow', 'POST'), 405, -32000, 'Method not allowed: this server is stateless (MCP_STATELESS=1)');
+    app.get('/mcp', MCP_ROUTE, notAllowed);
+    app.delete('/mcp', MCP_ROUTE, notAllowed);
+    return;
+  }
+
+  const sessionOf = (request: FastifyRequest, reply: FastifyReply): Session | undefined => {
+    const id = request.headers['mcp-session-id'];
+    if (typeof id !== 'string' || id === '') {
+      rpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      return undefined;
+    }
+    const session = sessions.get(id);
+    if (!session) {
+      rpcError(reply, 404, -32001, 'Session not found: it ended or expired; initialize a new session');
+      return undefined;
+    }
+    session.lastSeen = Date.now();
+    return session;
+  };
+
+  app.post('/mcp', MCP_ROUTE, async (request, reply) => {
+    if (request.headers['mcp-session-id'] !== undefined) {
+      const session = sessionOf(request, reply);
+      if (session) await handoff(request, reply, session.transport);
+      return reply;
+    }
+    if (!isInitializeRequest(request.body)) {
+      return rpcError(reply, 400, -32000, 'Bad Request: no Mcp-Session-Id header and the request is not initialize');
+    }
+    const server = createMcpServer(options, options.callerOf(request));
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, server, lastSeen: Date.now(), openStreams: 0 });
+      },
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+      },
+    });
+    // Not server.close() here: it closes the transport again, which calls this again.
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await handoff(request, reply, transport);
+    return reply;
+  });
+
+  app.get('/mcp', MCP_ROUTE, async (request, reply) => {
+    const session = sessionOf(request, reply);
+    if (!session) return reply;
+    session.openStreams += 1;
+    reply.raw.on('close', () => {
+      session.openStreams -= 1;
+      session.lastSeen = Date.now();
+    });
+    await handoff(request, reply, session.transport);
+    return reply;
+  });
+
+  app.delete('/mcp', MCP_ROUTE, async (request, reply) => {
+    const session = sessionOf(request, reply);
+    if (session) await handoff(request, reply, session.transport);
+    return reply;
+  });
+
+  const sweep = setInterval(
+    () => {
+      const cutoff = Date.now() - options.sessionIdleMs;
+      for (const session of sessions.values()) {
+        if (session.openStreams === 0 && session.lastSeen < cutoff) void session.transport.close();
+      }
+    },
+    Math.max(50, Math.min(60_000, options.sessionIdleMs / 4)),
+  );
+  sweep.unref();
+
+  app.addHook('onClose', async () => {
+    clearInterval(sweep);
+    await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
+    sessions.clear();
+  });
+}

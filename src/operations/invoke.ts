@@ -1,0 +1,36 @@
+import type { Context } from '../domain/context.js';
+import { fromDbError } from '../db/errors.js';
+import { AppError } from '../errors.js';
+import { parseInput, type AnyOperation } from './operation.js';
+
+/**
+ * Validates raw arguments and runs the operation: the one call path behind every MCP tool call and
+ * REST request. Any failure comes out as an AppError with a catalogue code.
+ */
+export async function invoke(op: AnyOperation, ctx: Context, raw: unknown): Promise<{ input: unknown; output: unknown }> {
+  const input = parseInput(op, raw);
+  try {
+    const output = await op.handler(ctx, input);
+    return { input, output };
+  } catch (error) {
+    throw toAppError(error, op.action);
+  }
+}
+
+/** Any thrown value as a catalogue error; database failures are mapped by SQLSTATE. */
+export function toAppError(error: unknown, action: string): AppError {
+  if (error instanceof AppError) return error;
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code === 'string' && (/^[0-9A-Z]{5}$/.test(code) || /^E[A-Z]+$/.test(code))) return fromDbError(error);
+  if (error instanceof Error && /Connection terminated|pool|timeout exceeded when trying to connect/i.test(error.message)) {
+    return fromDbError(error);
+  }
+  return new AppError('INTERNAL_ERROR', 'an unexpected error occurred', { cause: error, details: { action } });
+}
+
+/** Who to blame: 5xx errors are the service's and are logged with their cause; 4xx are the caller's. */
+export function isServerFault(error: AppError): boolean {
+  return error.status >= 500;
+}
+
+export type { Context };

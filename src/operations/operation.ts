@@ -1,0 +1,64 @@
+import type { z } from 'zod';
+import type { Context } from '../domain/context.js';
+import { validationError, type FieldIssue } from '../errors.js';
+
+export type Scope = 'read' | 'write' | 'admin';
+
+export interface HttpRoute {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /** Under /api/v1, Fastify syntax: `/tasks/:id`. */
+  path: string;
+  /** Success status (default 200). */
+  status?: number;
+  /** Path parameter → input field, when the names differ (`{ id: 'task_id' }`). */
+  params?: Record<string, string>;
+}
+
+/**
+ * One operation, defined once. The MCP tool, the REST routes and the OpenAPI entries are all
+ * derived from this object (design.md §2), so validation, scope and errors cannot drift apart.
+ */
+export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  /** Tool name, e.g. `devstream_list_tasks`. */
+  name: string;
+  title: string;
+  description: string;
+  /** How errors name the operation: `❌ Error <action>: …` (e.g. "creating task"). */
+  action: string;
+  input: I;
+  output: O;
+  scope: Scope;
+  annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  /** Exposed as an MCP tool and at POST /api/v1/tools/{name} (default true). */
+  tool?: boolean;
+  /** Resource-style REST routes for dashboards and scripts. */
+  routes: HttpRoute[];
+  handler(ctx: Context, input: z.output<I>): Promise<z.input<O>>;
+  /** The text block of the MCP result. */
+  render(output: z.output<O>, input: z.output<I>): string;
+}
+
+/** Identity function that keeps each operation's input/output types tied together. */
+export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(op: Operation<I, O>): Operation<I, O> {
+  return op;
+}
+
+export type AnyOperation = Operation<z.ZodObject, z.ZodObject>;
+
+/** Zod issues as field-named problems: `priority: Too big: expected number to be <=10`. */
+export function toFieldIssues(error: z.ZodError): FieldIssue[] {
+  return error.issues.flatMap((issue): FieldIssue[] => {
+    const base = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ field: base ? `${base}.${key}` : key, message: 'Unknown field' }));
+    }
+    return [{ field: base || '(arguments)', message: issue.message }];
+  });
+}
+
+/** Validates raw arguments against the operation's input schema; the one validation path for MCP and REST. */
+export function parseInput<I extends z.ZodObject>(op: Operation<I, z.ZodObject>, raw: unknown): z.output<I> {
+  const result = op.input.safeParse(raw ?? {});
+  if (!result.success) throw validationError(toFieldIssues(result.error));
+  return result.data;
+}
