@@ -1,0 +1,64 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDb, type Db } from '../../src/db/client.js';
+import { migrate } from '../../src/db/migrate.js';
+import { createScratchDatabase, postgresUrl } from './postgres.js';
+
+export interface TestDb {
+  db: Db;
+  schemaVersion: number;
+  /** Closes the handle and removes the database (scratch Postgres database or PGlite directory). */
+  dispose(): Promise<void>;
+}
+
+export interface Backend {
+  name: 'pglite' | 'postgres';
+  /** A fresh migrated database of this kind. */
+  open(options?: { migrate?: boolean }): Promise<TestDb>;
+}
+
+const pglite: Backend = {
+  name: 'pglite',
+  async open(options = {}) {
+    const dir = await mkdtemp(join(tmpdir(), 'dsh-pglite-'));
+    const db = await openDb({ dataDir: dir });
+    const schemaVersion = options.migrate === false ? 0 : (await migrate(db.kysely)).current;
+    return {
+      db,
+      schemaVersion,
+      async dispose() {
+        await db.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+function postgres(baseUrl: string): Backend {
+  return {
+    name: 'postgres',
+    async open(options = {}) {
+      const scratch = await createScratchDatabase(baseUrl);
+      const db = await openDb({ databaseUrl: scratch.url });
+      const schemaVersion = options.migrate === false ? 0 : (await migrate(db.kysely)).current;
+      return {
+        db,
+        schemaVersion,
+        async dispose() {
+          await db.close();
+          await scratch.drop();
+        },
+      };
+    },
+  };
+}
+
+const baseUrl = await postgresUrl();
+
+/** PGlite always; Postgres too when DATABASE_URL is set (or testcontainers found Docker). */
+export const backends: Backend[] = baseUrl ? [pglite, postgres(baseUrl)] : [pglite];
+
+/** The Postgres backend alone, when there is one. */
+export const postgresBackend: Backend | undefined = baseUrl ? postgres(baseUrl) : undefined;
+export const postgresBaseUrl: string | undefined = baseUrl;

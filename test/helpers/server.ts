@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { buildApp } from '../../src/app.js';
+import type { Config } from '../../src/config.js';
+import type { TestDb } from './backends.js';
+
+export type ServerConfig = Pick<
+  Config,
+  'logLevel' | 'mcpStateless' | 'allowedHosts' | 'allowedOrigins' | 'sessionIdleMs' | 'defaultProject'
+>;
+
+export const testConfig = (overrides: Partial<ServerConfig> = {}): ServerConfig => ({
+  logLevel: 'silent',
+  mcpStateless: false,
+  allowedHosts: undefined,
+  allowedOrigins: undefined,
+  sessionIdleMs: 30 * 60_000,
+  defaultProject: 'default',
+  ...overrides,
+});
+
+export interface TestServer {
+  app: FastifyInstance;
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The service listening on a free loopback port, over the given database. */
+export async function startServer(test: TestDb, overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
+  const app = await buildApp(testConfig(overrides), { db: test.db, schemaVersion: test.schemaVersion });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  return { app, url: `http://127.0.0.1:${address.port}`, close: () => app.close() };
+}
+
+/** A real MCP SDK client connected over Streamable HTTP. */
+export async function connectMcp(url: string, path = '/mcp'): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name: 'devstream-hub-tests', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(path, url));
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** JSON over HTTP to the REST mirror. */
+export async function rest(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(new URL(path, url), init);
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON: keep the text */
+  }
+  return { status: response.status, body: parsed, headers: response.headers };
+}
