@@ -58,6 +58,9 @@ const envSchema = z.object({
   DEFAULT_PROJECT: z.string().trim().min(1, 'must not be empty').max(200).default('default'),
 });
 
+/** Every environment variable the service reads (each is documented in README.md). */
+export const ENV_VARS = Object.keys(envSchema.shape);
+
 /** Variables whose values must never appear in a message or a log line. */
 const SECRET_VARS = new Set(['DATABASE_URL']);
 
@@ -115,7 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 function pickKnown(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
-  for (const key of Object.keys(envSchema.shape)) out[key] = env[key];
+  for (const key of ENV_VARS) out[key] = env[key];
   return out;
 }
 

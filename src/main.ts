@@ -52,12 +52,12 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   await app.listen({ port: config.port, host: config.host });
-  if (!isLoopbackHost(config.host)) {
+  if (!isLoopbackHost(config.host) && config.allowedHosts === undefined) {
     app.log.warn({ host: config.host }, 'listening beyond loopback: set ALLOWED_HOSTS to the names clients use');
   }
   app.log.info(
     { database: where(config), stateless: config.mcpStateless },
-    `devstream-hub ${VERSION} serving MCP at http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}/mcp`,
+    `devstream-hub ${VERSION} listening on ${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port} (MCP at /mcp, REST at /api/v1)`,
   );
 }
 

@@ -1,0 +1,220 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { LATEST_PROTOCOL_VERSION, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { backends, type TestDb } from './helpers/backends.js';
+import { connectMcp, startServer, type TestServer } from './helpers/server.js';
+
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+const initializeBody = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+/** Opens a session with raw HTTP (no SSE stream left open) and returns its id. */
+async function rawInitialize(url: string): Promise<string> {
+  const response = await fetch(`${url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(initializeBody) });
+  assert.equal(response.status, 200);
+  await response.text();
+  const id = response.headers.get('mcp-session-id');
+  assert.ok(id, 'initialize returns Mcp-Session-Id');
+  const initialized = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  assert.equal(initialized.status, 202);
+  return id;
+}
+
+const listTools = (url: string, sessionId: string) =>
+  fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+  });
+
+/** A request with a Host header of our choosing (fetch does not allow setting Host). */
+function withHost(url: string, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${url}/mcp`,
+      { method: 'POST', headers: { ...MCP_HEADERS, host } },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(initializeBody));
+  });
+}
+
+// Transport behaviour does not depend on the database: one PGlite database serves the whole file.
+let database: TestDb;
+before(async () => {
+  database = await backends[0]!.open();
+});
+after(async () => {
+  await database?.dispose();
+});
+
+describe('MCP Streamable HTTP sessions', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer(database);
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  test('initialize → call → DELETE → 404', async () => {
+    const { client, transport } = await connectMcp(server.url);
+    const sessionId = transport.sessionId;
+    assert.match(sessionId ?? '', /^[0-9a-f-]{36}$/);
+    const listed = await client.callTool({ name: 'devstream_list_tasks', arguments: {} });
+    assert.equal(listed.isError, undefined);
+
+    await transport.terminateSession();
+    const after = await listTools(server.url, sessionId!);
+    assert.equal(after.status, 404);
+    const body = (await after.json()) as any;
+    assert.equal(body.error.code, -32001);
+    await client.close();
+  });
+
+  test('GET opens the server\'s SSE stream for a session', async () => {
+    const sessionId = await rawInitialize(server.url);
+    const controller = new AbortController();
+    const response = await fetch(`${server.url}/mcp`, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+      signal: controller.signal,
+    });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /text\/event-stream/);
+    controller.abort();
+    const del = await fetch(`${server.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
+    assert.equal(del.status, 200);
+  });
+
+  test('unknown session id → 404 on POST, GET and DELETE; no id and not initialize → 400', async () => {
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    assert.equal((await listTools(server.url, unknown)).status, 404);
+    assert.equal((await fetch(`${server.url}/mcp`, { headers: { accept: 'text/event-stream', 'mcp-session-id': unknown } })).status, 404);
+    assert.equal((await fetch(`${server.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': unknown } })).status, 404);
+    const noId = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: MCP_HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+    });
+    assert.equal(noId.status, 400);
+  });
+
+  test('malformed JSON on /mcp is a JSON-RPC parse error', async () => {
+    const response = await fetch(`${server.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: '{"jsonrpc": "2.0",' });
+    assert.equal(response.status, 400);
+    const body = (await response.json()) as any;
+    assert.equal(body.error.code, -32700);
+  });
+
+  test('a foreign Host or Origin gets 403; the allowed ones pass', async () => {
+    const port = new URL(server.url).port;
+    assert.equal((await withHost(server.url, 'evil.example:80')).status, 403);
+    assert.equal((await withHost(server.url, `attacker.test:${port}`)).status, 403);
+    assert.equal((await withHost(server.url, `localhost:${port}`)).status, 200);
+    const foreign = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, origin: 'https://evil.example' },
+      body: JSON.stringify(initializeBody),
+    });
+    assert.equal(foreign.status, 403);
+    const local = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, origin: `http://localhost:${port}` },
+      body: JSON.stringify(initializeBody),
+    });
+    assert.equal(local.status, 200);
+    await local.text();
+  });
+
+  test('logging/setLevel decides which log notifications the client gets', async () => {
+    const { client } = await connectMcp(server.url);
+    const messages: Array<{ level: string; data: any }> = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void messages.push(n.params as { level: string; data: any }));
+    const create = (project: string) =>
+      client.callTool({
+        name: 'devstream_create_task',
+        arguments: { title: 't', description: 'd', task_type: 'coding', priority: 5, phase_name: 'P', project },
+      });
+
+    await client.setLoggingLevel('error');
+    await create('Quiet Project');
+    assert.equal(messages.length, 0, 'nothing below error');
+
+    await client.setLoggingLevel('info');
+    await create('Told Project');
+    assert.ok(messages.some((m) => m.level === 'info' && /Created project "Told Project"/.test(m.data.message)));
+    assert.ok(!messages.some((m) => m.level === 'debug'));
+
+    await client.setLoggingLevel('debug');
+    await client.callTool({ name: 'devstream_list_plans', arguments: {} });
+    assert.ok(messages.some((m) => m.level === 'debug' && /devstream_list_plans took/.test(m.data.message)));
+    await client.close();
+  });
+});
+
+describe('MCP idle sessions expire', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer(database, { sessionIdleMs: 300 });
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  test('a session idle past SESSION_IDLE_MINUTES is gone (404)', async () => {
+    const sessionId = await rawInitialize(server.url);
+    assert.equal((await listTools(server.url, sessionId)).status, 200);
+    await new Promise((r) => setTimeout(r, 900));
+    assert.equal((await listTools(server.url, sessionId)).status, 404);
+  });
+
+  test('a session with an open SSE stream stays', async () => {
+    const { client } = await connectMcp(server.url);
+    await new Promise((r) => setTimeout(r, 900));
+    const result = await client.callTool({ name: 'devstream_list_tasks', arguments: {} });
+    assert.equal(result.isError, undefined);
+    await client.close();
+  });
+});
+
+describe('MCP stateless mode (MCP_STATELESS=1)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer(database, { mcpStateless: true });
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  test('every request stands alone: tools work, no session id, GET and DELETE are 405', async () => {
+    const { client, transport } = await connectMcp(server.url);
+    assert.equal(transport.sessionId, undefined);
+    const { tools } = await client.listTools();
+    assert.equal(tools.length, 4);
+    const created = await client.callTool({
+      name: 'devstream_create_task',
+      arguments: { title: 'stateless', description: 'd', task_type: 'coding', priority: 5, phase_name: 'P' },
+    });
+    assert.equal(created.isError, undefined);
+    const listed = (await client.callTool({ name: 'devstream_list_tasks', arguments: {} })) as any;
+    assert.equal(listed.structuredContent.total, 1);
+    await client.close();
+    assert.equal((await fetch(`${server.url}/mcp`, { headers: { accept: 'text/event-stream' } })).status, 405);
+    assert.equal((await fetch(`${server.url}/mcp`, { method: 'DELETE' })).status, 405);
+  });
+});

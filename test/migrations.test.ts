@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { sql, type Kysely } from 'kysely';
+import { openDb } from '../src/db/client.js';
+import { loadMigrations, migrate, type Migration } from '../src/db/migrate.js';
+import type { Database } from '../src/db/schema.js';
+import { backends, postgresBaseUrl, type TestDb } from './helpers/backends.js';
+import { createScratchDatabase } from './helpers/postgres.js';
+
+/** Tables, columns, indexes, constraints and triggers of the public schema, as comparable text. */
+async function schemaFingerprint(db: Kysely<Database>): Promise<string[]> {
+  const rows = await sql<{ item: string }>`
+    select 'col ' || table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' || coalesce(column_default, '') as item
+      from information_schema.columns where table_schema = 'public'
+    union all select 'idx ' || indexdef from pg_indexes where schemaname = 'public'
+    union all select 'con ' || conname || ' ' || pg_get_constraintdef(oid) from pg_constraint where connamespace = 'public'::regnamespace
+    union all select 'trg ' || tgname from pg_trigger where not tgisinternal
+    order by 1`.execute(db);
+  return rows.rows.map((r) => r.item);
+}
+
+for (const backend of backends) {
+  describe(`migrations (${backend.name})`, () => {
+    const opened: TestDb[] = [];
+    after(async () => {
+      for (const t of opened) await t.dispose();
+    });
+
+    test('apply in order, are recorded, and a second run changes nothing', async () => {
+      const t = await backend.open({ migrate: false });
+      opened.push(t);
+      const files = await loadMigrations();
+      const first = await migrate(t.db.kysely);
+      assert.deepEqual(first.applied, files.map((m) => m.name));
+      const recorded = await t.db.kysely.selectFrom('schema_version').select(['version', 'name', 'checksum']).orderBy('version').execute();
+      assert.deepEqual(recorded, files.map((m) => ({ version: m.version, name: m.name, checksum: m.checksum })));
+      const before = await schemaFingerprint(t.db.kysely);
+      assert.ok(before.some((i) => i.includes('intervention_plans_title_key')), 'the unique title index exists');
+
+      const second = await migrate(t.db.kysely);
+      assert.deepEqual(second.applied, []);
+      assert.equal(second.current, first.current);
+      assert.deepEqual(await schemaFingerprint(t.db.kysely), before);
+    });
+
+    test('a failing migration rolls back whole and is not recorded', async () => {
+      const t = await backend.open();
+      opened.push(t);
+      const bad: Migration = {
+        version: 9999,
+        name: '9999_broken',
+        sql: 'create table half_done (a int); select 1 / 0;',
+        checksum: 'x',
+      };
+      await assert.rejects(migrate(t.db.kysely, [...(await loadMigrations()), bad]), /9999_broken failed/);
+      const exists = await sql<{ t: string | null }>`select to_regclass('half_done')::text as t`.execute(t.db.kysely);
+      assert.equal(exists.rows[0]?.t, null);
+      const versions = await t.db.kysely.selectFrom('schema_version').select('version').execute();
+      assert.ok(!versions.some((v) => v.version === 9999));
+    });
+
+    test('refuses to run when an applied migration was edited', async () => {
+      const t = await backend.open();
+      opened.push(t);
+      const edited = (await loadMigrations()).map((m) => (m.version === 1 ? { ...m, checksum: 'edited' } : m));
+      await assert.rejects(migrate(t.db.kysely, edited), /was changed after it was applied/);
+    });
+  });
+}
+
+if (postgresBaseUrl) {
+  describe('migrations (postgres, two processes at once)', () => {
+    test('concurrent migrators apply each migration exactly once', async () => {
+      const scratch = await createScratchDatabase(postgresBaseUrl!);
+      const dbs = await Promise.all(Array.from({ length: 4 }, () => openDb({ databaseUrl: scratch.url, poolSize: 2 })));
+      try {
+        const reports = await Promise.all(dbs.map((d) => migrate(d.kysely)));
+        const files = await loadMigrations();
+        assert.deepEqual(
+          reports.flatMap((r) => r.applied).sort(),
+          files.map((m) => m.name).sort(),
+          'every migration applied by exactly one process',
+        );
+        const count = await dbs[0]!.kysely.selectFrom('schema_version').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        assert.equal(Number(count.n), files.length);
+      } finally {
+        await Promise.all(dbs.map((d) => d.close()));
+        await scratch.drop();
+      }
+    });
+  });
+}
