@@ -208,10 +208,10 @@ describe('MCP stateless mode (MCP_STATELESS=1)', () => {
     assert.equal(tools.length, 4);
     const created = await client.callTool({
       name: 'devstream_create_task',
-      arguments: { title: 'stateless', description: 'd', task_type: 'coding', priority: 5, phase_name: 'P' },
+      arguments: { title: 'stateless', description: 'd', task_type: 'coding', priority: 5, phase_name: 'P', project: 'Stateless' },
     });
     assert.equal(created.isError, undefined);
-    const listed = (await client.callTool({ name: 'devstream_list_tasks', arguments: {} })) as any;
+    const listed = (await client.callTool({ name: 'devstream_list_tasks', arguments: { project: 'Stateless' } })) as any;
     assert.equal(listed.structuredContent.total, 1);
     await client.close();
     assert.equal((await fetch(`${server.url}/mcp`, { headers: { accept: 'text/event-stream' } })).status, 405);
