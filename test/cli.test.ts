@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Environment for a child service: ours minus anything that would point it elsewhere. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of ['DATABASE_URL', 'PORT', 'HOST', 'DATA_DIR', 'MCP_STATELESS', 'ALLOWED_HOSTS', 'ALLOWED_ORIGINS']) delete env[key];
+  return { ...env, LOG_LEVEL: 'warn', ...extra };
+}
+
+function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: childEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** `devstream-hub serve` as its own process; resolves once /readyz answers 200. */
+async function serve(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stop(): Promise<number | null> }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: childEnv({ PORT: String(port), ...env }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c) => (stderr += c));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`serve exited early (${child.exitCode}): ${stderr}`);
+    try {
+      if ((await fetch(`${url}/readyz`)).status === 200) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) throw new Error(`serve did not become ready: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    url,
+    child,
+    stop: () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+describe('the devstream-hub command', () => {
+  const dirs: string[] = [];
+  const tempDir = async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dsh-cli-'));
+    dirs.push(dir);
+    return dir;
+  };
+  after(async () => {
+    for (const d of dirs) await rm(d, { recursive: true, force: true });
+  });
+
+  test('serve is the default; data in the PGlite directory survives a restart', async () => {
+    const dataDir = await tempDir();
+    const first = await serve({ DATA_DIR: dataDir });
+    const created = await fetch(`${first.url}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Survivor', description: 'd', task_type: 'coding', priority: 6, phase_name: 'P', project: 'Durable' }),
+    });
+    assert.equal(created.status, 201);
+    const { task } = (await created.json()) as any;
+    assert.equal(await first.stop(), 0, 'SIGTERM is a clean exit');
+
+    const second = await serve({ DATA_DIR: dataDir });
+    try {
+      const listed = (await (await fetch(`${second.url}/api/v1/tasks?project=Durable`)).json()) as any;
+      assert.equal(listed.total, 1);
+      assert.equal(listed.tasks[0].id, task.id);
+      assert.equal(listed.tasks[0].created_at, task.created_at);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  test('migrate applies pending migrations, then has nothing to do', async () => {
+    const dataDir = await tempDir();
+    const first = await cli(['migrate'], { DATA_DIR: dataDir });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /Applied 1 migration\(s\) to embedded PGlite .*0001_tasks_and_plans/);
+    const second = await cli(['migrate'], { DATA_DIR: dataDir });
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, /Nothing to apply: .* schema version 1/);
+  });
+
+  test('bad configuration stops start-up with one message naming every bad variable', async () => {
+    const r = await cli(['serve'], { PORT: 'x', LOG_LEVEL: 'chatty', DATABASE_URL: 'mysql://root:s3cret@db/x' });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /Invalid configuration/);
+    assert.match(r.stderr, /PORT: /);
+    assert.match(r.stderr, /LOG_LEVEL: /);
+    assert.match(r.stderr, /DATABASE_URL: /);
+    assert.doesNotMatch(r.stderr + r.stdout, /s3cret/);
+    assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
+  });
+
+  test('an unknown command is refused with the usage text', async () => {
+    const r = await cli(['frobnicate'], {});
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /Unknown command "frobnicate"/);
+    assert.match(r.stderr, /Usage: devstream-hub/);
+  });
+});
