@@ -38,6 +38,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   });
   app.setValidatorCompiler(() => (data) => ({ value: data }));
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // JSON bodies only: Fastify's built-in text/plain parser would hand routes a string (400), not 415.
+  app.removeContentTypeParser('text/plain');
 
   registerErrorHandling(app);
   registerHostCheck(app, { allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins });

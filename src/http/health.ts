@@ -8,8 +8,8 @@ import type { Database } from '../db/schema.js';
  * version this build expects (503 otherwise, with the reason).
  */
 export function registerHealth(app: FastifyInstance, deps: { db: Kysely<Database>; schemaVersion: number }): void {
-  app.get('/healthz', { schema: { tags: ['service'], summary: 'Liveness: the process is up' } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { tags: ['service'], summary: 'Readiness: database reachable and migrated' } }, async (_request, reply) => {
+  app.get('/healthz', { schema: { operationId: 'get_healthz', tags: ['service'], summary: 'Liveness: the process is up' } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { operationId: 'get_readyz', tags: ['service'], summary: 'Readiness: database reachable and migrated' } }, async (_request, reply) => {
     try {
       const result = await sql<{ v: number | null }>`
         select (select max(version) from schema_version) as v`.execute(deps.db);

@@ -132,7 +132,8 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   );
   sweep.unref();
 
-  app.addHook('onClose', async () => {
+  // preClose, not onClose: open SSE streams would otherwise keep the HTTP server from closing.
+  app.addHook('preClose', async () => {
     clearInterval(sweep);
     await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
     sessions.clear();

@@ -1,3 +1,4 @@
+import { fromDbError } from '../../db/errors.js';
 import { findOrCreatePhase, findOrCreatePlan } from '../../db/queries/plans.js';
 import { insertTask } from '../../db/queries/tasks.js';
 import type { TaskType } from '../../db/schema.js';
@@ -39,6 +40,9 @@ export async function createTask(ctx: Context, input: CreateTaskInput): Promise<
       phase = await findOrCreatePhase(trx, { id: newId(), planId: plan.id, name: input.phase_name, createdBy });
     } catch (error) {
       if (error instanceof AppError) throw error;
+      // An unreachable database is that, not a failed auto-creation.
+      const dbError = fromDbError(error);
+      if (dbError.status === 503) throw dbError;
       throw new AppError('AUTO_CREATE_FAILED', `could not find or create project "${projectTitle}" / phase "${input.phase_name}"`, {
         cause: error,
       });
