@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDb, type Db } from '../../src/db/client.js';
+import { openDb, type Db, type DbOptions } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createScratchDatabase, postgresUrl } from './postgres.js';
 
@@ -18,20 +18,25 @@ export interface Backend {
   open(options?: { migrate?: boolean }): Promise<TestDb>;
 }
 
+/** Opens a database at `options`, migrated unless told not to; `remove` deletes its storage. */
+async function openTestDb(options: DbOptions, migrated: boolean, remove: () => Promise<void>): Promise<TestDb> {
+  const db = await openDb(options);
+  const schemaVersion = migrated ? (await migrate(db.kysely)).current : 0;
+  return {
+    db,
+    schemaVersion,
+    async dispose() {
+      await db.close();
+      await remove();
+    },
+  };
+}
+
 const pglite: Backend = {
   name: 'pglite',
   async open(options = {}) {
     const dir = await mkdtemp(join(tmpdir(), 'dsh-pglite-'));
-    const db = await openDb({ dataDir: dir });
-    const schemaVersion = options.migrate === false ? 0 : (await migrate(db.kysely)).current;
-    return {
-      db,
-      schemaVersion,
-      async dispose() {
-        await db.close();
-        await rm(dir, { recursive: true, force: true });
-      },
-    };
+    return openTestDb({ dataDir: dir }, options.migrate !== false, () => rm(dir, { recursive: true, force: true }));
   },
 };
 
@@ -40,16 +45,7 @@ function postgres(baseUrl: string): Backend {
     name: 'postgres',
     async open(options = {}) {
       const scratch = await createScratchDatabase(baseUrl);
-      const db = await openDb({ databaseUrl: scratch.url });
-      const schemaVersion = options.migrate === false ? 0 : (await migrate(db.kysely)).current;
-      return {
-        db,
-        schemaVersion,
-        async dispose() {
-          await db.close();
-          await scratch.drop();
-        },
-      };
+      return openTestDb({ databaseUrl: scratch.url }, options.migrate !== false, () => scratch.drop());
     },
   };
 }
