@@ -99,8 +99,12 @@ CREATE INDEX idx_micro_tasks_status ON micro_tasks (status);
 CREATE INDEX idx_micro_tasks_assigned_agent ON micro_tasks (assigned_agent);
 CREATE INDEX idx_micro_tasks_priority ON micro_tasks (priority DESC);
 CREATE INDEX idx_micro_tasks_parent_task_id ON micro_tasks (parent_task_id);
--- The task list's order (most important first, then newest), so an unfiltered page is an index scan.
+-- The task list's order (most important first, then newest), so a page is an index scan, also
+-- under a status filter; counts of matches are index-only scans of the same indexes.
 CREATE INDEX idx_micro_tasks_listing ON micro_tasks (priority DESC, created_at DESC, id);
+CREATE INDEX idx_micro_tasks_status_listing ON micro_tasks (status, priority DESC, created_at DESC, id);
+-- Per-phase task counts for plan progress: an index-only scan per phase.
+CREATE INDEX idx_micro_tasks_phase_status ON micro_tasks (phase_id, status);
 CREATE TRIGGER micro_tasks_updated_at BEFORE UPDATE ON micro_tasks
   FOR EACH ROW EXECUTE FUNCTION devstream_set_updated_at();
 

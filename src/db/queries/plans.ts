@@ -114,23 +114,28 @@ export async function getPlan(db: Db, id: string) {
   return db.selectFrom('intervention_plans').select(planColumns).where('id', '=', id).executeTakeFirst();
 }
 
-/** The phases of the given plans, in order, each with its task counts (one grouped query). */
+/**
+ * The phases of the given plans, in order, each with its task counts: one statement whose per-phase
+ * counts are index-only scans of (phase_id, status), so the cost follows the page, not the table.
+ */
 export async function phasesWithCounts(db: Db, planIds: string[]) {
   if (planIds.length === 0) return [];
   return db
     .selectFrom('phases as ph')
-    .leftJoin('micro_tasks as t', 't.phase_id', 'ph.id')
-    .select((eb) => [
-      'ph.id',
-      'ph.plan_id',
-      'ph.name',
-      'ph.status',
-      'ph.sequence_order',
-      eb.fn.count<number>('t.id').as('tasks_total'),
-      eb.fn.count<number>('t.id').filterWhere('t.status', '=', 'completed').as('tasks_completed'),
-    ])
+    .innerJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('micro_tasks as t')
+          .select((c) => [
+            c.fn.countAll<number>().as('tasks_total'),
+            c.fn.countAll<number>().filterWhere('t.status', '=', 'completed').as('tasks_completed'),
+          ])
+          .whereRef('t.phase_id', '=', 'ph.id')
+          .as('c'),
+      (join) => join.onTrue(),
+    )
+    .select(['ph.id', 'ph.plan_id', 'ph.name', 'ph.status', 'ph.sequence_order', 'c.tasks_total', 'c.tasks_completed'])
     .where('ph.plan_id', 'in', planIds)
-    .groupBy('ph.id')
     .orderBy('ph.plan_id')
     .orderBy('ph.sequence_order')
     .orderBy('ph.created_at')

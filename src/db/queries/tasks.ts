@@ -83,11 +83,11 @@ export async function listTasks(
     rows = rows.where('t.phase_id', 'in', phaseIds);
     count = count.where('t.phase_id', 'in', phaseIds);
   }
-  const [page_, total] = await Promise.all([
+  const [found, total] = await Promise.all([
     rows.orderBy('t.priority', 'desc').orderBy('t.created_at', 'desc').orderBy('t.id').limit(page.limit).offset(page.offset).execute(),
     count.executeTakeFirstOrThrow(),
   ]);
-  return { rows: page_, total: Number(total.n) };
+  return { rows: found, total: Number(total.n) };
 }
 
 export async function getTask(db: Db, id: string): Promise<TaskRow | undefined> {
