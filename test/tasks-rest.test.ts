@@ -674,9 +674,9 @@ for (const backend of backends) {
       const create = { title: 't', description: 'd', task_type: 'coding', priority: 5, phase_name: 'P' };
       for (const [method, path, body, code] of [
         ['GET', '/api/v1/tasks', undefined, 'DATABASE_ERROR'],
-        // The project/phase lookup fails first, which createTask reports as its own catalogue code.
-        ['POST', '/api/v1/tasks', create, 'AUTO_CREATE_FAILED'],
-        ['POST', '/api/v1/tools/devstream_create_task', create, 'AUTO_CREATE_FAILED'],
+        // The one-statement insert into an existing project/phase fails first: a database fault.
+        ['POST', '/api/v1/tasks', create, 'DATABASE_ERROR'],
+        ['POST', '/api/v1/tools/devstream_create_task', create, 'DATABASE_ERROR'],
         ['PATCH', '/api/v1/tasks/0123456789ab', { status: 'active' }, 'DATABASE_ERROR'],
         ['GET', '/api/v1/plans', undefined, 'DATABASE_ERROR'],
         ['GET', '/api/v1/plans/0123456789ab', undefined, 'DATABASE_ERROR'],

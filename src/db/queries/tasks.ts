@@ -124,6 +124,36 @@ export async function insertTask(db: Db, task: NewTask) {
 }
 
 /**
+ * The common case of creating a task, in one statement: inserts it into the phase named
+ * `phaseName` (case-insensitive) of the project titled `project` (case-insensitive) and returns it
+ * with the stored names. Returns undefined, having written nothing, when either does not exist.
+ */
+export async function insertTaskIntoNamedPhase(
+  db: Db,
+  task: Omit<NewTask, 'phase_id'> & { project: string; phaseName: string },
+): Promise<TaskRow | undefined> {
+  const result = await sql<TaskRow>`
+    with target as (
+      select ph.id as phase_id, ph.name as phase_name, p.title as project
+        from intervention_plans p
+        join phases ph on ph.plan_id = p.id and lower(ph.name) = lower(${task.phaseName})
+       where lower(p.title) = lower(${task.project})
+    ), ins as (
+      insert into micro_tasks (id, phase_id, title, description, task_type, priority, assigned_agent, created_by,
+                               status, max_duration_minutes, max_context_tokens, retry_count)
+      select ${task.id}, phase_id, ${task.title}, ${task.description}, ${task.task_type}, ${task.priority},
+             ${task.assigned_agent}, ${task.created_by}, 'pending', 10, 256000, 0
+        from target
+      returning *
+    )
+    select ins.id, ins.title, ins.description, ins.task_type, ins.status, ins.priority, ins.phase_id,
+           target.phase_name, target.project, ins.assigned_agent, ins.created_by,
+           ins.created_at, ins.updated_at, ins.started_at, ins.completed_at
+      from ins join target on target.phase_id = ins.phase_id`.execute(db);
+  return result.rows[0];
+}
+
+/**
  * Sets a task's status in one statement: locks the row, sets `started_at` on the first move to
  * active and `completed_at` on the first move to a closing status, records the change (with the
  * caller's notes) in task_status_history, and returns the task with its previous status.

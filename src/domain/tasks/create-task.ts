@@ -1,12 +1,12 @@
 import { fromDbError } from '../../db/errors.js';
 import { findOrCreatePhase, findOrCreatePlan } from '../../db/queries/plans.js';
-import { insertTask } from '../../db/queries/tasks.js';
+import { insertTask, insertTaskIntoNamedPhase } from '../../db/queries/tasks.js';
 import type { TaskType } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
 import type { Context } from '../context.js';
 import { newId } from '../ids.js';
 import type { Task } from './model.js';
-import { iso, isoOrNull } from './serialize.js';
+import { iso, isoOrNull, toTask } from './serialize.js';
 
 export interface CreateTaskInput {
   title: string;
@@ -27,11 +27,26 @@ export interface CreateTaskResult {
 /**
  * Creates a pending task in the named phase of the named project (DEFAULT_PROJECT when none),
  * creating the project and the phase when no existing one has that exact name (case-insensitive).
- * All in one transaction: either the task exists afterwards, or nothing was written.
+ * Either the task exists afterwards, or nothing was written: when project and phase exist (the
+ * common case) it is one INSERT; otherwise one transaction creates what is missing, then the task.
  */
 export async function createTask(ctx: Context, input: CreateTaskInput): Promise<CreateTaskResult> {
   const projectTitle = input.project ?? ctx.defaultProject;
   const createdBy = ctx.caller.name;
+  const assigned = input.assigned_agent ?? 'developer';
+  const existing = await insertTaskIntoNamedPhase(ctx.db, {
+    id: newId(),
+    project: projectTitle,
+    phaseName: input.phase_name,
+    title: input.title,
+    description: input.description,
+    task_type: input.task_type,
+    priority: input.priority,
+    assigned_agent: assigned,
+    created_by: createdBy,
+  });
+  if (existing) return { success: true, task: toTask(existing), auto_created: { project: false, phase: false } };
+
   const result = await ctx.db.transaction().execute(async (trx) => {
     let plan;
     let phase;
@@ -47,7 +62,6 @@ export async function createTask(ctx: Context, input: CreateTaskInput): Promise<
         cause: error,
       });
     }
-    const assigned = input.assigned_agent ?? 'developer';
     const row = await insertTask(trx, {
       id: newId(),
       phase_id: phase.id,
