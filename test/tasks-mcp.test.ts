@@ -93,6 +93,15 @@ for (const backend of backends) {
       assert.equal(none.structuredContent.total, 0);
     });
 
+    test('text blocks preview long descriptions; structuredContent keeps them whole', async () => {
+      const long = `${'word '.repeat(80)}TAILMARK`;
+      await create({ title: 'Long one', description: long, project: 'Previews', phase_name: 'P' });
+      const listed = await call('devstream_list_tasks', { project: 'Previews' });
+      assert.equal(listed.structuredContent.tasks[0].description, long);
+      assert.match(text(listed), /word…/);
+      assert.doesNotMatch(text(listed), /TAILMARK/);
+    });
+
     test('the default project comes from DEFAULT_PROJECT', async () => {
       const r = await create({ title: 'No project', phase_name: 'Inbox' });
       assert.equal(r.structuredContent.task.project, 'default');

@@ -32,7 +32,7 @@ export const listTasksOp = defineOperation({
     status: z.enum(TASK_STATUSES).optional().describe('Only tasks with this status'),
     project: name('project').optional().describe('Only tasks of this project (exact name, case-insensitive)'),
     priority: priority.optional().describe('Only tasks with at least this priority (1-10)'),
-    ...page(100, 500),
+    ...page(50, 500),
   }),
   output: z.object({ tasks: z.array(TaskSchema), total: z.number().int() }),
   scope: 'read',
@@ -110,7 +110,7 @@ export const listPlansOp = defineOperation({
   action: 'listing plans',
   input: z.strictObject({
     status: z.enum(PLAN_STATUSES).optional().describe('Only plans with this status'),
-    ...page(100, 500),
+    ...page(50, 500),
   }),
   output: z.object({ plans: z.array(PlanSummarySchema), total: z.number().int() }),
   scope: 'read',

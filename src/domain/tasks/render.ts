@@ -26,12 +26,16 @@ const PHASE_ICON: Record<PlanSummary['phases'][number]['status'], string> = {
   skipped: '⏭️',
 };
 
+/** Text blocks show a preview; structuredContent always carries the whole text. */
+const PREVIEW_CHARS = 160;
+const preview = (text: string) => (text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1).trimEnd()}…` : text);
+
 const percent = (done: number, total: number) => (total === 0 ? 0 : Math.round((done / total) * 100));
 
 function renderTaskLines(task: Task): string[] {
   return [
     `${TASK_ICON[task.status]} **[${task.status.toUpperCase()}]** ${task.title}`,
-    `   📝 ${task.description}`,
+    `   📝 ${preview(task.description)}`,
     `   🏷️ Type: ${task.task_type} | Priority: ${task.priority}/10 (${priorityLabel(task.priority)})`,
     `   🆔 ID: \`${task.id}\``,
   ];
@@ -106,7 +110,7 @@ function renderPlanLines(plan: PlanSummary): string[] {
       `${percent(plan.tasks_completed, plan.tasks_total)}% tasks (${plan.tasks_completed}/${plan.tasks_total})`,
   ];
   if (plan.estimated_hours !== null) lines.push(`⏱️ Time: ${(plan.actual_hours ?? 0).toFixed(1)}/${plan.estimated_hours} hours`);
-  if (plan.description) lines.push(`📝 ${plan.description}`);
+  if (plan.description) lines.push(`📝 ${preview(plan.description)}`);
   if (plan.objectives.length) {
     lines.push('🎯 **Objectives**:', ...plan.objectives.map((o, i) => `   ${i + 1}. ${o}`));
   }
