@@ -28,9 +28,15 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   ]);
 }
 
-/** A fresh, empty database on the server at `baseUrl`, dropped by `drop()`. */
-export async function createScratchDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `dsh_test_${randomBytes(5).toString('hex')}`;
+/**
+ * A fresh, empty database on the server at `baseUrl`, dropped by `drop()` (idempotent).
+ * Also used by the benchmarks (prefix `dsh_bench`).
+ */
+export async function createScratchDatabase(
+  baseUrl: string,
+  prefix = 'dsh_test',
+): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
   try {
@@ -40,9 +46,13 @@ export async function createScratchDatabase(baseUrl: string): Promise<{ url: str
   }
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
+  let dropped = false;
   return {
+    name,
     url: url.toString(),
     async drop() {
+      if (dropped) return;
+      dropped = true;
       const c = new pg.Client({ connectionString: baseUrl });
       await c.connect();
       try {
