@@ -105,7 +105,6 @@ export async function tasksOfPlan(db: Db, planId: string): Promise<TaskRow[]> {
 
 export interface NewTask {
   id: string;
-  phase_id: string;
   title: string;
   description: string;
   task_type: TaskType;
@@ -114,23 +113,14 @@ export interface NewTask {
   created_by: string | null;
 }
 
-/** Inserts a pending micro-task with DevStream's defaults (10-minute cap, 256k context tokens). */
-export async function insertTask(db: Db, task: NewTask) {
-  return db
-    .insertInto('micro_tasks')
-    .values({ ...task, status: 'pending', max_duration_minutes: 10, max_context_tokens: 256_000, retry_count: 0 })
-    .returning(['id', 'status', 'created_at', 'updated_at', 'started_at', 'completed_at'])
-    .executeTakeFirstOrThrow();
-}
-
 /**
- * The common case of creating a task, in one statement: inserts it into the phase named
- * `phaseName` (case-insensitive) of the project titled `project` (case-insensitive) and returns it
- * with the stored names. Returns undefined, having written nothing, when either does not exist.
+ * Creates a pending micro-task with DevStream's defaults (10-minute cap, 256k context tokens) in one
+ * statement: inserts it into the phase named `phaseName` (case-insensitive) of the project titled
+ * `project` (case-insensitive) and returns it with the stored names. Returns undefined, having written nothing, when either does not exist.
  */
 export async function insertTaskIntoNamedPhase(
   db: Db,
-  task: Omit<NewTask, 'phase_id'> & { project: string; phaseName: string },
+  task: NewTask & { project: string; phaseName: string },
 ): Promise<TaskRow | undefined> {
   const result = await sql<TaskRow>`
     with target as (

@@ -1,12 +1,12 @@
 import { fromDbError } from '../../db/errors.js';
 import { findOrCreatePhase, findOrCreatePlan } from '../../db/queries/plans.js';
-import { insertTask, insertTaskIntoNamedPhase } from '../../db/queries/tasks.js';
+import { insertTaskIntoNamedPhase } from '../../db/queries/tasks.js';
 import type { TaskType } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
 import type { Context } from '../context.js';
 import { newId } from '../ids.js';
 import type { Task } from './model.js';
-import { iso, isoOrNull, toTask } from './serialize.js';
+import { toTask } from './serialize.js';
 
 export interface CreateTaskInput {
   title: string;
@@ -33,8 +33,7 @@ export interface CreateTaskResult {
 export async function createTask(ctx: Context, input: CreateTaskInput): Promise<CreateTaskResult> {
   const projectTitle = input.project ?? ctx.defaultProject;
   const createdBy = ctx.caller.name;
-  const assigned = input.assigned_agent ?? 'developer';
-  const existing = await insertTaskIntoNamedPhase(ctx.db, {
+  const task = {
     id: newId(),
     project: projectTitle,
     phaseName: input.phase_name,
@@ -42,9 +41,10 @@ export async function createTask(ctx: Context, input: CreateTaskInput): Promise<
     description: input.description,
     task_type: input.task_type,
     priority: input.priority,
-    assigned_agent: assigned,
+    assigned_agent: input.assigned_agent ?? 'developer',
     created_by: createdBy,
-  });
+  };
+  const existing = await insertTaskIntoNamedPhase(ctx.db, task);
   if (existing) return { success: true, task: toTask(existing), auto_created: { project: false, phase: false } };
 
   const result = await ctx.db.transaction().execute(async (trx) => {
@@ -62,34 +62,9 @@ export async function createTask(ctx: Context, input: CreateTaskInput): Promise<
         cause: error,
       });
     }
-    const row = await insertTask(trx, {
-      id: newId(),
-      phase_id: phase.id,
-      title: input.title,
-      description: input.description,
-      task_type: input.task_type,
-      priority: input.priority,
-      assigned_agent: assigned,
-      created_by: createdBy,
-    });
-    const task: Task = {
-      id: row.id,
-      title: input.title,
-      description: input.description,
-      task_type: input.task_type,
-      status: row.status,
-      priority: input.priority,
-      phase_id: phase.id,
-      phase_name: phase.name,
-      project: plan.title,
-      assigned_agent: assigned,
-      created_by: createdBy,
-      created_at: iso(row.created_at),
-      updated_at: iso(row.updated_at),
-      started_at: isoOrNull(row.started_at),
-      completed_at: isoOrNull(row.completed_at),
-    };
-    return { success: true as const, task, auto_created: { project: plan.created, phase: phase.created } };
+    const row = await insertTaskIntoNamedPhase(trx, task);
+    if (!row) throw new Error(`phase "${phase.name}" of "${plan.title}" vanished while the task was created`);
+    return { success: true as const, task: toTask(row), auto_created: { project: plan.created, phase: phase.created } };
   });
   if (result.auto_created.project) ctx.notice('info', `Created project "${result.task.project}"`, { project: result.task.project });
   if (result.auto_created.phase) {
