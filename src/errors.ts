@@ -9,7 +9,6 @@ export const ERROR_CODES = {
   UNAUTHORIZED: { status: 401, summary: 'Missing or unknown credentials.' },
   FORBIDDEN: { status: 403, summary: 'The caller may not do this (e.g. a foreign Host or Origin header).' },
   NOT_FOUND: { status: 404, summary: 'The task, plan, route or tool does not exist.' },
-  METHOD_NOT_ALLOWED: { status: 405, summary: 'The route exists but not for this HTTP method.' },
   CONFLICT: { status: 409, summary: 'The write conflicts with existing data (a unique name).' },
   PAYLOAD_TOO_LARGE: { status: 413, summary: 'The request body is larger than the service accepts.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'The request body is not JSON.' },

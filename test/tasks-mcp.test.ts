@@ -43,7 +43,8 @@ for (const backend of backends) {
       assert.equal(byName.get('devstream_list_tasks')?.annotations?.readOnlyHint, true);
       assert.equal(byName.get('devstream_list_plans')?.annotations?.readOnlyHint, true);
       assert.equal(byName.get('devstream_create_task')?.annotations?.readOnlyHint, false);
-      assert.equal(byName.get('devstream_update_task')?.annotations?.idempotentHint, true);
+      assert.equal(byName.get('devstream_update_task')?.annotations?.idempotentHint, false, 'each call adds a history row');
+      assert.equal(byName.get('devstream_list_tasks')?.annotations?.idempotentHint, true);
       const version = client.getServerVersion();
       assert.equal(version?.name, 'devstream-hub');
       assert.match(version?.version ?? '', /^\d+\.\d+\.\d+/);
@@ -80,6 +81,11 @@ for (const backend of backends) {
       const sub = await create({ title: 'Sub', project: 'Matching', phase_name: 'Core' });
       assert.deepEqual(sub.structuredContent.auto_created, { project: false, phase: true }, '"Core" is not "Core Engine"');
       assert.notEqual(sub.structuredContent.task.phase_id, base.structuredContent.task.phase_id);
+
+      const accented = await create({ title: 'Accent', project: 'École Numérique', phase_name: 'Étape' });
+      const shouted = await create({ title: 'ACCENT', project: 'ÉCOLE NUMÉRIQUE', phase_name: 'ÉTAPE' });
+      assert.deepEqual(shouted.structuredContent.auto_created, { project: false, phase: false }, 'non-ASCII names fold too');
+      assert.equal(shouted.structuredContent.task.phase_id, accented.structuredContent.task.phase_id);
 
       const subProject = await create({ title: 'SubP', project: 'Match', phase_name: 'Core' });
       assert.equal(subProject.structuredContent.auto_created.project, true, '"Match" is not "Matching"');
@@ -219,6 +225,8 @@ for (const backend of backends) {
         ['devstream_list_tasks', { prority: 5 }, /VALIDATION_ERROR: prority: Unknown field/],
         ['devstream_create_task', { title: '', description: 'd', task_type: 'coding', priority: 5, phase_name: 'P' }, /❌ Error creating task: VALIDATION_ERROR: title:/],
         ['devstream_create_task', { title: 't', description: 'd', task_type: 'painting', priority: 5, phase_name: 'P' }, /VALIDATION_ERROR: task_type:/],
+        ['devstream_create_task', { title: 'a\u0000b', description: 'd', task_type: 'coding', priority: 5, phase_name: 'P' }, /VALIDATION_ERROR: title: must not contain NUL/],
+        ['devstream_update_task', { task_id: '0123456789ab', status: 'active', notes: 'x\u0000' }, /VALIDATION_ERROR: notes: must not contain NUL/],
         ['devstream_create_task', { title: 't', description: 'd', task_type: 'coding', priority: 5.5, phase_name: 'P' }, /VALIDATION_ERROR: priority:/],
         ['devstream_create_task', { title: 't', task_type: 'coding', priority: 5, phase_name: 'P' }, /VALIDATION_ERROR: description:/],
         ['devstream_create_task', { title: 't', description: 'd', task_type: 'coding', priority: 5 }, /VALIDATION_ERROR: phase_name:/],

@@ -83,16 +83,8 @@ export async function migrate(db: Kysely<Database>, migrations?: Migration[]): P
       }
       return { applied, current: Math.max(0, ...all.map((m) => m.version)) };
     } finally {
-      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(conn);
+      // A failed unlock (lost connection) must not hide the real error; the lock dies with the session.
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(conn).catch(() => {});
     }
   });
-}
-
-/** The newest applied migration version, or null when the schema is missing or behind the code. */
-export async function schemaStatus(db: Kysely<Database>): Promise<{ current: number | null; expected: number }> {
-  const expected = Math.max(0, ...(await loadMigrations()).map((m) => m.version));
-  const exists = await sql<{ t: string | null }>`select to_regclass('schema_version')::text as t`.execute(db);
-  if (!exists.rows[0]?.t) return { current: null, expected };
-  const row = await db.selectFrom('schema_version').select((eb) => eb.fn.max('version').as('v')).executeTakeFirst();
-  return { current: row?.v ?? null, expected };
 }

@@ -34,7 +34,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const error = fromFastifyError(thrown) ?? toAppError(thrown, `${request.method} ${request.routeOptions.url ?? request.url}`);
     if (isServerFault(error)) request.log.error({ err: thrown }, 'request failed');
     if (isMcp(request)) {
-      const rpcCode = error.code === 'VALIDATION_ERROR' && /JSON/.test(error.message) ? -32700 : -32603;
+      const parseFailure = thrown.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || thrown.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || thrown.name === 'SyntaxError';
+      const rpcCode = parseFailure ? -32700 : error.status < 500 ? -32600 : -32603;
       return reply.code(error.status).send({ jsonrpc: '2.0', error: { code: rpcCode, message: error.message }, id: null });
     }
     return sendError(reply, error);

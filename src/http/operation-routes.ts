@@ -96,7 +96,10 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
     caller: options.callerOf(request),
     log: request.log as Logger,
     defaultProject: options.defaultProject,
-    notice: (level, message, data) => request.log.info({ level, ...data }, message),
+    notice: (level, message, data) => {
+      const log = level === 'debug' ? request.log.debug : level === 'error' ? request.log.error : level === 'warning' ? request.log.warn : request.log.info;
+      log.call(request.log, { notice: level, ...data }, message);
+    },
   });
 
   for (const op of options.operations) {

@@ -33,16 +33,27 @@ export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool[
   return json as Tool['inputSchema'];
 }
 
-/** The MCP descriptions of the given operations, computed once. */
+const described = new WeakMap<AnyOperation[], Tool[]>();
+
+/** The MCP descriptions of the given operations, computed once per list (not per session). */
 export function describeTools(tools: AnyOperation[]): Tool[] {
-  return tools.map((op) => ({
+  let list = described.get(tools);
+  if (!list) {
+    list = tools.map(describeTool);
+    described.set(tools, list);
+  }
+  return list;
+}
+
+function describeTool(op: AnyOperation): Tool {
+  return {
     name: op.name,
     title: op.title,
     description: op.description,
     inputSchema: toolJsonSchema(op.input, 'input'),
     outputSchema: toolJsonSchema(op.output, 'output'),
     annotations: { title: op.title, ...op.annotations },
-  }));
+  };
 }
 
 /**
@@ -60,7 +71,7 @@ export function createMcpServer(deps: McpDeps, caller: Caller): Server {
         'new ones; project and phase names match exactly (case-insensitive).',
     },
   );
-  const described = describeTools(deps.tools);
+  const tools = describeTools(deps.tools);
   const byName = new Map(deps.tools.map((op) => [op.name, op]));
   let minLevel: LoggingLevel = 'info';
 
@@ -68,7 +79,7 @@ export function createMcpServer(deps: McpDeps, caller: Caller): Server {
     minLevel = request.params.level;
     return {};
   });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: described }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const op = byName.get(request.params.name);
     if (!op) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);

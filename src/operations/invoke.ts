@@ -22,7 +22,7 @@ export function toAppError(error: unknown, action: string): AppError {
   if (error instanceof AppError) return error;
   const code = (error as { code?: unknown })?.code;
   if (typeof code === 'string' && (/^[0-9A-Z]{5}$/.test(code) || /^E[A-Z]+$/.test(code))) return fromDbError(error);
-  if (error instanceof Error && /Connection terminated|pool|timeout exceeded when trying to connect/i.test(error.message)) {
+  if (error instanceof Error && /Connection terminated|timeout exceeded when trying to connect/i.test(error.message)) {
     return fromDbError(error);
   }
   return new AppError('INTERNAL_ERROR', 'an unexpected error occurred', { cause: error, details: { action } });

@@ -8,9 +8,10 @@ import { renderCreatedTask, renderPlan, renderPlanList, renderTaskList, renderUp
 import { updateTask } from '../domain/tasks/update-task.js';
 import { defineOperation } from './operation.js';
 
+/** Text Postgres can store: everything but NUL. */
+const text = () => z.string().refine((s) => !s.includes('\0'), 'must not contain NUL characters');
 const name = (what: string, max = 200) =>
-  z
-    .string()
+  text()
     .trim()
     .min(1, `${what} must not be empty`)
     .max(max, `${what} must be at most ${max} characters`);
@@ -58,7 +59,7 @@ export const createTaskOp = defineOperation({
   action: 'creating task',
   input: z.strictObject({
     title: name('title').describe('Task title'),
-    description: z.string().trim().min(1, 'description must not be empty').max(20_000).describe('Detailed task description'),
+    description: text().trim().min(1, 'description must not be empty').max(20_000).describe('Detailed task description'),
     task_type: z.enum(TASK_TYPES).describe('Kind of work'),
     priority: priority.describe('Priority 1-10 (higher = more important)'),
     phase_name: name('phase_name').describe('Phase name, e.g. "Core Engine & Infrastructure"'),
@@ -87,7 +88,7 @@ export const updateTaskOp = defineOperation({
   input: z.strictObject({
     task_id: hexId.describe('Task id (12 hex characters)'),
     status: z.enum(TASK_STATUSES).describe('New status'),
-    notes: z.string().max(20_000).optional().describe('Notes about the update'),
+    notes: text().max(20_000).optional().describe('Notes about the update'),
   }),
   output: z.object({
     success: z.boolean(),
@@ -96,7 +97,7 @@ export const updateTaskOp = defineOperation({
     memory_id: z.string().nullable().describe('The memory the notes were stored as (null: not stored as a memory)'),
   }),
   scope: 'write',
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   routes: [{ method: 'PATCH', path: '/tasks/:id', params: { id: 'task_id' } }],
   handler: updateTask,
   render: renderUpdatedTask,
