@@ -64,23 +64,24 @@ export const ENV_VARS = Object.keys(envSchema.shape);
 /** Variables whose values must never appear in a message or a log line. */
 const SECRET_VARS = new Set(['DATABASE_URL']);
 
-export type Env = z.infer<typeof envSchema>;
-
-export interface Config {
-  port: number;
-  host: string;
+/** The environment as the service uses it: the one schema's output, renamed for code. */
+const configSchema = envSchema.transform((e) => ({
+  port: e.PORT,
+  host: e.HOST,
   /** Unset: embedded PGlite in `dataDir`. */
-  databaseUrl: string | undefined;
-  dataDir: string;
-  logLevel: (typeof LOG_LEVELS)[number];
-  mcpStateless: boolean;
+  databaseUrl: e.DATABASE_URL,
+  dataDir: resolve(e.DATA_DIR),
+  logLevel: e.LOG_LEVEL,
+  mcpStateless: e.MCP_STATELESS,
   /** Unset: the loopback names with the listening port. */
-  allowedHosts: string[] | undefined;
+  allowedHosts: e.ALLOWED_HOSTS,
   /** Unset: http(s) origins of the loopback names with the listening port. */
-  allowedOrigins: string[] | undefined;
-  sessionIdleMs: number;
-  defaultProject: string;
-}
+  allowedOrigins: e.ALLOWED_ORIGINS,
+  sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
+  defaultProject: e.DEFAULT_PROJECT,
+}));
+
+export type Config = z.output<typeof configSchema>;
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -91,7 +92,7 @@ export class ConfigError extends Error {
  * (and the value, unless the variable holds a secret).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(pickKnown(env));
+  const parsed = configSchema.safeParse(pickKnown(env));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? '?');
@@ -101,19 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     });
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const e = parsed.data;
-  return {
-    port: e.PORT,
-    host: e.HOST,
-    databaseUrl: e.DATABASE_URL,
-    dataDir: resolve(e.DATA_DIR),
-    logLevel: e.LOG_LEVEL,
-    mcpStateless: e.MCP_STATELESS,
-    allowedHosts: e.ALLOWED_HOSTS,
-    allowedOrigins: e.ALLOWED_ORIGINS,
-    sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
-    defaultProject: e.DEFAULT_PROJECT,
-  };
+  return parsed.data;
 }
 
 function pickKnown(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
