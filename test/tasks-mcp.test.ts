@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { backends, type TestDb } from './helpers/backends.js';
-import { connectMcp, startServer, type TestServer } from './helpers/server.js';
+import { backends } from './helpers/backends.js';
+import { connectMcp, withServer, type TestServer } from './helpers/server.js';
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text: string }>; structuredContent?: any };
 
 for (const backend of backends) {
   describe(`DevStream task and plan tools over MCP (${backend.name})`, () => {
-    let database: TestDb;
     let server: TestServer;
     let client: Client;
 
@@ -18,16 +17,7 @@ for (const backend of backends) {
     const create = (args: Record<string, unknown>) =>
       call('devstream_create_task', { description: 'd', task_type: 'coding', priority: 5, ...args });
 
-    before(async () => {
-      database = await backend.open();
-      server = await startServer(database);
-      ({ client } = await connectMcp(server.url));
-    });
-    after(async () => {
-      await client?.close();
-      await server?.close();
-      await database?.dispose();
-    });
+    withServer(backend, (s) => ({ server, client } = s));
 
     test('lists the four tools with schemas and annotations', async () => {
       const { tools } = await client.listTools();

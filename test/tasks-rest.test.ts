@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { tools as toolOperations } from '../src/operations/index.js';
 import { backends, type TestDb } from './helpers/backends.js';
-import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
+import { rest, startServer, withServer, type TestServer } from './helpers/server.js';
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text: string }>; structuredContent?: any };
 type Reply = { status: number; body: any };
@@ -121,16 +121,7 @@ for (const backend of backends) {
       return r.body.plans.find((p: any) => p.title === title);
     };
 
-    before(async () => {
-      database = await backend.open();
-      server = await startServer(database);
-      ({ client } = await connectMcp(server.url));
-    });
-    after(async () => {
-      await client?.close();
-      await server?.close();
-      await database?.dispose();
-    });
+    withServer(backend, (s) => ({ database, server, client } = s));
 
     test('POST /api/v1/tasks → 201 {success, task, auto_created}; auto-creation only the first time', async () => {
       const first = await api('POST', '/api/v1/tasks', createBody({ title: 'First', project: 'Rest Alpha', phase_name: 'Core Engine' }));

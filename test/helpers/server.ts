@@ -3,7 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { buildApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
-import type { TestDb } from './backends.js';
+import { after, before } from 'node:test';
+import type { Backend, TestDb } from './backends.js';
 
 export type ServerConfig = Pick<
   Config,
@@ -66,4 +67,29 @@ export async function rest(
     /* not JSON: keep the text */
   }
   return { status: response.status, body: parsed, headers: response.headers };
+}
+
+export interface Served {
+  database: TestDb;
+  server: TestServer;
+  client: Client;
+}
+
+/**
+ * Registers before/after hooks for the current suite: a fresh database of `backend`, the service
+ * listening over it and a connected MCP client, handed to `set` once ready; all closed afterwards.
+ */
+export function withServer(backend: Backend, set: (served: Served) => void): void {
+  const parts: Partial<Served> = {};
+  before(async () => {
+    parts.database = await backend.open();
+    parts.server = await startServer(parts.database);
+    parts.client = (await connectMcp(parts.server.url)).client;
+    set(parts as Served);
+  });
+  after(async () => {
+    await parts.client?.close();
+    await parts.server?.close();
+    await parts.database?.dispose();
+  });
 }
