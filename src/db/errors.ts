@@ -3,6 +3,15 @@ import { AppError } from '../errors.js';
 /** SQLSTATE classes and codes that mean "the database is not reachable right now". */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH']);
+/** What node-postgres says when it loses or cannot get a connection (these carry no code). */
+const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated/i;
+
+/** True when `error` came from the database or the driver (a SQLSTATE, a socket error, a lost connection). */
+export function isDbError(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code === 'string' && (/^[0-9A-Z]{5}$/.test(code) || UNAVAILABLE_NODE_CODES.has(code))) return true;
+  return error instanceof Error && CONNECTION_LOST.test(error.message);
+}
 
 /**
  * Maps a database failure to the catalogue, in one place (as supabase/storage's DBError does):
@@ -19,7 +28,7 @@ export function fromDbError(error: unknown): AppError {
     return new AppError('VALIDATION_ERROR', `the value breaks a database rule (${e.constraint ?? code})`, { details: detail, cause: error });
   }
   if (code === '57014') return new AppError('DATABASE_ERROR', 'the query timed out', { details: detail, cause: error });
-  if (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_NODE_CODES.has(code) || /timeout exceeded when trying to connect|Connection terminated/i.test(e?.message ?? '')) {
+  if (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_NODE_CODES.has(code) || CONNECTION_LOST.test(e?.message ?? '')) {
     return new AppError('DATABASE_ERROR', 'the database is unreachable', { status: 503, details: detail, cause: error });
   }
   return new AppError('DATABASE_ERROR', 'the database failed the operation', { details: detail, cause: error });

@@ -4,20 +4,21 @@ import { isServerFault, toAppError } from '../operations/invoke.js';
 
 const isMcp = (request: FastifyRequest) => request.url === '/mcp' || request.url.startsWith('/mcp?');
 
+/** A body that is not valid JSON (Fastify's parser codes, or the SyntaxError it passes on). */
+const isJsonParseFailure = (error: FastifyError) =>
+  error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error.name === 'SyntaxError';
+
 /** Fastify's own request faults (bad JSON, wrong content type, body too large) as catalogue errors. */
 function fromFastifyError(error: FastifyError): AppError | undefined {
+  if (isJsonParseFailure(error)) {
+    return new AppError('VALIDATION_ERROR', `Malformed JSON body: ${error.message}`, { details: { issues: [{ field: '(body)', message: error.message }] } });
+  }
   switch (error.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError('VALIDATION_ERROR', `Malformed JSON body: ${error.message}`, { details: { issues: [{ field: '(body)', message: error.message }] } });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('PAYLOAD_TOO_LARGE', error.message);
     default:
-      if (error.name === 'SyntaxError' || (error.statusCode === 400 && /JSON/i.test(error.message))) {
-        return new AppError('VALIDATION_ERROR', `Malformed JSON body: ${error.message}`, { details: { issues: [{ field: '(body)', message: error.message }] } });
-      }
       if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
         return new AppError('VALIDATION_ERROR', error.message, { status: error.statusCode });
       }
@@ -34,8 +35,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const error = fromFastifyError(thrown) ?? toAppError(thrown, `${request.method} ${request.routeOptions.url ?? request.url}`);
     if (isServerFault(error)) request.log.error({ err: thrown }, 'request failed');
     if (isMcp(request)) {
-      const parseFailure = thrown.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || thrown.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || thrown.name === 'SyntaxError';
-      const rpcCode = parseFailure ? -32700 : error.status < 500 ? -32600 : -32603;
+      const rpcCode = isJsonParseFailure(thrown) ? -32700 : error.status < 500 ? -32600 : -32603;
       return reply.code(error.status).send({ jsonrpc: '2.0', error: { code: rpcCode, message: error.message }, id: null });
     }
     return sendError(reply, error);

@@ -1,5 +1,5 @@
 import type { Context } from '../domain/context.js';
-import { fromDbError } from '../db/errors.js';
+import { fromDbError, isDbError } from '../db/errors.js';
 import { AppError } from '../errors.js';
 import { parseInput, type AnyOperation } from './operation.js';
 
@@ -20,11 +20,7 @@ export async function invoke(op: AnyOperation, ctx: Context, raw: unknown): Prom
 /** Any thrown value as a catalogue error; database failures are mapped by SQLSTATE. */
 export function toAppError(error: unknown, action: string): AppError {
   if (error instanceof AppError) return error;
-  const code = (error as { code?: unknown })?.code;
-  if (typeof code === 'string' && (/^[0-9A-Z]{5}$/.test(code) || /^E[A-Z]+$/.test(code))) return fromDbError(error);
-  if (error instanceof Error && /Connection terminated|timeout exceeded when trying to connect/i.test(error.message)) {
-    return fromDbError(error);
-  }
+  if (isDbError(error)) return fromDbError(error);
   return new AppError('INTERNAL_ERROR', 'an unexpected error occurred', { cause: error, details: { action } });
 }
 
@@ -33,4 +29,3 @@ export function isServerFault(error: AppError): boolean {
   return error.status >= 500;
 }
 
-export type { Context };
