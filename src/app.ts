@@ -1,7 +1,12 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
-import type { Caller } from './domain/context.js';
+import type { Caller, Services } from './domain/context.js';
+import { Embedder } from './embeddings/embedder.js';
+import { ollamaProvider } from './embeddings/ollama.js';
+import { noEmbeddings } from './embeddings/provider.js';
+import { VectorIndexes } from './embeddings/vector-indexes.js';
+import { EmbeddingWorker } from './embeddings/worker.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerHealth } from './http/health.js';
 import { registerHostCheck } from './http/host-check.js';
@@ -21,7 +26,14 @@ export interface AppDeps {
 
 type AppConfig = Pick<
   Config,
-  'logLevel' | 'mcpStateless' | 'allowedHosts' | 'allowedOrigins' | 'sessionIdleMs' | 'defaultProject'
+  | 'logLevel'
+  | 'mcpStateless'
+  | 'allowedHosts'
+  | 'allowedOrigins'
+  | 'sessionIdleMs'
+  | 'defaultProject'
+  | 'embedding'
+  | 'searchWeights'
 >;
 
 const ANONYMOUS: Caller = { name: null, scopes: new Set(['read', 'write', 'admin']) };
@@ -45,19 +57,36 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   registerHostCheck(app, { allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins });
   await registerOpenApi(app);
 
-  const callerOf = (): Caller => ANONYMOUS;
-  registerHealth(app, { db: deps.db.kysely, schemaVersion: deps.schemaVersion });
-  registerOperationRoutes(app, {
-    db: deps.db.kysely,
+  const db = deps.db.kysely;
+  const embedding = config.embedding;
+  const embedder = new Embedder(
+    embedding.provider === 'ollama'
+      ? ollamaProvider({ host: embedding.ollamaHost, model: embedding.model, timeoutMs: embedding.timeoutMs })
+      : noEmbeddings,
+    app.log,
+  );
+  const indexes = new VectorIndexes(db, app.log);
+  // A claimed job's lease outlives the longest embedder call.
+  const worker = new EmbeddingWorker(db, embedder, indexes, app.log, { leaseMs: 2 * embedding.timeoutMs + 30_000 });
+  app.addHook('onReady', () => worker.start());
+  app.addHook('onClose', () => worker.stop());
+  const services: Services = {
+    db,
     defaultProject: config.defaultProject,
+    memory: { embedder, indexes, queued: () => worker.kick(), weights: config.searchWeights },
+  };
+
+  const callerOf = (): Caller => ANONYMOUS;
+  registerHealth(app, { db, schemaVersion: deps.schemaVersion, embedder });
+  registerOperationRoutes(app, {
+    services,
     operations,
     tools,
     callerOf,
   });
   await registerMcpRoutes(app, {
-    db: deps.db.kysely,
+    services,
     log: app.log,
-    defaultProject: config.defaultProject,
     version: VERSION,
     tools,
     stateless: config.mcpStateless,

@@ -30,6 +30,14 @@ const int = (min: number, max: number, fallback: number) =>
     })
     .transform(Number);
 
+const weight = z
+  .string()
+  .default('1')
+  .refine((v) => v.trim() !== '' && Number.isFinite(Number(v)) && Number(v) >= 0 && Number(v) <= 100, {
+    error: 'must be a number from 0 to 100',
+  })
+  .transform(Number);
+
 /**
  * The service's whole configuration, read from the environment by one schema.
  * Every variable is documented in README.md ("Configuration").
@@ -56,6 +64,18 @@ const envSchema = z.object({
     .refine((v) => Number.isFinite(Number(v)) && Number(v) > 0, { error: 'must be a positive number of minutes' })
     .transform(Number),
   DEFAULT_PROJECT: z.string().trim().min(1, 'must not be empty').max(200).default('default'),
+  EMBEDDING_PROVIDER: z.enum(['ollama', 'none'], { error: 'must be ollama or none' }).default('ollama'),
+  OLLAMA_HOST: z
+    .string()
+    .trim()
+    .default('http://127.0.0.1:11434')
+    // Ollama's own OLLAMA_HOST may omit the scheme (`127.0.0.1:11434`).
+    .transform((v) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(v) ? v : `http://${v}`))
+    .refine((v) => /^https?:\/\/[^/\s]+/.test(v), { error: 'must be an http(s) URL or host:port' }),
+  OLLAMA_EMBEDDING_MODEL: z.string().trim().min(1, 'must not be empty').max(200).default('nomic-embed-text'),
+  OLLAMA_TIMEOUT_MS: int(1, 600_000, 30_000),
+  SEARCH_VECTOR_WEIGHT: weight,
+  SEARCH_KEYWORD_WEIGHT: weight,
 });
 
 /** Every environment variable the service reads (each is documented in README.md). */
@@ -79,6 +99,14 @@ const configSchema = envSchema.transform((e) => ({
   allowedOrigins: e.ALLOWED_ORIGINS,
   sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
   defaultProject: e.DEFAULT_PROJECT,
+  embedding: {
+    provider: e.EMBEDDING_PROVIDER,
+    ollamaHost: e.OLLAMA_HOST.replace(/\/+$/, ''),
+    model: e.OLLAMA_EMBEDDING_MODEL,
+    timeoutMs: e.OLLAMA_TIMEOUT_MS,
+  },
+  /** RRF weights of the two search branches. */
+  searchWeights: { vector: e.SEARCH_VECTOR_WEIGHT, keyword: e.SEARCH_KEYWORD_WEIGHT },
 }));
 
 export type Config = z.output<typeof configSchema>;

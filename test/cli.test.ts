@@ -107,10 +107,10 @@ describe('the devstream-hub command', () => {
     const dataDir = await tempDir();
     const first = await cli(['migrate'], { DATA_DIR: dataDir });
     assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stdout, /Applied 1 migration\(s\) to embedded PGlite .*0001_tasks_and_plans/);
+    assert.match(first.stdout, /Applied 2 migration\(s\) to embedded PGlite .*0001_tasks_and_plans, 0002_semantic_memory/);
     const second = await cli(['migrate'], { DATA_DIR: dataDir });
     assert.equal(second.code, 0, second.stderr);
-    assert.match(second.stdout, /Nothing to apply: .* schema version 1/);
+    assert.match(second.stdout, /Nothing to apply: .* schema version 2/);
   });
 
   test('bad configuration stops start-up with one message naming every bad variable', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { LATEST_PROTOCOL_VERSION, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { tools as toolOperations } from '../src/operations/index.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { connectMcp, startServer, type TestServer } from './helpers/server.js';
 
@@ -205,7 +206,7 @@ describe('MCP stateless mode (MCP_STATELESS=1)', () => {
     const { client, transport } = await connectMcp(server.url);
     assert.equal(transport.sessionId, undefined);
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 4);
+    assert.equal(tools.length, toolOperations.length);
     const created = await client.callTool({
       name: 'devstream_create_task',
       arguments: { title: 'stateless', description: 'd', task_type: 'coding', priority: 5, phase_name: 'P', project: 'Stateless' },

@@ -19,12 +19,20 @@ for (const backend of backends) {
 
     withServer(backend, (s) => ({ server, client } = s));
 
-    test('lists the four tools with schemas and annotations', async () => {
+    test('lists the task and memory tools with schemas and annotations', async () => {
       const { tools } = await client.listTools();
       const byName = new Map(tools.map((t) => [t.name, t]));
       assert.deepEqual(
         [...byName.keys()].sort(),
-        ['devstream_create_task', 'devstream_list_plans', 'devstream_list_tasks', 'devstream_update_task'],
+        [
+          'devstream_create_task',
+          'devstream_delete_memory',
+          'devstream_list_plans',
+          'devstream_list_tasks',
+          'devstream_search_memory',
+          'devstream_store_memory',
+          'devstream_update_task',
+        ],
       );
       for (const t of tools) {
         assert.equal(t.inputSchema.type, 'object');
@@ -35,6 +43,8 @@ for (const backend of backends) {
       assert.equal(byName.get('devstream_create_task')?.annotations?.readOnlyHint, false);
       assert.equal(byName.get('devstream_update_task')?.annotations?.idempotentHint, false, 'each call adds a history row');
       assert.equal(byName.get('devstream_list_tasks')?.annotations?.idempotentHint, true);
+      assert.equal(byName.get('devstream_delete_memory')?.annotations?.destructiveHint, true);
+      assert.equal(byName.get('devstream_search_memory')?.annotations?.readOnlyHint, false, 'search counts accesses');
       const version = client.getServerVersion();
       assert.equal(version?.name, 'devstream-hub');
       assert.match(version?.version ?? '', /^\d+\.\d+\.\d+/);

@@ -247,7 +247,13 @@ for (const backend of backends) {
       const done = await setStatus(id.toUpperCase(), 'completed', 'All green');
       assert.equal(done.task.id, id, 'ids are case-insensitive');
       assert.equal(done.previous_status, 'active');
-      assert.equal(done.memory_id, null);
+      assert.match(done.memory_id, /^[0-9a-f]{12}$/, 'notes are stored as a memory');
+      const note = await api('GET', `/api/v1/memories/${done.memory_id}`);
+      assert.equal(note.status, 200);
+      assert.equal(note.body.memory.content, 'Task status update: completed. Notes: All green');
+      assert.equal(note.body.memory.content_type, 'decision');
+      assert.equal(note.body.memory.task_id, id);
+      assert.deepEqual(note.body.memory.keywords, ['task', 'update', 'completed']);
       const completedAt = done.task.completed_at;
       assert.ok(completedAt);
       assert.ok(Date.parse(completedAt) >= Date.parse(startedAt));
@@ -376,7 +382,26 @@ for (const backend of backends) {
       const seeded = await create({ title: 'Mirror seed', project: 'Rest Mirror', phase_name: 'Mirror Phase', priority: 4 });
       await setStatus(seeded.task.id, 'active');
 
-      const cases: Record<string, { args: Record<string, unknown>; varies: string[]; invalid: Record<string, unknown>; field: string }> = {
+      const memoryToDelete = async () => {
+        const stored = await api('POST', '/api/v1/memories', { content: `to delete ${Math.random()}`, content_type: 'output' });
+        return { memory_id: stored.body.memory_id };
+      };
+      type Args = Record<string, unknown>;
+      const cases: Record<string, { args: Args | (() => Promise<Args>); varies: string[]; invalid: Args; field: string }> = {
+        devstream_store_memory: {
+          // Idempotent: the second store of the same content returns the first memory, flagged.
+          args: { content: 'Mirrored memory about retries', content_type: 'learning', keywords: ['Retry'], project: 'Rest Mirror' },
+          varies: ['duplicate'],
+          invalid: { content: 'x', content_type: 'note' },
+          field: 'content_type',
+        },
+        devstream_search_memory: {
+          args: { query: 'mirrored retries', project: 'rest mirror', limit: 5 },
+          varies: [],
+          invalid: { query: 'q', limit: 51 },
+          field: 'limit',
+        },
+        devstream_delete_memory: { args: memoryToDelete, varies: ['memory_id'], invalid: { memory_id: 'nope' }, field: 'memory_id' },
         devstream_list_tasks: {
           args: { project: 'Rest Mirror', priority: 3, limit: 10 },
           varies: [],
@@ -409,8 +434,9 @@ for (const backend of backends) {
         const op = toolOperations.find((o) => o.name === tool.name);
         assert.ok(op, `${tool.name} is an operation`);
 
-        const viaRest = await api('POST', `/api/v1/tools/${tool.name}`, c.args);
-        const viaMcp = await mcp(tool.name, c.args);
+        const argsOf = async () => (typeof c.args === 'function' ? c.args() : c.args);
+        const viaRest = await api('POST', `/api/v1/tools/${tool.name}`, await argsOf());
+        const viaMcp = await mcp(tool.name, await argsOf());
         assert.equal(viaRest.status, 200, `${tool.name} over REST: ${JSON.stringify(viaRest.body)}`);
         assert.equal(viaMcp.isError, undefined, `${tool.name} over MCP: ${mcpText(viaMcp)}`);
         assert.deepEqual(shapeOf(viaRest.body), shapeOf(viaMcp.structuredContent), `${tool.name}: REST body has the structuredContent shape`);

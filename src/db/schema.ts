@@ -10,10 +10,15 @@ export const PHASE_STATUSES = ['pending', 'active', 'completed', 'blocked', 'ski
 export const TASK_STATUSES = ['pending', 'active', 'completed', 'failed', 'skipped'] as const;
 export const TASK_TYPES = ['analysis', 'coding', 'documentation', 'testing', 'review', 'research'] as const;
 
+export const CONTENT_TYPES = ['code', 'documentation', 'context', 'output', 'error', 'decision', 'learning'] as const;
+export const CONTENT_FORMATS = ['text', 'json', 'code', 'markdown'] as const;
+
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 export type PhaseStatus = (typeof PHASE_STATUSES)[number];
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export type TaskType = (typeof TASK_TYPES)[number];
+export type ContentType = (typeof CONTENT_TYPES)[number];
+export type ContentFormat = (typeof CONTENT_FORMATS)[number];
 
 /** Projects: DevStream's `intervention_plans`. */
 export interface InterventionPlansTable {
@@ -94,6 +99,39 @@ export interface TaskStatusHistoryTable {
   created_at: Timestamp;
 }
 
+export interface SemanticMemoryTable {
+  id: string;
+  project_id: string | null;
+  task_id: string | null;
+  content: string;
+  content_type: ContentType;
+  content_format: ContentFormat;
+  keywords: string[];
+  importance_score: number;
+  content_hash: string;
+  source: string;
+  /** pgvector text form `[0.1,0.2,…]`; written as that string. */
+  embedding: string | null;
+  embedding_model: string | null;
+  embedding_dims: number | null;
+  fts: ColumnType<string, never, never>;
+  access_count: Generated<number>;
+  last_accessed_at: NullableTimestamp;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  archived_at: NullableTimestamp;
+}
+
+export interface EmbeddingJobsTable {
+  memory_id: string;
+  attempts: Generated<number>;
+  run_after: Timestamp;
+  leased_until: NullableTimestamp;
+  last_error: string | null;
+  created_at: Timestamp;
+}
+
 export interface SchemaVersionTable {
   version: number;
   name: string;
@@ -106,5 +144,7 @@ export interface Database {
   phases: PhasesTable;
   micro_tasks: MicroTasksTable;
   task_status_history: TaskStatusHistoryTable;
+  semantic_memory: SemanticMemoryTable;
+  embedding_jobs: EmbeddingJobsTable;
   schema_version: SchemaVersionTable;
 }

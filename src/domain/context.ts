@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { Embedder } from '../embeddings/embedder.js';
+import type { VectorIndexes } from '../embeddings/vector-indexes.js';
 
 /** Who is calling. `name` is the API key's name once keys exist; null for an anonymous caller. */
 export interface Caller {
@@ -16,15 +18,30 @@ export interface Logger {
 
 export type NoticeLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error';
 
+/** What semantic memory needs beside the database. */
+export interface MemoryServices {
+  embedder: Embedder;
+  indexes: VectorIndexes;
+  /** A memory was queued for embedding: wake the worker. */
+  queued(): void;
+  /** RRF weights of the vector and keyword branches. */
+  weights: { vector: number; keyword: number };
+}
+
+/** The service's long-lived parts, the same for every request. */
+export interface Services {
+  db: Kysely<Database>;
+  /** Project name used when a caller names none (DEFAULT_PROJECT). */
+  defaultProject: string;
+  memory: MemoryServices;
+}
+
 /**
  * Everything a domain handler may use. Handlers never see Fastify or MCP objects (design.md §2).
  */
-export interface Context {
-  db: Kysely<Database>;
+export interface Context extends Services {
   caller: Caller;
   log: Logger;
-  /** Project name used when a caller names none (DEFAULT_PROJECT). */
-  defaultProject: string;
   /** A message for the caller's client (MCP logging notification; REST: the service log). */
   notice(level: NoticeLevel, message: string, data?: Record<string, unknown>): void;
 }

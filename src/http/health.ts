@@ -1,13 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
+import { queueDepth } from '../db/queries/embedding-jobs.js';
 import type { Database } from '../db/schema.js';
+import type { Embedder } from '../embeddings/embedder.js';
 
 /**
  * GET /healthz: the process is up. GET /readyz: the database answers and its schema is at the
- * version this build expects (503 otherwise, with the reason).
+ * version this build expects (503 otherwise, with the reason); it also reports the embedder and the
+ * embedding queue: an embedder that is down does not make the service unready (writes still work).
  */
-export function registerHealth(app: FastifyInstance, deps: { db: Kysely<Database>; schemaVersion: number }): void {
+export function registerHealth(
+  app: FastifyInstance,
+  deps: { db: Kysely<Database>; schemaVersion: number; embedder: Embedder },
+): void {
   app.get('/healthz', { schema: { operationId: 'get_healthz', tags: ['service'], summary: 'Liveness: the process is up' } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { operationId: 'get_readyz', tags: ['service'], summary: 'Readiness: database reachable and migrated' } }, async (_request, reply) => {
     try {
@@ -17,7 +23,8 @@ export function registerHealth(app: FastifyInstance, deps: { db: Kysely<Database
       if (current === null || current < deps.schemaVersion) {
         return reply.code(503).send({ status: 'unavailable', reason: `database schema at ${current ?? 'none'}, expected ${deps.schemaVersion}` });
       }
-      return { status: 'ok', schema_version: current };
+      const queue = await queueDepth(deps.db);
+      return { status: 'ok', schema_version: current, embeddings: { ...deps.embedder.status(), queue } };
     } catch {
       return reply.code(503).send({ status: 'unavailable', reason: 'database unreachable or not migrated' });
     }

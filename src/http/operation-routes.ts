@@ -1,16 +1,13 @@
 import type {} from '@fastify/swagger';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { z } from 'zod';
-import type { Caller, Context, Logger } from '../domain/context.js';
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Caller, Context, Logger, Services } from '../domain/context.js';
 import { AppError, ERROR_CODES } from '../errors.js';
 import { invoke } from '../operations/invoke.js';
 import type { AnyOperation, HttpRoute } from '../operations/operation.js';
 
 export interface OperationRoutesOptions {
-  db: Kysely<Database>;
-  defaultProject: string;
+  services: Services;
   operations: AnyOperation[];
   tools: AnyOperation[];
   callerOf(request: FastifyRequest): Caller;
@@ -92,10 +89,9 @@ function routeSchema(op: AnyOperation, route: HttpRoute | 'tool', status: number
  */
 export function registerOperationRoutes(app: FastifyInstance, options: OperationRoutesOptions): void {
   const context = (request: FastifyRequest): Context => ({
-    db: options.db,
+    ...options.services,
     caller: options.callerOf(request),
     log: request.log as Logger,
-    defaultProject: options.defaultProject,
     notice: (level, message, data) => {
       const log = level === 'debug' ? request.log.debug : level === 'error' ? request.log.error : level === 'warning' ? request.log.warn : request.log.info;
       log.call(request.log, { notice: level, ...data }, message);

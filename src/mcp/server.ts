@@ -11,16 +11,14 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { Caller, Context, Logger } from '../domain/context.js';
-import type { Kysely } from 'kysely';
+import type { Caller, Context, Logger, Services } from '../domain/context.js';
 import type { Database } from '../db/schema.js';
 import { invoke, isServerFault, toAppError } from '../operations/invoke.js';
 import type { AnyOperation } from '../operations/operation.js';
 
 export interface McpDeps {
-  db: Kysely<Database>;
+  services: Services;
   log: Logger;
-  defaultProject: string;
   version: string;
   tools: AnyOperation[];
 }
@@ -85,10 +83,9 @@ export function createMcpServer(deps: McpDeps, caller: Caller): Server {
     if (!op) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const started = performance.now();
     const ctx: Context = {
-      db: deps.db,
+      ...deps.services,
       caller,
       log: deps.log,
-      defaultProject: deps.defaultProject,
       notice(level, message, data) {
         if (LEVELS.indexOf(level) < LEVELS.indexOf(minLevel)) return;
         void extra

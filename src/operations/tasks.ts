@@ -6,21 +6,10 @@ import { listTasks } from '../domain/tasks/list-tasks.js';
 import { PlanDetailSchema, PlanSummarySchema, TaskSchema } from '../domain/tasks/model.js';
 import { renderCreatedTask, renderPlan, renderPlanList, renderTaskList, renderUpdatedTask } from '../domain/tasks/render.js';
 import { updateTask } from '../domain/tasks/update-task.js';
+import { hexId, name, page, text } from './fields.js';
 import { defineOperation } from './operation.js';
 
-/** Text Postgres can store: everything but NUL. */
-const text = () => z.string().refine((s) => !s.includes('\0'), 'must not contain NUL characters');
-const name = (what: string, max = 200) =>
-  text()
-    .trim()
-    .min(1, `${what} must not be empty`)
-    .max(max, `${what} must be at most ${max} characters`);
 const priority = z.number().int('must be a whole number').min(1, 'must be from 1 to 10').max(10, 'must be from 1 to 10');
-const hexId = z.string().regex(/^[0-9a-fA-F]{12}$/, 'must be 12 hexadecimal characters');
-const page = (fallback: number, max: number) => ({
-  limit: z.number().int().min(1).max(max).default(fallback).describe(`Page size (1-${max}, default ${fallback})`),
-  offset: z.number().int().min(0).default(0).describe('Matches to skip (default 0)'),
-});
 
 export const listTasksOp = defineOperation({
   name: 'devstream_list_tasks',

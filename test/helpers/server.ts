@@ -2,14 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { buildApp } from '../../src/app.js';
-import type { Config } from '../../src/config.js';
 import { after, before } from 'node:test';
 import type { Backend, TestDb } from './backends.js';
 
-export type ServerConfig = Pick<
-  Config,
-  'logLevel' | 'mcpStateless' | 'allowedHosts' | 'allowedOrigins' | 'sessionIdleMs' | 'defaultProject'
->;
+export type ServerConfig = Parameters<typeof buildApp>[0];
 
 export const testConfig = (overrides: Partial<ServerConfig> = {}): ServerConfig => ({
   logLevel: 'silent',
@@ -18,6 +14,9 @@ export const testConfig = (overrides: Partial<ServerConfig> = {}): ServerConfig 
   allowedOrigins: undefined,
   sessionIdleMs: 30 * 60_000,
   defaultProject: 'default',
+  // No embedder unless a test runs its fake Ollama (see fake-ollama.ts).
+  embedding: { provider: 'none', ollamaHost: 'http://127.0.0.1:9', model: 'nomic-embed-text', timeoutMs: 2_000 },
+  searchWeights: { vector: 1, keyword: 1 },
   ...overrides,
 });
 

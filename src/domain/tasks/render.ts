@@ -98,6 +98,7 @@ export function renderUpdatedTask(out: UpdateTaskResult, input: { notes?: string
     `🆔 **Task ID**: \`${out.task.id}\``,
   ];
   if (input.notes) lines.push('', `📝 **Notes**: ${input.notes}`);
+  if (out.memory_id) lines.push(`🧠 **Memory ID**: \`${out.memory_id}\` (the notes, as a searchable decision memory)`);
   lines.push('', 'The task status has been updated and logged in the DevStream database.');
   return lines.join('\n');
 }

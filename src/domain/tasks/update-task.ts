@@ -1,7 +1,10 @@
+import { insertMemory } from '../../db/queries/memories.js';
 import { updateTaskStatus } from '../../db/queries/tasks.js';
 import type { TaskStatus } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../context.js';
+import { newId } from '../ids.js';
+import { contentHash } from '../memory/classify.js';
 import type { Task } from './model.js';
 import { toTask } from './serialize.js';
 
@@ -15,24 +18,51 @@ export interface UpdateTaskResult {
   success: true;
   task: Task;
   previous_status: TaskStatus;
-  /** The memory the notes were stored as; null until semantic memory exists. */
+  /** The `decision` memory the notes were stored as; null without notes. */
   memory_id: string | null;
 }
 
 /**
  * Moves a task to a new status. `started_at` is set the first time it becomes active,
- * `completed_at` the first time it is completed, failed or skipped. Notes are kept in the
- * task's status history.
+ * `completed_at` the first time it is completed, failed or skipped. Notes are kept in the task's
+ * status history and stored, in the same transaction, as a `decision` memory of the task's project
+ * (DevStream's format), which the embedding worker then embeds: update_task never waits on the embedder.
  */
 export async function updateTask(ctx: Context, input: UpdateTaskInput): Promise<UpdateTaskResult> {
   const id = input.task_id.toLowerCase();
-  const row = await updateTaskStatus(ctx.db, {
-    id,
-    status: input.status,
-    notes: input.notes ?? null,
-    createdBy: ctx.caller.name,
+  const notes = input.notes?.trim() ? input.notes : undefined;
+  const change = { id, status: input.status, notes: notes ?? null, createdBy: ctx.caller.name };
+  if (notes === undefined) {
+    const row = await updateTaskStatus(ctx.db, change);
+    if (!row) throw notFound(`task_id: no task with id "${id}"`, { task_id: id });
+    const { previous_status, ...task } = row;
+    return { success: true, task: toTask(task), previous_status, memory_id: null };
+  }
+
+  const enqueue = ctx.memory.embedder.enabled;
+  const result = await ctx.db.transaction().execute(async (trx) => {
+    const row = await updateTaskStatus(trx, change);
+    if (!row) throw notFound(`task_id: no task with id "${id}"`, { task_id: id });
+    const content = `Task status update: ${input.status}. Notes: ${notes}`;
+    const stored = await insertMemory(trx, {
+      id: newId(),
+      project: row.project,
+      task_id: row.id,
+      content,
+      content_type: 'decision',
+      content_format: 'text',
+      keywords: ['task', 'update', input.status],
+      importance_score: 0.7,
+      content_hash: contentHash(content),
+      source: 'task_update',
+      embedding: null,
+      enqueue,
+      created_by: ctx.caller.name,
+    });
+    if (stored.kind === 'no-project') throw new Error(`project "${row.project}" of task ${row.id} vanished`);
+    return { row, memoryId: stored.memory.id, queued: stored.kind === 'inserted' && enqueue };
   });
-  if (!row) throw notFound(`task_id: no task with id "${id}"`, { task_id: id });
-  const { previous_status, ...task } = row;
-  return { success: true, task: toTask(task), previous_status, memory_id: null };
+  if (result.queued) ctx.memory.queued();
+  const { previous_status, ...task } = result.row;
+  return { success: true, task: toTask(task), previous_status, memory_id: result.memoryId };
 }

@@ -1,0 +1,108 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../schema.js';
+import { vectorLiteral } from './memories.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export interface ClaimedJob {
+  memory_id: string;
+  content: string;
+  content_hash: string;
+  attempts: number;
+}
+
+/**
+ * Claims up to `batch` due jobs for `leaseMs`: a short statement (FOR UPDATE SKIP LOCKED, so
+ * several service instances never take the same row) that leaves a lease behind instead of a lock,
+ * so nothing waits on a row while the embedder works. A worker that dies mid-batch loses its lease
+ * and the jobs become due again. Jobs of deleted memories are dropped on the way.
+ */
+export async function claimJobs(db: Db, batch: number, leaseMs: number): Promise<ClaimedJob[]> {
+  const result = await sql<ClaimedJob & { archived: boolean }>`
+    with due as (
+      select memory_id from embedding_jobs
+       where run_after <= now() and (leased_until is null or leased_until < now())
+       order by run_after
+       limit ${batch}
+       for update skip locked
+    ), leased as (
+      update embedding_jobs j
+         set leased_until = now() + ${leaseMs} * interval '1 millisecond', attempts = j.attempts + 1
+        from due
+       where j.memory_id = due.memory_id
+      returning j.memory_id, j.attempts
+    )
+    select l.memory_id, m.content, m.content_hash, l.attempts, m.archived_at is not null as archived
+      from leased l join semantic_memory m on m.id = l.memory_id`.execute(db);
+  const dead = result.rows.filter((r) => r.archived).map((r) => r.memory_id);
+  if (dead.length > 0) await db.deleteFrom('embedding_jobs').where('memory_id', 'in', dead).execute();
+  return result.rows.filter((r) => !r.archived).map(({ archived: _, ...job }) => job);
+}
+
+/**
+ * Stores the vectors of finished jobs and removes the jobs, in one statement. A memory whose
+ * content changed or that was deleted since the claim keeps no stale vector.
+ */
+export async function completeJobs(
+  db: Db,
+  done: Array<{ memory_id: string; content_hash: string; vector: number[] }>,
+  model: string,
+): Promise<number> {
+  if (done.length === 0) return 0;
+  const dims = done[0]!.vector.length;
+  const result = await sql<{ id: string }>`
+    with input as (
+      select * from unnest(${done.map((d) => d.memory_id)}::text[], ${done.map((d) => d.content_hash)}::text[],
+                           ${done.map((d) => vectorLiteral(d.vector))}::text[]) as i(memory_id, content_hash, vec)
+    ), upd as (
+      update semantic_memory m
+         set embedding = i.vec::vector, embedding_model = ${model}, embedding_dims = ${dims}
+        from input i
+       where m.id = i.memory_id and m.content_hash = i.content_hash and m.archived_at is null
+      returning m.id
+    ), del as (
+      delete from embedding_jobs j using input i where j.memory_id = i.memory_id
+    )
+    select id from upd`.execute(db);
+  return result.rows.length;
+}
+
+/** Puts claimed jobs back, due again after `delayMs`, with the reason they failed. */
+export async function retryJobs(db: Db, memoryIds: string[], delayMs: number, error: string): Promise<void> {
+  if (memoryIds.length === 0) return;
+  await db
+    .updateTable('embedding_jobs')
+    .set({
+      leased_until: null,
+      run_after: sql`now() + ${delayMs} * interval '1 millisecond'`,
+      last_error: error.slice(0, 1000),
+    })
+    .where('memory_id', 'in', memoryIds)
+    .execute();
+}
+
+/** Makes every waiting job due now (the embedder answers again: no reason to wait out backoffs). */
+export async function makeJobsDue(db: Db): Promise<void> {
+  await sql`update embedding_jobs set run_after = now() where run_after > now() and leased_until is null`.execute(db);
+}
+
+/**
+ * Queues every live memory that has no vector of `model` (new memories stored while the embedder
+ * was down are queued already; this catches a model change). Returns how many were queued.
+ */
+export async function enqueueStale(db: Db, model: string): Promise<number> {
+  const result = await sql`
+    insert into embedding_jobs (memory_id)
+    select id from semantic_memory
+     where archived_at is null and embedding_model is distinct from ${model}
+    on conflict (memory_id) do nothing`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** Jobs waiting (due or not) and the oldest one's age in seconds. */
+export async function queueDepth(db: Db): Promise<{ pending: number; oldest_age_s: number | null }> {
+  const result = await sql<{ pending: number; oldest_age_s: number | null }>`
+    select count(*)::int as pending, extract(epoch from now() - min(created_at))::float8 as oldest_age_s
+      from embedding_jobs`.execute(db);
+  return result.rows[0] ?? { pending: 0, oldest_age_s: null };
+}

@@ -1,0 +1,283 @@
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import type { ContentFormat, ContentType, Database } from '../schema.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** A memory as read back: the row with its project's title, without the vector and the tsvector. */
+export interface MemoryRow {
+  id: string;
+  project: string | null;
+  task_id: string | null;
+  content: string;
+  content_type: ContentType;
+  content_format: ContentFormat;
+  keywords: string[];
+  importance_score: number;
+  source: string;
+  embedding_model: string | null;
+  embedding_dims: number | null;
+  access_count: number;
+  last_accessed_at: Date | null;
+  created_by: string | null;
+  created_at: Date;
+}
+
+const memoryColumns = sql`m.id, p.title as project, m.task_id, m.content, m.content_type, m.content_format, m.keywords,
+  m.importance_score, m.source, m.embedding_model, m.embedding_dims, m.access_count, m.last_accessed_at,
+  m.created_by, m.created_at`;
+
+/** pgvector's text form of a vector. */
+export function vectorLiteral(vector: readonly number[]): string {
+  return `[${vector.join(',')}]`;
+}
+
+export interface NewMemory {
+  id: string;
+  /** Exact project title, case-insensitive; it must exist (see insertMemory). */
+  project: string;
+  task_id: string | null;
+  content: string;
+  content_type: ContentType;
+  content_format: ContentFormat;
+  keywords: string[];
+  importance_score: number;
+  content_hash: string;
+  source: string;
+  embedding: { vector: number[]; model: string; dims: number } | null;
+  /** Queue the memory for the embedding worker (when it has no vector but should get one). */
+  enqueue: boolean;
+  created_by: string | null;
+}
+
+export type InsertOutcome =
+  | { kind: 'inserted'; memory: MemoryRow }
+  | { kind: 'duplicate'; memory: MemoryRow }
+  | { kind: 'no-project' };
+
+/**
+ * Stores a memory in one statement: into the project titled `project` (case-insensitive), queued
+ * for embedding when asked, unless the same content is already stored in that project, in which
+ * case the existing memory comes back as a duplicate. Writes nothing when the project does not exist.
+ */
+export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome> {
+  const embedding = m.embedding ? sql`${vectorLiteral(m.embedding.vector)}::vector` : sql`null`;
+  const result = await sql<{ project_id: string | null; inserted: boolean | null }>`
+    with target as (
+      select id from intervention_plans where lower(title) = lower(${m.project})
+    ), ins as (
+      insert into semantic_memory (id, project_id, task_id, content, content_type, content_format, keywords,
+                                   importance_score, content_hash, source, embedding, embedding_model,
+                                   embedding_dims, created_by)
+      select ${m.id}, target.id, ${m.task_id}, ${m.content}, ${m.content_type}, ${m.content_format},
+             ${m.keywords}::text[], ${m.importance_score}, ${m.content_hash}, ${m.source}, ${embedding},
+             ${m.embedding?.model ?? null}, ${m.embedding?.dims ?? null}, ${m.created_by}
+        from target
+      on conflict (coalesce(project_id, ''), content_hash) where archived_at is null do nothing
+      returning id
+    ), job as (
+      insert into embedding_jobs (memory_id) select id from ins where ${m.enqueue}
+    )
+    select (select id from target) as project_id, (select true from ins) as inserted`.execute(db);
+  const outcome = result.rows[0];
+  if (!outcome?.project_id) return { kind: 'no-project' };
+  if (outcome.inserted) {
+    const memory = await getMemory(db, m.id);
+    if (!memory) throw new Error(`memory ${m.id} vanished after its insert`);
+    return { kind: 'inserted', memory };
+  }
+  const existing = await findByHash(db, outcome.project_id, m.content_hash);
+  if (!existing) throw new Error('a duplicate memory was reported but none was found');
+  return { kind: 'duplicate', memory: existing };
+}
+
+/** The live memory with this content in this project (by title, case-insensitive), if any. */
+export async function findDuplicate(db: Db, project: string, contentHash: string): Promise<MemoryRow | undefined> {
+  const result = await sql<MemoryRow>`
+    select ${memoryColumns}
+      from semantic_memory m join intervention_plans p on p.id = m.project_id
+     where lower(p.title) = lower(${project}) and m.content_hash = ${contentHash} and m.archived_at is null`.execute(db);
+  return result.rows[0];
+}
+
+async function findByHash(db: Db, projectId: string, contentHash: string): Promise<MemoryRow | undefined> {
+  const result = await sql<MemoryRow>`
+    select ${memoryColumns}
+      from semantic_memory m left join intervention_plans p on p.id = m.project_id
+     where coalesce(m.project_id, '') = ${projectId} and m.content_hash = ${contentHash} and m.archived_at is null`.execute(db);
+  return result.rows[0];
+}
+
+/** A live (not deleted) memory. */
+export async function getMemory(db: Db, id: string): Promise<MemoryRow | undefined> {
+  const result = await sql<MemoryRow>`
+    select ${memoryColumns}
+      from semantic_memory m left join intervention_plans p on p.id = m.project_id
+     where m.id = ${id} and m.archived_at is null`.execute(db);
+  return result.rows[0];
+}
+
+/**
+ * Deletes a memory: the row stays as a tombstone (id, author, dates) but its content, keywords,
+ * hash and vector are erased, so a secret stored by mistake is gone. False when no live memory has this id.
+ */
+export async function deleteMemory(db: Db, id: string): Promise<boolean> {
+  const result = await sql`
+    with del as (
+      update semantic_memory
+         set archived_at = now(), content = '', keywords = '{}', content_hash = '',
+             embedding = null, embedding_model = null, embedding_dims = null
+       where id = ${id} and archived_at is null
+      returning id
+    ), job as (
+      delete from embedding_jobs where memory_id in (select id from del)
+    )
+    select id from del`.execute(db);
+  return result.rows.length > 0;
+}
+
+export interface SearchFilters {
+  /** Exact project title, case-insensitive; an unknown project matches nothing. */
+  project?: string | undefined;
+  content_type?: ContentType | undefined;
+  /** Memories carrying every one of these keywords (stored lowercase). */
+  keywords?: string[] | undefined;
+  created_after?: string | undefined;
+  created_before?: string | undefined;
+}
+
+export interface SearchParams {
+  query: string;
+  filters: SearchFilters;
+  limit: number;
+  /** Candidates per branch. */
+  k: number;
+  /** Absent: keyword-only. */
+  vector?: { values: number[]; model: string; dims: number } | undefined;
+  weights: { vector: number; keyword: number };
+}
+
+export interface SearchHit extends MemoryRow {
+  rrf_score: number;
+  vector_rank: number | null;
+  keyword_rank: number | null;
+  distance: number | null;
+}
+
+/** The filters as one SQL condition on `m`, applied inside each branch before its LIMIT. */
+function filterSql(f: SearchFilters): RawBuilder<unknown> {
+  const parts: RawBuilder<unknown>[] = [sql`m.archived_at is null`];
+  if (f.project !== undefined) {
+    parts.push(sql`m.project_id = (select id from intervention_plans where lower(title) = lower(${f.project}))`);
+  }
+  if (f.content_type !== undefined) parts.push(sql`m.content_type = ${f.content_type}`);
+  if (f.keywords !== undefined && f.keywords.length > 0) parts.push(sql`m.keywords @> ${f.keywords}::text[]`);
+  if (f.created_after !== undefined) parts.push(sql`m.created_at >= ${f.created_after}::timestamptz`);
+  if (f.created_before !== undefined) parts.push(sql`m.created_at < ${f.created_before}::timestamptz`);
+  return sql.join(parts, sql` and `);
+}
+
+/**
+ * Hybrid search in one statement (design.md §5): a vector branch (cosine distance over the HNSW
+ * index of the query's dimension, rows of the query's model only) and a keyword branch (all words;
+ * when fewer than k rows match, the remaining places go to rows matching any word), each filtered
+ * before its LIMIT, fused by reciprocal rank (k = 60). The hits' access counts are bumped in the
+ * same statement. Run inside a transaction that has set hnsw.ef_search (see searchMemories).
+ */
+function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
+  const where = filterSql(p.filters);
+  const vec = p.vector
+    ? (() => {
+        const dims = sql.lit(p.vector.dims);
+        const qvec = sql`${vectorLiteral(p.vector.values)}::vector(${dims})`;
+        return sql`
+      vec as materialized (
+        select m.id, m.embedding::vector(${dims}) <=> ${qvec} as distance
+          from semantic_memory m
+         where m.embedding_dims = ${dims} and m.embedding_model = ${p.vector.model} and ${where}
+         order by m.embedding::vector(${dims}) <=> ${qvec}
+         limit ${p.k}
+      ), vec_ranked as (
+        select id, distance, row_number() over (order by distance, id) as r from vec
+      )`;
+      })()
+    : sql`vec_ranked as (select null::varchar as id, null::float8 as distance, null::bigint as r where false)`;
+  return sql<SearchHit>`
+    with ${vec},
+    q as (
+      select websearch_to_tsquery('english', ${p.query}) as strict,
+             -- Any word: the all-words query with its ANDs turned to ORs (its text form quotes every lexeme).
+             replace(plainto_tsquery('english', ${p.query})::text, ' & ', ' | ')::tsquery as loose
+    ), kw_strict as (
+      select m.id, ts_rank_cd(m.fts, q.strict) as score
+        from semantic_memory m, q
+       where m.fts @@ q.strict and ${where}
+       order by score desc, m.id
+       limit ${p.k}
+    ), kw_loose as (
+      select m.id, ts_rank_cd(m.fts, q.loose) as score
+        from semantic_memory m, q
+       where (select count(*) from kw_strict) < ${p.k}
+         and m.fts @@ q.loose and m.id not in (select id from kw_strict) and ${where}
+       order by score desc, m.id
+       limit ${p.k}
+    ), kw_ranked as (
+      select id, row_number() over (order by tier, score desc, id) as r
+        from (select id, 0 as tier, score from kw_strict union all select id, 1, score from kw_loose) both_tiers
+    ), fused as (
+      select id,
+             coalesce(${p.weights.vector}::float8 / (60 + v.r), 0) + coalesce(${p.weights.keyword}::float8 / (60 + k.r), 0) as rrf_score,
+             v.r as vector_rank, k.r as keyword_rank, v.distance
+        from vec_ranked v full outer join (select * from kw_ranked where r <= ${p.k}) k using (id)
+       order by rrf_score desc, id
+       limit ${p.limit}
+    ), touched as (
+      update semantic_memory m
+         set access_count = m.access_count + 1, last_accessed_at = now()
+        from fused
+       where m.id = fused.id
+      returning m.id, m.access_count, m.last_accessed_at
+    )
+    select m.id, p.title as project, m.task_id, m.content, m.content_type, m.content_format, m.keywords,
+           m.importance_score, m.source, m.embedding_model, m.embedding_dims, t.access_count, t.last_accessed_at,
+           m.created_by, m.created_at, f.rrf_score, f.vector_rank, f.keyword_rank, f.distance
+      from fused f
+      join semantic_memory m on m.id = f.id
+      join touched t on t.id = f.id
+      left join intervention_plans p on p.id = m.project_id
+     order by f.rrf_score desc, f.id`;
+}
+
+/** Runs the hybrid search with the HNSW settings it needs (ef_search ≥ candidates, iterative scan). */
+export async function searchMemories(db: Kysely<Database>, params: SearchParams): Promise<SearchHit[]> {
+  return db.transaction().execute(async (trx) => {
+    if (params.vector) {
+      const efSearch = Math.max(100, params.k * 2);
+      await sql`select set_config('hnsw.ef_search', ${String(efSearch)}, true),
+                       set_config('hnsw.iterative_scan', 'relaxed_order', true)`.execute(trx);
+    }
+    const result = await hybridSearchSql(params).execute(trx);
+    return result.rows.map((row) => ({
+      ...row,
+      rrf_score: Number(row.rrf_score),
+      vector_rank: row.vector_rank === null ? null : Number(row.vector_rank),
+      keyword_rank: row.keyword_rank === null ? null : Number(row.keyword_rank),
+      distance: row.distance === null ? null : Number(row.distance),
+    }));
+  });
+}
+
+/** pgvector's HNSW indexes `vector` up to this many dimensions; beyond it, vector search scans. */
+export const MAX_INDEXED_DIMS = 2000;
+
+/**
+ * Creates the HNSW index for vectors of this dimension unless it exists (768 ships with the schema).
+ * Returns false when the dimension is too large to index.
+ */
+export async function ensureVectorIndex(db: Db, dims: number): Promise<boolean> {
+  if (!Number.isInteger(dims) || dims < 1) throw new Error(`bad vector dimension ${dims}`);
+  if (dims > MAX_INDEXED_DIMS) return false;
+  const d = sql.lit(dims);
+  await sql`create index if not exists ${sql.id(`idx_semantic_memory_embedding_${dims}`)} on semantic_memory
+            using hnsw ((embedding::vector(${d})) vector_cosine_ops) where embedding_dims = ${d}`.execute(db);
+  return true;
+}

@@ -1,0 +1,56 @@
+import { searchMemories, type SearchFilters } from '../../db/queries/memories.js';
+import type { ContentType } from '../../db/schema.js';
+import type { Context } from '../context.js';
+import { normalizeKeywords } from './classify.js';
+import { toHit, type Hit } from './model.js';
+
+export interface SearchMemoryInput {
+  query: string;
+  content_type?: ContentType | undefined;
+  limit: number;
+  project?: string | undefined;
+  keywords?: string[] | undefined;
+  created_after?: string | undefined;
+  created_before?: string | undefined;
+}
+
+export interface SearchMemoryResult {
+  query: string;
+  method: 'hybrid' | 'keyword';
+  /** Why the search ran keyword-only (null for hybrid). */
+  method_note: string | null;
+  total: number;
+  results: Hit[];
+}
+
+/**
+ * Hybrid search (vector + keyword, fused by RRF) over live memories, or keyword-only when the query
+ * cannot be embedded. Filters apply inside both branches before their limits; an unknown project
+ * matches nothing. Every hit's access count goes up by one.
+ */
+export async function searchMemory(ctx: Context, input: SearchMemoryInput): Promise<SearchMemoryResult> {
+  const { embedder, weights } = ctx.memory;
+  const attempt = await embedder.tryEmbed([input.query], 'query');
+  const filters: SearchFilters = {
+    project: input.project,
+    content_type: input.content_type,
+    keywords: input.keywords ? normalizeKeywords(input.keywords) : undefined,
+    created_after: input.created_after,
+    created_before: input.created_before,
+  };
+  const hits = await searchMemories(ctx.db, {
+    query: input.query,
+    filters,
+    limit: input.limit,
+    k: Math.max(20, input.limit * 3),
+    vector: attempt.ok ? { values: attempt.vectors[0]!, model: attempt.model, dims: attempt.dims } : undefined,
+    weights,
+  });
+  return {
+    query: input.query,
+    method: attempt.ok ? 'hybrid' : 'keyword',
+    method_note: attempt.ok ? null : attempt.reason,
+    total: hits.length,
+    results: hits.map(toHit),
+  };
+}

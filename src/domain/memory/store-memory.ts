@@ -1,0 +1,114 @@
+import { fromDbError } from '../../db/errors.js';
+import { findDuplicate, insertMemory, type InsertOutcome, type MemoryRow, type NewMemory } from '../../db/queries/memories.js';
+import { findOrCreatePlan } from '../../db/queries/plans.js';
+import type { ContentType } from '../../db/schema.js';
+import { AppError } from '../../errors.js';
+import type { Context } from '../context.js';
+import { newId } from '../ids.js';
+import { contentHash, detectFormat, importanceScore, normalizeKeywords } from './classify.js';
+
+export interface StoreMemoryInput {
+  content: string;
+  content_type: ContentType;
+  keywords?: string[] | undefined;
+  project?: string | undefined;
+}
+
+export interface StoreMemoryResult {
+  success: true;
+  memory_id: string;
+  content_type: ContentType;
+  importance_score: number;
+  embedding_generated: boolean;
+  embedding_model: string | null;
+  embedding_dimensions: number | null;
+  keywords: string[];
+  content_length: number;
+  source: 'mcp_user_input';
+  timestamp: string;
+  project: string | null;
+  /** The same content was already stored in this project: this is that memory, unchanged. */
+  duplicate: boolean;
+  /** Why there is no vector yet (null when there is one); the worker adds it when it can. */
+  embedding_note: string | null;
+}
+
+/**
+ * Stores a memory in a project (DEFAULT_PROJECT when none; created when no project has that exact
+ * name, case-insensitive). The embedding is asked for first; when the embedder is down, slow or
+ * failing the memory is stored without a vector, queued for the worker, and already findable by
+ * keyword. Storing content already stored in the project returns the existing memory.
+ */
+export async function storeMemory(ctx: Context, input: StoreMemoryInput): Promise<StoreMemoryResult> {
+  const project = input.project ?? ctx.defaultProject;
+  const keywords = normalizeKeywords(input.keywords ?? []);
+  const hash = contentHash(input.content);
+
+  const existing = await findDuplicate(ctx.db, project, hash);
+  if (existing) return result(existing, true, null);
+
+  const { embedder, indexes } = ctx.memory;
+  const attempt = await embedder.tryEmbed([input.content], 'document');
+  if (attempt.ok) await indexes.ensure(attempt.dims);
+  const memory: NewMemory = {
+    id: newId(),
+    project,
+    task_id: null,
+    content: input.content,
+    content_type: input.content_type,
+    content_format: detectFormat(input.content, input.content_type),
+    keywords,
+    importance_score: importanceScore(input.content_type, input.content, keywords.length),
+    content_hash: hash,
+    source: 'mcp_user_input',
+    embedding: attempt.ok ? { vector: attempt.vectors[0]!, model: attempt.model, dims: attempt.dims } : null,
+    enqueue: !attempt.ok && embedder.enabled,
+    created_by: ctx.caller.name,
+  };
+
+  const outcome = await insertIntoProject(ctx, memory);
+  if (outcome.kind === 'inserted' && memory.enqueue) ctx.memory.queued();
+  const note = attempt.ok ? null : attempt.reason;
+  return result(outcome.memory, outcome.kind === 'duplicate', outcome.kind === 'duplicate' ? null : note);
+}
+
+/** Inserts into an existing project in one statement, or creates the project first (one transaction). */
+async function insertIntoProject(ctx: Context, memory: NewMemory): Promise<Exclude<InsertOutcome, { kind: 'no-project' }>> {
+  const first = await insertMemory(ctx.db, memory);
+  if (first.kind !== 'no-project') return first;
+  const { outcome, created } = await ctx.db.transaction().execute(async (trx) => {
+    let plan;
+    try {
+      plan = await findOrCreatePlan(trx, { id: newId(), title: memory.project, createdBy: ctx.caller.name });
+    } catch (error) {
+      const dbError = fromDbError(error);
+      if (dbError.status === 503) throw dbError;
+      throw new AppError('AUTO_CREATE_FAILED', `could not find or create project "${memory.project}"`, { cause: error });
+    }
+    const second = await insertMemory(trx, memory);
+    if (second.kind === 'no-project') throw new Error(`project "${plan.title}" vanished while the memory was stored`);
+    return { outcome: second, created: plan.created };
+  });
+  if (created) ctx.notice('info', `Created project "${outcome.memory.project}"`, { project: outcome.memory.project });
+  return outcome;
+}
+
+function result(row: MemoryRow, duplicate: boolean, note: string | null): StoreMemoryResult {
+  const embedded = row.embedding_model !== null;
+  return {
+    success: true,
+    memory_id: row.id,
+    content_type: row.content_type,
+    importance_score: Number(row.importance_score),
+    embedding_generated: embedded,
+    embedding_model: row.embedding_model,
+    embedding_dimensions: row.embedding_dims,
+    keywords: row.keywords,
+    content_length: row.content.length,
+    source: 'mcp_user_input',
+    timestamp: row.created_at.toISOString(),
+    project: row.project,
+    duplicate,
+    embedding_note: embedded ? null : (note ?? 'queued: the embedding worker adds the vector when the embedder answers'),
+  };
+}

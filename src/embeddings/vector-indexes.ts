@@ -1,0 +1,33 @@
+import type { Kysely } from 'kysely';
+import { ensureVectorIndex } from '../db/queries/memories.js';
+import type { Database } from '../db/schema.js';
+import type { Logger } from '../domain/context.js';
+
+/** Makes sure an HNSW index exists for each vector dimension the embedder produces (once per process). */
+export class VectorIndexes {
+  private readonly known = new Map<number, Promise<void>>([[768, Promise.resolve()]]);
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly log: Pick<Logger, 'info' | 'warn'>,
+  ) {}
+
+  ensure(dims: number): Promise<void> {
+    let pending = this.known.get(dims);
+    if (!pending) {
+      pending = ensureVectorIndex(this.db, dims).then(
+        (indexed) => {
+          if (indexed) this.log.info({ dims }, 'vector index ready for this dimension');
+          else this.log.warn({ dims }, 'vectors this large cannot be indexed by HNSW: vector search will scan');
+        },
+        (error: unknown) => {
+          // Another instance may be creating it; vector search works without it, only slower.
+          this.known.delete(dims);
+          this.log.warn({ err: error, dims }, 'could not create the vector index for this dimension');
+        },
+      );
+      this.known.set(dims, pending);
+    }
+    return pending;
+  }
+}

@@ -1,0 +1,161 @@
+import type { Kysely } from 'kysely';
+import { claimJobs, completeJobs, enqueueStale, makeJobsDue, retryJobs } from '../db/queries/embedding-jobs.js';
+import type { Database } from '../db/schema.js';
+import type { Logger } from '../domain/context.js';
+import type { Embedder } from './embedder.js';
+import type { VectorIndexes } from './vector-indexes.js';
+
+export interface WorkerOptions {
+  /** Texts per embedder call (default 32). */
+  batchSize?: number;
+  /** How often an idle worker looks for due jobs (default 5 s); a store wakes it at once. */
+  idlePollMs?: number;
+  /** How long a claimed job stays the claimer's (default 2 min; more than an embedder call may take). */
+  leaseMs?: number;
+}
+
+const MIN_BACKOFF_MS = 1_000;
+const MAX_BACKOFF_MS = 60_000;
+
+/**
+ * Embeds every memory that lacks a vector of the current model: the rows queued in embedding_jobs
+ * when the embedder was down at store time, task notes, and (after a model change) everything.
+ * Runs inside the service; any number of instances can run one against the same database.
+ * Failures back off (1 s doubling to a minute) and never drop a job.
+ */
+export class EmbeddingWorker {
+  private readonly batchSize: number;
+  private readonly idlePollMs: number;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+  /** Non-zero while waiting out a failure. */
+  private backoffMs = 0;
+  /** A kick arrived during a run: run again right after it. */
+  private again = false;
+  private readonly leaseMs: number;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly embedder: Embedder,
+    private readonly indexes: VectorIndexes,
+    private readonly log: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>,
+    options: WorkerOptions = {},
+  ) {
+    this.batchSize = options.batchSize ?? 32;
+    this.idlePollMs = options.idlePollMs ?? 5_000;
+    this.leaseMs = options.leaseMs ?? 120_000;
+    // The embedder answers again (a request got through): waiting jobs are due now.
+    embedder.onRecovered(() => {
+      makeJobsDue(this.db)
+        .catch((error: unknown) => this.log.warn({ err: error }, 'could not make embedding jobs due'))
+        .finally(() => {
+          this.backoffMs = 0;
+          this.kick();
+        });
+    });
+  }
+
+  /** Queues memories without a vector of the current model, then works the queue in the background. */
+  async start(): Promise<void> {
+    const model = this.embedder.model;
+    if (!this.embedder.enabled || model === null || !this.stopped) return;
+    this.stopped = false;
+    try {
+      const queued = await enqueueStale(this.db, model);
+      if (queued > 0) this.log.info({ queued, model }, 'memories queued for embedding with the current model');
+    } catch (error) {
+      this.log.warn({ err: error }, 'could not queue memories for embedding; will retry with the queue');
+    }
+    this.kick();
+  }
+
+  /** Work the queue now (a memory was queued). Ignored while backing off from a failure. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.backoffMs === 0) this.schedule(0);
+  }
+
+  /** Stops taking new batches and waits for the one in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /**
+   * Embeds due jobs until none is left or the embedder fails. Returns how many memories got a
+   * vector. `devstream-hub reembed` calls this directly.
+   */
+  async drain(): Promise<{ embedded: number; failed: string | null }> {
+    let embedded = 0;
+    for (;;) {
+      const outcome = await this.runBatch();
+      if (outcome.failed) return { embedded, failed: outcome.failed };
+      embedded += outcome.embedded;
+      if (outcome.claimed === 0) return { embedded, failed: null };
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.loop().finally(() => {
+        this.running = null;
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async loop(): Promise<void> {
+    this.again = false;
+    let failed: string | null;
+    try {
+      failed = (await this.drain()).failed;
+    } catch (error) {
+      // The database failed (unreachable, restarting): back off as for an embedder failure.
+      this.log.warn({ err: error }, 'embedding worker could not reach the database');
+      failed = 'database error';
+    }
+    if (failed) {
+      this.backoffMs = Math.min(Math.max(this.backoffMs * 2, MIN_BACKOFF_MS), MAX_BACKOFF_MS);
+      this.schedule(this.backoffMs);
+    } else {
+      this.backoffMs = 0;
+      this.schedule(this.again ? 0 : this.idlePollMs);
+    }
+  }
+
+  private async runBatch(): Promise<{ claimed: number; embedded: number; failed: string | null }> {
+    const model = this.embedder.model;
+    if (model === null) return { claimed: 0, embedded: 0, failed: null };
+    const jobs = await claimJobs(this.db, this.batchSize, this.leaseMs);
+    if (jobs.length === 0) return { claimed: 0, embedded: 0, failed: null };
+    const attempt = await this.embedder.tryEmbed(
+      jobs.map((j) => j.content),
+      'document',
+      { background: true },
+    );
+    if (!attempt.ok) {
+      const attempts = Math.max(...jobs.map((j) => j.attempts));
+      const delay = Math.min(MIN_BACKOFF_MS * 2 ** Math.min(attempts, 12), 3_600_000);
+      await retryJobs(this.db, jobs.map((j) => j.memory_id), delay, attempt.reason);
+      return { claimed: jobs.length, embedded: 0, failed: attempt.reason };
+    }
+    await this.indexes.ensure(attempt.dims);
+    const embedded = await completeJobs(
+      this.db,
+      jobs.map((j, i) => ({ memory_id: j.memory_id, content_hash: j.content_hash, vector: attempt.vectors[i]! })),
+      attempt.model,
+    );
+    this.log.debug({ embedded, model: attempt.model }, 'embedded queued memories');
+    return { claimed: jobs.length, embedded, failed: null };
+  }
+}

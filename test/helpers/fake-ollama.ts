@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Words the fake model treats as meaning the same thing, so vector search can find what keywords cannot. */
+const SYNONYMS: Record<string, string> = {
+  automobile: 'car',
+  vehicle: 'car',
+  cars: 'car',
+  postgresql: 'postgres',
+  database: 'postgres',
+  db: 'postgres',
+  crash: 'failure',
+  outage: 'failure',
+  failures: 'failure',
+};
+
+export interface EmbedCall {
+  model: string;
+  input: string[];
+}
+
+/**
+ * Ollama's `/api/embed` on loopback, for tests and benchmarks: the real `ollama` client talks to
+ * it over HTTP. Vectors are deterministic bags of hashed words (with a few synonyms folded), L2
+ * normalised, so texts sharing words are near. It can be stopped and restarted on the same port,
+ * slowed down, or made to fail.
+ */
+export class FakeOllama {
+  /** Every /api/embed request, in order. */
+  readonly calls: EmbedCall[] = [];
+  /** Milliseconds to wait before answering. */
+  delayMs = 0;
+  /** Answer every embed request with this HTTP status (e.g. 500) instead of vectors. */
+  failWith: number | null = null;
+  /** Model name → dimension. Unknown models get 404 like Ollama's "model not found". */
+  readonly models = new Map<string, number>([
+    ['nomic-embed-text', 768],
+    ['mini-embed', 384],
+  ]);
+
+  private server: Server | null = null;
+  private port = 0;
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** Listens (again) on loopback; after a stop, on the same port. */
+  async start(): Promise<this> {
+    const server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
+    return this;
+  }
+
+  /** Stops answering: connections are refused until start() (like a stopped Ollama). */
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = null;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** The vector the fake model gives `text` (after any task prefix) with `dims` dimensions. */
+  static vector(text: string, dims = 768): number[] {
+    const v = new Array<number>(dims).fill(0);
+    // A real model reads the task prefix; here it must not make every text alike.
+    const words = text.replace(/^search_(document|query): /, '').toLowerCase().match(/[a-z0-9]+/g) ?? [];
+    for (const raw of words) {
+      const word = SYNONYMS[raw] ?? raw;
+      const h = createHash('sha256').update(word).digest();
+      for (let i = 0; i < 4; i++) {
+        const index = h.readUInt32BE(i * 4) % dims;
+        v[index]! += h[16 + i]! & 1 ? 1 : -1;
+      }
+    }
+    if (words.length === 0) v[0] = 1;
+    const norm = Math.hypot(...v) || 1;
+    return v.map((x) => x / norm);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method === 'GET' && (req.url === '/' || req.url === '/api/version')) return send(200, { version: '0.0.0-fake' });
+    if (req.method !== 'POST' || req.url !== '/api/embed') return send(404, { error: 'not found' });
+    let body: { model?: string; input?: string | string[] };
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      return send(400, { error: 'invalid JSON' });
+    }
+    const input = typeof body.input === 'string' ? [body.input] : (body.input ?? []);
+    const model = body.model ?? '';
+    this.calls.push({ model, input });
+    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    if (res.destroyed) return;
+    if (this.failWith !== null) return send(this.failWith, { error: 'fake failure' });
+    const dims = this.models.get(model.replace(/:latest$/, ''));
+    if (dims === undefined) return send(404, { error: `model "${model}" not found, try pulling it first` });
+    send(200, { model, embeddings: input.map((t) => FakeOllama.vector(t, dims)), total_duration: 1, load_duration: 0, prompt_eval_count: input.length });
+  }
+}

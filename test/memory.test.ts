@@ -1,0 +1,323 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { backends, type TestDb } from './helpers/backends.js';
+import { FakeOllama } from './helpers/fake-ollama.js';
+import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
+
+for (const backend of backends) {
+  describe(`semantic memory: store, hybrid search, delete (${backend.name})`, () => {
+    let database: TestDb;
+    let fake: FakeOllama;
+    let server: TestServer;
+    let client: Client;
+
+    before(async () => {
+      database = await backend.open();
+      fake = await new FakeOllama().start();
+      server = await startServer(database, {
+        embedding: { provider: 'ollama', ollamaHost: fake.url, model: 'nomic-embed-text', timeoutMs: 5_000 },
+      });
+      client = (await connectMcp(server.url)).client;
+    });
+    after(async () => {
+      await client?.close();
+      await server?.close();
+      await fake?.stop();
+      await database?.dispose();
+    });
+
+    const api = (method: string, path: string, body?: unknown) => rest(server.url, method, path, body);
+    const store = async (args: Record<string, unknown>) => {
+      const r = await api('POST', '/api/v1/memories', args);
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      return r.body;
+    };
+    const search = async (args: Record<string, unknown>) => {
+      const r = await api('POST', '/api/v1/memories/search', args);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body;
+    };
+    const callTool = async (name: string, args: Record<string, unknown>) => {
+      const r = (await client.callTool({ name, arguments: args })) as any;
+      return { ...r, text: r.content[0].text as string };
+    };
+
+    test('store embeds the content with the document prefix and returns the spec fields', async () => {
+      const content =
+        'Decision: Use FastAPI for API layer due to async/await support and automatic OpenAPI generation. ' +
+        'Benchmark results show 2.5x better performance than Flask for async workloads.';
+      const before = fake.calls.length;
+      const r = await callTool('devstream_store_memory', {
+        content,
+        content_type: 'decision',
+        keywords: ['FastAPI', 'async', ' api ', 'async'],
+        project: 'Memory Tests',
+      });
+      assert.equal(r.isError, undefined, r.text);
+      const s = r.structuredContent;
+      assert.equal(s.success, true);
+      assert.match(s.memory_id, /^[0-9a-f]{12}$/);
+      assert.equal(s.content_type, 'decision');
+      assert.equal(s.embedding_generated, true);
+      assert.equal(s.embedding_model, 'nomic-embed-text');
+      assert.equal(s.embedding_dimensions, 768);
+      assert.deepEqual(s.keywords, ['fastapi', 'async', 'api'], 'keywords trimmed, lowercased, without repeats');
+      assert.equal(s.content_length, content.length);
+      assert.equal(s.source, 'mcp_user_input');
+      assert.equal(s.project, 'Memory Tests');
+      assert.equal(s.duplicate, false);
+      assert.equal(s.embedding_note, null);
+      assert.ok(!Number.isNaN(Date.parse(s.timestamp)));
+      // decision 0.8 + length 0.2·(len/1000) + keywords 0.2·(3/10), clamped to 1.0, two decimals
+      assert.equal(s.importance_score, Math.round(Math.min(1, 0.8 + (content.length / 1000) * 0.2 + 0.06) * 100) / 100);
+
+      const call = fake.calls.at(-1)!;
+      assert.equal(fake.calls.length, before + 1, 'one embed call');
+      assert.equal(call.model, 'nomic-embed-text');
+      assert.deepEqual(call.input, [`search_document: ${content}`]);
+
+      assert.match(r.text, /✅ \*\*Memory Stored Successfully\*\*/);
+      assert.match(r.text, /🧠 \*\*Embedding\*\*: ✅ Generated \(768D, nomic-embed-text\)/);
+      assert.match(r.text, new RegExp(`🆔 \\*\\*Memory ID\\*\\*: \`${s.memory_id}\``));
+
+      const got = await api('GET', `/api/v1/memories/${s.memory_id.toUpperCase()}`);
+      assert.equal(got.status, 200);
+      assert.deepEqual(Object.keys(got.body.memory).sort(), [
+        'access_count', 'content', 'content_format', 'content_type', 'created_at', 'created_by', 'embedding_dimensions',
+        'embedding_model', 'importance_score', 'keywords', 'last_accessed_at', 'memory_id', 'project', 'task_id',
+      ]);
+      assert.equal(got.body.memory.content, content);
+      assert.equal(got.body.memory.content_format, 'text');
+      assert.equal(got.body.memory.embedding_dimensions, 768);
+      assert.equal(got.body.memory.access_count, 0);
+      assert.equal(got.body.memory.task_id, null);
+    });
+
+    test('content format is detected: JSON, code, Markdown, else by type', async () => {
+      const formats: Array<[string, string, string]> = [
+        ['{"retries": 3, "backoff": "exponential"}', 'context', 'json'],
+        ['function retry(n) { return n * 2 }', 'learning', 'code'],
+        ['## Retry policy\nUse **exponential** backoff.', 'documentation', 'markdown'],
+        ['x = compute_totals(rows)', 'code', 'code'],
+        ['plain words about retries', 'output', 'text'],
+      ];
+      for (const [content, type, format] of formats) {
+        const s = await store({ content, content_type: type, project: 'Formats' });
+        const got = await api('GET', `/api/v1/memories/${s.memory_id}`);
+        assert.equal(got.body.memory.content_format, format, content);
+      }
+    });
+
+    test('hybrid search: query prefix, both ranks reported, the text names the method', async () => {
+      await store({ content: 'Redis cluster chosen for the session cache; eviction policy allkeys-lru.', content_type: 'decision', project: 'Hybrid' });
+      await store({ content: 'The session cache misses spiked after the deploy.', content_type: 'error', project: 'Hybrid' });
+      await store({ content: 'Unrelated note about the CSS grid layout.', content_type: 'context', project: 'Hybrid' });
+
+      const r = await callTool('devstream_search_memory', { query: 'session cache eviction', project: 'Hybrid' });
+      assert.equal(r.isError, undefined, r.text);
+      assert.deepEqual(fake.calls.at(-1)!.input, ['search_query: session cache eviction']);
+      const s = r.structuredContent;
+      assert.equal(s.method, 'hybrid');
+      assert.equal(s.method_note, null);
+      assert.equal(s.query, 'session cache eviction');
+      assert.equal(s.total, s.results.length);
+      const top = s.results[0];
+      assert.match(top.content, /Redis cluster/);
+      assert.equal(top.vector_rank, 1);
+      assert.equal(top.keyword_rank, 1);
+      assert.ok(top.distance >= 0 && top.distance < 1);
+      assert.ok(Math.abs(top.rrf_score - 2 / 61) < 1e-9, 'rank 1 in both branches = 1/61 + 1/61');
+      for (let i = 1; i < s.results.length; i++) assert.ok(s.results[i - 1].rrf_score >= s.results[i].rrf_score, 'ordered by RRF');
+      assert.match(r.text, /🔍 \*\*DevStream Hybrid Search Results\*\*/);
+      assert.match(r.text, /Method: Hybrid \(Vector \+ Keyword\)/);
+      assert.match(r.text, /1\. 🎯 \*\*DECISION\*\* Memory/);
+      assert.match(r.text, /📊 Relevance: HIGH \(RRF Score: 0\.0328\)/);
+      assert.match(r.text, /🔬 Vector Rank: #1 \(distance: [\d.]+\) • Keyword Rank: #1/);
+    });
+
+    test('the vector branch finds what no keyword matches', async () => {
+      await store({ content: 'Parking rules for the car at the office garage.', content_type: 'context', project: 'Synonyms' });
+      const s = await search({ query: 'automobile', project: 'Synonyms' });
+      assert.equal(s.method, 'hybrid');
+      assert.equal(s.results.length, 1);
+      assert.match(s.results[0].content, /car at the office/);
+      assert.equal(s.results[0].keyword_rank, null, 'no keyword matches "automobile"');
+      assert.equal(s.results[0].vector_rank, 1);
+    });
+
+    test('filters apply before the limit: one decision among 25 code memories', async () => {
+      for (let i = 0; i < 25; i++) {
+        await store({ content: `Cache invalidation helper number ${i} for the cache layer.`, content_type: 'code', project: 'Filters' });
+      }
+      const decision = await store({ content: 'We decided the cache layer invalidates on write.', content_type: 'decision', project: 'Filters', keywords: ['policy'] });
+      const s = await search({ query: 'cache layer', project: 'Filters', content_type: 'decision', limit: 3 });
+      assert.deepEqual(s.results.map((h: any) => h.memory_id), [decision.memory_id]);
+      const byKeyword = await search({ query: 'cache', project: 'Filters', keywords: ['POLICY'], limit: 3 });
+      assert.deepEqual(byKeyword.results.map((h: any) => h.memory_id), [decision.memory_id]);
+      const all = await search({ query: 'cache layer', project: 'Filters', limit: 50 });
+      assert.equal(all.total, 26);
+
+      const future = await search({ query: 'cache layer', project: 'Filters', created_after: '2999-01-01T00:00:00Z' });
+      assert.equal(future.total, 0);
+      const past = await search({ query: 'cache layer', project: 'Filters', created_before: '2000-01-01T00:00:00Z' });
+      assert.equal(past.total, 0);
+      const now = await search({ query: 'cache layer', project: 'Filters', created_after: '2000-01-01T00:00:00Z', limit: 5 });
+      assert.equal(now.total, 5);
+    });
+
+    test('projects are isolated; names match exactly and case-insensitively; an unknown project finds nothing', async () => {
+      const a = await store({ content: 'Kafka topic retention is seven days.', content_type: 'learning', project: 'Alpha Stream' });
+      await store({ content: 'Kafka consumers lag behind at night.', content_type: 'error', project: 'Alpha Streaming' });
+      const s = await search({ query: 'kafka', project: 'ALPHA STREAM' });
+      assert.deepEqual(s.results.map((h: any) => h.memory_id), [a.memory_id]);
+      assert.equal(s.results[0].project, 'Alpha Stream');
+      const none = await search({ query: 'kafka', project: 'No Such Project' });
+      assert.equal(none.total, 0);
+      assert.deepEqual(none.results, []);
+      const everywhere = await search({ query: 'kafka' });
+      assert.ok(everywhere.total >= 2, 'without a project every project is searched');
+    });
+
+    test('storing into an unknown project creates it; without a project it goes to DEFAULT_PROJECT', async () => {
+      const s = await store({ content: 'A memory in a brand new project.', content_type: 'context', project: 'Brand New Memories' });
+      assert.equal(s.project, 'Brand New Memories');
+      const plans = await api('GET', '/api/v1/plans?limit=500');
+      assert.ok(plans.body.plans.some((p: any) => p.title === 'Brand New Memories'));
+      const d = await store({ content: 'A memory for the default project.', content_type: 'context' });
+      assert.equal(d.project, 'default');
+    });
+
+    test('a natural-language question finds memories that lack some of its words', async () => {
+      const m = await store({ content: 'Eviction policy for the session cache is allkeys-lru.', content_type: 'decision', project: 'Questions' });
+      // "what", "did", "we" are stop words; "decide" and "about" match nothing: all-words search finds nothing.
+      const s = await search({ query: 'what did we decide about the eviction policy?', project: 'Questions' });
+      assert.equal(s.results[0]?.memory_id, m.memory_id);
+      assert.ok(s.results[0].keyword_rank !== null, 'found by the any-word fallback');
+    });
+
+    test('repeated searches return each memory once and count every access', async () => {
+      const m = await store({ content: 'Grafana dashboards live in the ops repository.', content_type: 'documentation', project: 'Access' });
+      for (let i = 0; i < 3; i++) {
+        const s = await search({ query: 'grafana dashboards ops repository', project: 'Access' });
+        const ids = s.results.map((h: any) => h.memory_id);
+        assert.equal(new Set(ids).size, ids.length, 'no duplicate hits');
+        assert.deepEqual(ids, [m.memory_id]);
+      }
+      const got = await api('GET', `/api/v1/memories/${m.memory_id}`);
+      assert.equal(got.body.memory.access_count, 3);
+      assert.ok(got.body.memory.last_accessed_at);
+    });
+
+    test('identical content in the same project is stored once; another project gets its own copy', async () => {
+      const args = { content: 'Use pnpm workspaces for the monorepo.', content_type: 'decision', project: 'Dedup' };
+      const first = await store(args);
+      const second = await callTool('devstream_store_memory', { ...args, project: 'dedup', keywords: ['ignored'] });
+      assert.equal(second.structuredContent.memory_id, first.memory_id);
+      assert.equal(second.structuredContent.duplicate, true);
+      assert.deepEqual(second.structuredContent.keywords, [], 'the existing memory, unchanged');
+      assert.match(second.text, /♻️ \*\*Duplicate\*\*/);
+      const other = await store({ ...args, project: 'Dedup Elsewhere' });
+      assert.notEqual(other.memory_id, first.memory_id);
+      const s = await search({ query: 'pnpm workspaces monorepo', project: 'Dedup' });
+      assert.equal(s.total, 1);
+    });
+
+    test('delete erases a memory: 404 afterwards, gone from search, the same content can be stored again', async () => {
+      const m = await store({ content: 'The staging password is hunter2 (oops).', content_type: 'context', project: 'Deletes' });
+      const r = await callTool('devstream_delete_memory', { memory_id: m.memory_id });
+      assert.equal(r.isError, undefined, r.text);
+      assert.deepEqual(r.structuredContent, { success: true, memory_id: m.memory_id });
+      assert.match(r.text, /Memory Deleted/);
+      const got = await api('GET', `/api/v1/memories/${m.memory_id}`);
+      assert.equal(got.status, 404);
+      assert.equal(got.body.error.code, 'NOT_FOUND');
+      const again = await api('DELETE', `/api/v1/memories/${m.memory_id}`);
+      assert.equal(again.status, 404);
+      const s = await search({ query: 'staging password hunter2', project: 'Deletes' });
+      assert.equal(s.total, 0);
+      const row = await database.db.kysely
+        .selectFrom('semantic_memory')
+        .select(['content', 'content_hash', 'embedding', 'archived_at'])
+        .where('id', '=', m.memory_id)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.content, '', 'the secret is erased, not just hidden');
+      assert.equal(row.content_hash, '');
+      assert.equal(row.embedding, null);
+      assert.ok(row.archived_at);
+      const restored = await store({ content: 'The staging password is hunter2 (oops).', content_type: 'context', project: 'Deletes' });
+      assert.notEqual(restored.memory_id, m.memory_id);
+      assert.equal(restored.duplicate, false);
+    });
+
+    test('task notes become a decision memory of the task, searchable and embedded', async () => {
+      const created = await api('POST', '/api/v1/tasks', {
+        title: 'Pick a queue', description: 'd', task_type: 'research', priority: 5, phase_name: 'Infra', project: 'Notes Project',
+      });
+      const taskId = created.body.task.id;
+      const updated = await callTool('devstream_update_task', {
+        task_id: taskId, status: 'completed', notes: 'Chose NATS JetStream over RabbitMQ for fan-out.',
+      });
+      const memoryId = updated.structuredContent.memory_id;
+      assert.match(memoryId, /^[0-9a-f]{12}$/);
+      assert.match(updated.text, new RegExp(`🧠 \\*\\*Memory ID\\*\\*: \`${memoryId}\``));
+      const s = await search({ query: 'NATS JetStream', project: 'notes project', content_type: 'decision' });
+      assert.equal(s.results[0]?.memory_id, memoryId);
+      assert.equal(s.results[0].content, 'Task status update: completed. Notes: Chose NATS JetStream over RabbitMQ for fan-out.');
+      const embedded = await eventually(async () => {
+        const got = await api('GET', `/api/v1/memories/${memoryId}`);
+        return got.body.memory.embedding_dimensions === 768 ? got.body.memory : undefined;
+      });
+      assert.equal(embedded.task_id, taskId);
+      assert.equal(embedded.importance_score, 0.7);
+      assert.equal(embedded.project, 'Notes Project');
+    });
+
+    test('bad input is a VALIDATION_ERROR naming the field, over REST and MCP', async () => {
+      const cases: Array<[string, string, Record<string, unknown>, string]> = [
+        ['POST', '/api/v1/memories', { content: '   ', content_type: 'code' }, 'content'],
+        ['POST', '/api/v1/memories', { content: 'x', content_type: 'note' }, 'content_type'],
+        ['POST', '/api/v1/memories', { content: 'x', content_type: 'code', keywords: [1] }, 'keywords.0'],
+        ['POST', '/api/v1/memories', { content: 'x', content_type: 'code', keywords: 'a,b' }, 'keywords'],
+        ['POST', '/api/v1/memories', { content: 'nul\u0000byte', content_type: 'code' }, 'content'],
+        ['POST', '/api/v1/memories', { content: 'x', content_type: 'code', color: 'red' }, 'color'],
+        ['POST', '/api/v1/memories/search', { query: 'q', limit: 0 }, 'limit'],
+        ['POST', '/api/v1/memories/search', { query: 'q', limit: 51 }, 'limit'],
+        ['POST', '/api/v1/memories/search', { query: '' }, 'query'],
+        ['POST', '/api/v1/memories/search', { query: 'q', content_type: 'notes' }, 'content_type'],
+        ['POST', '/api/v1/memories/search', { query: 'q', created_after: 'yesterday' }, 'created_after'],
+        ['GET', '/api/v1/memories/not-an-id', undefined as never, 'memory_id'],
+      ];
+      for (const [method, path, body, field] of cases) {
+        const r = await api(method, path, body);
+        assert.equal(r.status, 400, `${path} ${JSON.stringify(body)} → ${JSON.stringify(r.body)}`);
+        assert.equal(r.body.error.code, 'VALIDATION_ERROR');
+        assert.ok(
+          r.body.error.details.issues.some((i: any) => i.field === field),
+          `${JSON.stringify(body)} names ${field}: ${JSON.stringify(r.body.error.details)}`,
+        );
+      }
+      const mcpBad = await callTool('devstream_search_memory', { query: 'q', limit: 99 });
+      assert.equal(mcpBad.isError, true);
+      assert.match(mcpBad.text, /^❌ Error searching memory: VALIDATION_ERROR: limit:/);
+    });
+
+    test('punctuation, quotes and operators in a query are words, never errors', async () => {
+      for (const query of ["it's a \\ test & more | !", '"unclosed', 'a:b:c', '-', '***', 'the of and', "o'reilly's (book)"]) {
+        const s = await search({ query });
+        assert.ok(Array.isArray(s.results), query);
+      }
+    });
+  });
+}
+
+/** Polls `check` until it returns a value (default: up to 20 s). */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
