@@ -1,4 +1,7 @@
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Embedder } from '../../src/embeddings/embedder.js';
+import { noEmbeddings } from '../../src/embeddings/provider.js';
+import { VectorIndexes } from '../../src/embeddings/vector-indexes.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
@@ -61,11 +64,18 @@ export async function runBreakdown(
       captured?.push(event);
     },
   });
+  const silent = { debug() {}, info() {}, warn() {}, error() {} };
   const ctx: Context = {
     db: kysely,
     caller: { name: null, scopes: new Set(['read', 'write', 'admin']) },
-    log: { debug() {}, info() {}, warn() {}, error() {} },
+    log: silent,
     defaultProject: 'default',
+    memory: {
+      embedder: new Embedder(noEmbeddings, silent),
+      indexes: new VectorIndexes(kysely, silent),
+      queued() {},
+      weights: { vector: 1, keyword: 1 },
+    },
     notice() {},
   };
   const described = new Map(describeTools([listTasksOp, createTaskOp, updateTaskOp, listPlansOp] as AnyOperation[]).map((t) => [t.name, t]));
