@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { ConfigError, isLoopbackHost, loadConfig, type Config } from './config.js';
 import { openDb, type Db } from './db/client.js';
 import { loadMigrations, migrate } from './db/migrate.js';
+import { reembed } from './commands/reembed.js';
 import { VERSION } from './version.js';
 
 const USAGE = `devstream-hub ${VERSION}
@@ -12,6 +13,8 @@ Usage: devstream-hub [command]
 Commands:
   serve     Apply migrations and serve MCP (/mcp) and REST (/api/v1) (default)
   migrate   Apply pending migrations and exit
+  reembed   Embed every memory that has no vector of OLLAMA_EMBEDDING_MODEL now
+            (--all: every memory). With embedded PGlite, stop the server first.
   help      Show this text
 
 Configuration comes from environment variables; see README.md.`;
@@ -79,7 +82,7 @@ export async function main(argv: string[]): Promise<number> {
     args: argv,
     allowPositionals: true,
     strict: false,
-    options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+    options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' }, all: { type: 'boolean' } },
   });
   const command = values.help ? 'help' : values.version ? 'version' : (positionals[0] ?? 'serve');
   if (command === 'help') {
@@ -90,7 +93,7 @@ export async function main(argv: string[]): Promise<number> {
     console.log(VERSION);
     return 0;
   }
-  if (command !== 'serve' && command !== 'migrate') {
+  if (command !== 'serve' && command !== 'migrate' && command !== 'reembed') {
     console.error(`Unknown command "${command}".\n\n${USAGE}`);
     return 2;
   }
@@ -105,7 +108,14 @@ export async function main(argv: string[]): Promise<number> {
     throw error;
   }
   if (command === 'migrate') await runMigrate(config);
-  else await serve(config);
+  else if (command === 'reembed') {
+    const { db } = await openMigrated(config);
+    try {
+      return await reembed(config, db, { all: values.all === true });
+    } finally {
+      await db.close();
+    }
+  } else await serve(config);
   return 0;
 }
 

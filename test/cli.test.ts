@@ -6,6 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { openDb } from '../src/db/client.js';
+import { migrate } from '../src/db/migrate.js';
+import { FakeOllama } from './helpers/fake-ollama.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -13,7 +16,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const key of ['DATABASE_URL', 'PORT', 'HOST', 'DATA_DIR', 'MCP_STATELESS', 'ALLOWED_HOSTS', 'ALLOWED_ORIGINS']) delete env[key];
-  return { ...env, LOG_LEVEL: 'warn', ...extra };
+  for (const key of Object.keys(env)) if (key.startsWith('OLLAMA_') || key.startsWith('EMBEDDING_')) delete env[key];
+  return { ...env, LOG_LEVEL: 'warn', EMBEDDING_PROVIDER: 'none', ...extra };
 }
 
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -129,5 +133,46 @@ describe('the devstream-hub command', () => {
     assert.equal(r.code, 2);
     assert.match(r.stderr, /Unknown command "frobnicate"/);
     assert.match(r.stderr, /Usage: devstream-hub/);
+  });
+
+  test('reembed embeds the memories that lack a vector of the model, then reports an embedder failure', async () => {
+    const dataDir = await tempDir();
+    const db = await openDb({ dataDir });
+    await migrate(db.kysely);
+    await db.kysely.insertInto('intervention_plans').values({ id: 'aaaaaaaaaaaa', title: 'P', expected_outcome: 'o' }).execute();
+    await db.kysely
+      .insertInto('semantic_memory')
+      .values({
+        id: 'bbbbbbbbbbbb', project_id: 'aaaaaaaaaaaa', task_id: null, content: 'stored while Ollama was down',
+        content_type: 'context', content_format: 'text', keywords: [], importance_score: 0.5, content_hash: 'h',
+        source: 'mcp_user_input', embedding: null, embedding_model: null, embedding_dims: null, created_by: null,
+      })
+      .execute();
+    await db.close();
+
+    const fake = await new FakeOllama().start();
+    try {
+      const env = { DATA_DIR: dataDir, EMBEDDING_PROVIDER: 'ollama', OLLAMA_HOST: fake.url };
+      const ok = await cli(['reembed'], env);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.match(ok.stdout, /Queued 1 memory for nomic-embed-text/);
+      assert.match(ok.stdout, /Embedded 1 with nomic-embed-text; 0 still queued/);
+      assert.deepEqual(fake.calls.map((c) => c.input), [['search_document: stored while Ollama was down']]);
+
+      await fake.stop();
+      const down = await cli(['reembed', '--all'], env);
+      assert.equal(down.code, 1);
+      assert.match(down.stdout, /Queued 1 memory for nomic-embed-text \(all\)/);
+      assert.match(down.stderr, /The embedder failed: Ollama is unreachable/);
+    } finally {
+      await fake.stop();
+    }
+    const reopened = await openDb({ dataDir });
+    try {
+      const row = await reopened.kysely.selectFrom('semantic_memory').select(['embedding_model', 'embedding_dims']).executeTakeFirstOrThrow();
+      assert.deepEqual(row, { embedding_model: 'nomic-embed-text', embedding_dims: 768 });
+    } finally {
+      await reopened.close();
+    }
   });
 });

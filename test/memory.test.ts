@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { backends, type TestDb } from './helpers/backends.js';
+import { eventually } from './helpers/eventually.js';
 import { FakeOllama } from './helpers/fake-ollama.js';
 import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
 
@@ -309,15 +310,4 @@ for (const backend of backends) {
       }
     });
   });
-}
-
-/** Polls `check` until it returns a value (default: up to 20 s). */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }

@@ -88,14 +88,15 @@ export async function makeJobsDue(db: Db): Promise<void> {
 
 /**
  * Queues every live memory that has no vector of `model` (new memories stored while the embedder
- * was down are queued already; this catches a model change). Returns how many were queued.
+ * was down are queued already; this catches a model change), or with `all`, every live memory.
+ * Returns how many were queued.
  */
-export async function enqueueStale(db: Db, model: string): Promise<number> {
+export async function enqueueStale(db: Db, model: string, options: { all?: boolean } = {}): Promise<number> {
   const result = await sql`
     insert into embedding_jobs (memory_id)
     select id from semantic_memory
-     where archived_at is null and embedding_model is distinct from ${model}
-    on conflict (memory_id) do nothing`.execute(db);
+     where archived_at is null and (${options.all === true} or embedding_model is distinct from ${model})
+    on conflict (memory_id) do update set run_after = now(), leased_until = null`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 

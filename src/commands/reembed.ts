@@ -1,0 +1,37 @@
+import type { Config } from '../config.js';
+import type { Db } from '../db/client.js';
+import { enqueueStale, queueDepth } from '../db/queries/embedding-jobs.js';
+import { Embedder } from '../embeddings/embedder.js';
+import { ollamaProvider } from '../embeddings/ollama.js';
+import { VectorIndexes } from '../embeddings/vector-indexes.js';
+import { EmbeddingWorker } from '../embeddings/worker.js';
+
+/**
+ * `devstream-hub reembed [--all]`: queues every memory without a vector of the configured model
+ * (every memory with --all) and embeds the queue now, in this process. Returns the exit code.
+ */
+export async function reembed(config: Config, db: Db, options: { all: boolean }): Promise<number> {
+  const { embedding } = config;
+  if (embedding.provider === 'none') {
+    console.error('EMBEDDING_PROVIDER=none: there is no embedder to re-embed with.');
+    return 2;
+  }
+  const quiet = { info() {}, warn() {}, error() {}, debug() {} };
+  const embedder = new Embedder(
+    ollamaProvider({ host: embedding.ollamaHost, model: embedding.model, timeoutMs: embedding.timeoutMs }),
+    quiet,
+  );
+  const worker = new EmbeddingWorker(db.kysely, embedder, new VectorIndexes(db.kysely, quiet), quiet, {
+    leaseMs: 2 * embedding.timeoutMs + 30_000,
+  });
+  const queued = await enqueueStale(db.kysely, embedding.model, { all: options.all });
+  console.log(`Queued ${queued} memor${queued === 1 ? 'y' : 'ies'} for ${embedding.model}${options.all ? ' (all)' : ''}.`);
+  const { embedded, failed } = await worker.drain();
+  const { pending } = await queueDepth(db.kysely);
+  console.log(`Embedded ${embedded} with ${embedding.model}; ${pending} still queued.`);
+  if (failed) {
+    console.error(`The embedder failed: ${failed}. The running service retries the queue by itself.`);
+    return 1;
+  }
+  return 0;
+}
