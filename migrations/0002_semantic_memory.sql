@@ -71,6 +71,45 @@ CREATE TRIGGER semantic_memory_updated_at BEFORE UPDATE ON semantic_memory
         OR OLD.archived_at IS DISTINCT FROM NEW.archived_at)
   EXECUTE FUNCTION devstream_memory_touched();
 
+-- Keyword ranking statistics (BM25 needs how many memories hold each word, per project, and their
+-- lengths). Kept by a trigger, so every way a memory is written, edited or deleted counts. Lexemes
+-- are upserted in sorted order: concurrent writers lock rows in one order and cannot deadlock.
+CREATE TABLE memory_lexeme_df (
+  project_key varchar(32) NOT NULL,   -- project_id, '' for memories without a project
+  lexeme      text NOT NULL,
+  df          integer NOT NULL,
+  PRIMARY KEY (project_key, lexeme)
+);
+CREATE INDEX idx_memory_lexeme_df_lexeme ON memory_lexeme_df (lexeme);
+CREATE TABLE memory_project_stats (
+  project_key varchar(32) PRIMARY KEY,
+  n_docs      integer NOT NULL,
+  sum_len     bigint NOT NULL
+);
+
+CREATE FUNCTION devstream_memory_stats_apply(project varchar, doc tsvector, sign integer) RETURNS void
+  LANGUAGE sql AS $$
+  INSERT INTO memory_lexeme_df AS d (project_key, lexeme, df)
+    SELECT coalesce(project, ''), l, sign FROM unnest(tsvector_to_array(doc)) AS l ORDER BY l
+  ON CONFLICT (project_key, lexeme) DO UPDATE SET df = d.df + excluded.df;
+  INSERT INTO memory_project_stats AS s (project_key, n_docs, sum_len) VALUES (coalesce(project, ''), sign, sign * length(doc))
+  ON CONFLICT (project_key) DO UPDATE SET n_docs = s.n_docs + excluded.n_docs, sum_len = s.sum_len + excluded.sum_len;
+$$;
+
+CREATE FUNCTION devstream_memory_stats() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP IN ('DELETE', 'UPDATE') AND OLD.archived_at IS NULL THEN
+    PERFORM devstream_memory_stats_apply(OLD.project_id, OLD.fts, -1);
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.archived_at IS NULL THEN
+    PERFORM devstream_memory_stats_apply(NEW.project_id, NEW.fts, 1);
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER semantic_memory_stats
+  AFTER INSERT OR DELETE OR UPDATE OF content, keywords, project_id, archived_at ON semantic_memory
+  FOR EACH ROW EXECUTE FUNCTION devstream_memory_stats();
+
 -- The embedding queue: a memory waiting for a vector of the current model. Workers in any number of
 -- service instances claim rows with FOR UPDATE SKIP LOCKED and hold a lease, never a lock, while
 -- the model answers.

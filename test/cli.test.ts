@@ -139,7 +139,7 @@ describe('the devstream-hub command', () => {
     const dataDir = await tempDir();
     const db = await openDb({ dataDir });
     await migrate(db.kysely);
-    await db.kysely.insertInto('intervention_plans').values({ id: 'aaaaaaaaaaaa', title: 'P', expected_outcome: 'o' }).execute();
+    await db.kysely.insertInto('intervention_plans').values({ id: 'aaaaaaaaaaaa', title: 'P', expected_outcome: 'o', status: 'active', priority: 5 }).execute();
     await db.kysely
       .insertInto('semantic_memory')
       .values({

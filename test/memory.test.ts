@@ -246,6 +246,12 @@ for (const backend of backends) {
       assert.equal(row.content_hash, '');
       assert.equal(row.embedding, null);
       assert.ok(row.archived_at);
+      const lexemes = await database.db.kysely
+        .selectFrom('memory_lexeme_df')
+        .select(['lexeme', 'df'])
+        .where('lexeme', 'in', ['hunter2', 'stage'])
+        .execute();
+      assert.deepEqual(lexemes.map((l) => l.df), [0, 0], 'the ranking statistics forget deleted words');
       const restored = await store({ content: 'The staging password is hunter2 (oops).', content_type: 'context', project: 'Deletes' });
       assert.notEqual(restored.memory_id, m.memory_id);
       assert.equal(restored.duplicate, false);

@@ -132,6 +132,19 @@ export interface EmbeddingJobsTable {
   created_at: Timestamp;
 }
 
+/** How many live memories of a project hold each lexeme (kept by a trigger; BM25's document frequency). */
+export interface MemoryLexemeDfTable {
+  project_key: string;
+  lexeme: string;
+  df: number;
+}
+
+export interface MemoryProjectStatsTable {
+  project_key: string;
+  n_docs: number;
+  sum_len: number;
+}
+
 export interface SchemaVersionTable {
   version: number;
   name: string;
@@ -146,5 +159,7 @@ export interface Database {
   task_status_history: TaskStatusHistoryTable;
   semantic_memory: SemanticMemoryTable;
   embedding_jobs: EmbeddingJobsTable;
+  memory_lexeme_df: MemoryLexemeDfTable;
+  memory_project_stats: MemoryProjectStatsTable;
   schema_version: SchemaVersionTable;
 }

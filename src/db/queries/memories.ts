@@ -176,11 +176,72 @@ function filterSql(f: SearchFilters): RawBuilder<unknown> {
   return sql.join(parts, sql` and `);
 }
 
+/** BM25+ parameters (tuned on LoCoMo; the optimum is flat: ±0.005 R@10 over k1 0.6–2.2, b 0.3–0.9). */
+const BM25 = { k1: 1.2, b: 0.3, delta: 0.5 };
+/** Lexemes in more than this share of the memories only add to scores; they do not fetch candidates. */
+const SELECTIVE_DF = 0.05;
+/** A keyword (weight A) occurrence counts as this many content occurrences. */
+const KEYWORD_TF = 3;
+
+/** The keyword branch: BM25+ over the tsvector, document frequencies from memory_lexeme_df. */
+function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): RawBuilder<unknown> {
+  const projectKey = (column: RawBuilder<unknown>) =>
+    p.filters.project === undefined
+      ? sql`true`
+      : sql`${column} = coalesce((select id from intervention_plans where lower(title) = lower(${p.filters.project})), '-')`;
+  // Each lexeme quoted for tsquery input, backslashes and quotes escaped: any text is safe.
+  const orQuery = (filter: RawBuilder<unknown>) =>
+    sql`('''' || string_agg(replace(replace(lex, '\\', '\\\\'), '''', ''''''), ''' | ''') filter (where ${filter}) || '''')::tsquery`;
+  return sql`
+    kw_stats as (
+      select coalesce(sum(n_docs), 0)::float8 as n, coalesce(sum(sum_len)::float8 / nullif(sum(n_docs), 0), 15) as avgdl
+        from memory_project_stats where ${projectKey(sql`project_key`)}
+    ), kw_lexemes as (
+      select l.lex, ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) as idf, d.df <= ${sql.lit(SELECTIVE_DF)} * st.n as selective
+        from unnest(tsvector_to_array(to_tsvector('english', ${p.query}))) as l(lex)
+       cross join kw_stats st
+       cross join lateral (
+         select coalesce(sum(x.df), 0)::float8 as df from memory_lexeme_df x
+          where x.lexeme = l.lex and ${projectKey(sql`x.project_key`)}
+       ) d
+    ), kw_query as (
+      select ${orQuery(sql`selective or not exists (select 1 from kw_lexemes where selective)`)} as selective,
+             ${orQuery(sql`true`)} as any_word
+        from kw_lexemes
+    ), kw_candidates as (
+      select m.id, m.fts from semantic_memory m
+       where m.fts @@ (select selective from kw_query) and ${where}
+    ), kw_more as (
+      -- Evaluated once, and only when the rare words found fewer than k memories.
+      select m.id, m.fts from semantic_memory m
+       where (select count(*) from kw_candidates) < ${p.k}
+         and m.fts @@ (select any_word from kw_query) and not m.fts @@ (select selective from kw_query) and ${where}
+    ), kw_terms as (
+      select c.id, length(c.fts)::float8 as dl, q.idf,
+             (coalesce(array_length(u.positions, 1), 1)
+               + ${sql.lit(KEYWORD_TF - 1)} * (select count(*) from unnest(u.weights) w where w = 'A'))::float8 as tf
+        from (select * from kw_candidates union all select * from kw_more) c
+       cross join lateral unnest(c.fts) u
+        join kw_lexemes q on q.lex = u.lexeme
+    ), kw_scored as (
+      -- BM25+, times the number of query words matched: memories with more of the words come first.
+      select t.id,
+             count(*) * sum(t.idf * (${sql.lit(BM25.delta)} + t.tf * ${sql.lit(BM25.k1 + 1)}
+                                     / (t.tf + ${sql.lit(BM25.k1)} * (${sql.lit(1 - BM25.b)} + ${sql.lit(BM25.b)} * t.dl / st.avgdl)))) as score
+        from kw_terms t cross join kw_stats st
+       group by t.id
+       order by score desc, t.id
+       limit ${p.k}
+    ), kw_ranked as (
+      select id, row_number() over (order by score desc, id) as r from kw_scored
+    )`;
+}
+
 /**
  * Hybrid search in one statement (design.md §5): a vector branch (cosine distance over the HNSW
- * index of the query's dimension, rows of the query's model only) and a keyword branch (all words;
- * when fewer than k rows match, the remaining places go to rows matching any word), each filtered
- * before its LIMIT, fused by reciprocal rank (k = 60). The hits' access counts are bumped in the
+ * index of the query's dimension, rows of the query's model only) and a keyword branch (BM25+ over
+ * Postgres full text: any word of the query matches, memories with more of its words rank first),
+ * each filtered before its LIMIT, fused by reciprocal rank (k = 60). The hits' access counts are bumped in the
  * same statement. Run inside a transaction that has set hnsw.ef_search (see searchMemories).
  */
 function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
@@ -202,32 +263,11 @@ function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
       })()
     : sql`vec_ranked as (select null::varchar as id, null::float8 as distance, null::bigint as r where false)`;
   return sql<SearchHit>`
-    with ${vec},
-    q as (
-      select websearch_to_tsquery('english', ${p.query}) as strict,
-             -- Any word: the all-words query with its ANDs turned to ORs (its text form quotes every lexeme).
-             replace(plainto_tsquery('english', ${p.query})::text, ' & ', ' | ')::tsquery as loose
-    ), kw_strict as (
-      select m.id, ts_rank_cd(m.fts, q.strict) as score
-        from semantic_memory m, q
-       where m.fts @@ q.strict and ${where}
-       order by score desc, m.id
-       limit ${p.k}
-    ), kw_loose as (
-      select m.id, ts_rank_cd(m.fts, q.loose) as score
-        from semantic_memory m, q
-       where (select count(*) from kw_strict) < ${p.k}
-         and m.fts @@ q.loose and m.id not in (select id from kw_strict) and ${where}
-       order by score desc, m.id
-       limit ${p.k}
-    ), kw_ranked as (
-      select id, row_number() over (order by tier, score desc, id) as r
-        from (select id, 0 as tier, score from kw_strict union all select id, 1, score from kw_loose) both_tiers
-    ), fused as (
+    with ${vec}, ${keywordBranchSql(p, where)}, fused as (
       select id,
              coalesce(${p.weights.vector}::float8 / (60 + v.r), 0) + coalesce(${p.weights.keyword}::float8 / (60 + k.r), 0) as rrf_score,
              v.r as vector_rank, k.r as keyword_rank, v.distance
-        from vec_ranked v full outer join (select * from kw_ranked where r <= ${p.k}) k using (id)
+        from vec_ranked v full outer join kw_ranked k using (id)
        order by rrf_score desc, id
        limit ${p.limit}
     ), touched as (
