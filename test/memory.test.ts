@@ -139,6 +139,8 @@ for (const backend of backends) {
 
     test('the vector branch finds what no keyword matches', async () => {
       await store({ content: 'Parking rules for the car at the office garage.', content_type: 'context', project: 'Synonyms' });
+      const raw = await api('POST', '/api/v1/memories/search', { query: 'automobile', project: 'Synonyms' });
+      assert.match(raw.headers.get('server-timing') ?? '', /^embed;dur=[\d.]+, op;dur=[\d.]+$/, 'Server-Timing tells the embedder apart');
       const s = await search({ query: 'automobile', project: 'Synonyms' });
       assert.equal(s.method, 'hybrid');
       assert.equal(s.results.length, 1);

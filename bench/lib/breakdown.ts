@@ -77,6 +77,7 @@ export async function runBreakdown(
       weights: { vector: 1, keyword: 1 },
     },
     notice() {},
+    timing() {},
   };
   const described = new Map(describeTools([listTasksOp, createTaskOp, updateTaskOp, listPlansOp] as AnyOperation[]).map((t) => [t.name, t]));
   const ajv = new AjvJsonSchemaValidator();

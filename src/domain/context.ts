@@ -42,6 +42,8 @@ export interface Services {
 export interface Context extends Services {
   caller: Caller;
   log: Logger;
+  /** Records how long a part of the work took (REST: the `Server-Timing` header), e.g. `embed`. */
+  timing(name: string, ms: number): void;
   /** A message for the caller's client (MCP logging notification; REST: the service log). */
   notice(level: NoticeLevel, message: string, data?: Record<string, unknown>): void;
 }

@@ -1,5 +1,5 @@
 import type {} from '@fastify/swagger';
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { z } from 'zod';
 import type { Caller, Context, Logger, Services } from '../domain/context.js';
 import { AppError, ERROR_CODES } from '../errors.js';
@@ -88,8 +88,9 @@ function routeSchema(op: AnyOperation, route: HttpRoute | 'tool', status: number
  * `invoke`, the path MCP calls take too.
  */
 export function registerOperationRoutes(app: FastifyInstance, options: OperationRoutesOptions): void {
-  const context = (request: FastifyRequest): Context => ({
+  const context = (request: FastifyRequest, timings: string[]): Context => ({
     ...options.services,
+    timing: (name, ms) => timings.push(`${name};dur=${ms.toFixed(2)}`),
     caller: options.callerOf(request),
     log: request.log as Logger,
     notice: (level, message, data) => {
@@ -97,6 +98,15 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
       log.call(request.log, { notice: level, ...data }, message);
     },
   });
+
+  /** Runs the operation; `Server-Timing` tells the whole operation's time and its parts (`embed`). */
+  const run = async (op: AnyOperation, request: FastifyRequest, reply: FastifyReply, raw: unknown, status: number) => {
+    const timings: string[] = [];
+    const started = performance.now();
+    const { output } = await invoke(op, context(request, timings), raw);
+    timings.push(`op;dur=${(performance.now() - started).toFixed(2)}`);
+    return reply.code(status).header('server-timing', timings.join(', ')).send(output);
+  };
 
   for (const op of options.operations) {
     for (const route of op.routes) {
@@ -113,8 +123,7 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
           for (const [param, value] of Object.entries(request.params as Record<string, string>)) {
             raw[route.params?.[param] ?? param] = value;
           }
-          const { output } = await invoke(op, context(request), raw);
-          return reply.code(status).send(output);
+          return run(op, request, reply, raw, status);
         },
       };
       app.route(options_);
@@ -127,8 +136,7 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
       url: `/api/v1/tools/${op.name}`,
       schema: routeSchema(op, 'tool', 200),
       handler: async (request, reply) => {
-        const { output } = await invoke(op, context(request), asObject(request.body));
-        return reply.code(200).send(output);
+        return run(op, request, reply, asObject(request.body), 200);
       },
     });
   }

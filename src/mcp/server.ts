@@ -86,6 +86,7 @@ export function createMcpServer(deps: McpDeps, caller: Caller): Server {
       ...deps.services,
       caller,
       log: deps.log,
+      timing: () => {},
       notice(level, message, data) {
         if (LEVELS.indexOf(level) < LEVELS.indexOf(minLevel)) return;
         void extra

@@ -30,7 +30,9 @@ export interface SearchMemoryResult {
  */
 export async function searchMemory(ctx: Context, input: SearchMemoryInput): Promise<SearchMemoryResult> {
   const { embedder, weights } = ctx.memory;
+  const embedStarted = performance.now();
   const attempt = await embedder.tryEmbed([input.query], 'query');
+  ctx.timing('embed', performance.now() - embedStarted);
   const filters: SearchFilters = {
     project: input.project,
     content_type: input.content_type,

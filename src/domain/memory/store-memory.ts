@@ -48,7 +48,9 @@ export async function storeMemory(ctx: Context, input: StoreMemoryInput): Promis
   if (existing) return result(existing, true, null);
 
   const { embedder, indexes } = ctx.memory;
+  const embedStarted = performance.now();
   const attempt = await embedder.tryEmbed([input.content], 'document');
+  ctx.timing('embed', performance.now() - embedStarted);
   if (attempt.ok) await indexes.ensure(attempt.dims);
   const memory: NewMemory = {
     id: newId(),
