@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { Caller, Services } from './domain/context.js';
+import { AccessTracker } from './domain/memory/access-tracker.js';
 import { Embedder } from './embeddings/embedder.js';
 import { ollamaProvider } from './embeddings/ollama.js';
 import { noEmbeddings } from './embeddings/provider.js';
@@ -68,12 +69,16 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const indexes = new VectorIndexes(db, app.log);
   // A claimed job's lease outlives the longest embedder call.
   const worker = new EmbeddingWorker(db, embedder, indexes, app.log, { leaseMs: 2 * embedding.timeoutMs + 30_000 });
+  const accesses = new AccessTracker(db, app.log);
   app.addHook('onReady', () => worker.start());
-  app.addHook('onClose', () => worker.stop());
+  app.addHook('onClose', async () => {
+    await worker.stop();
+    await accesses.flush();
+  });
   const services: Services = {
     db,
     defaultProject: config.defaultProject,
-    memory: { embedder, indexes, queued: () => worker.kick(), weights: config.searchWeights },
+    memory: { embedder, indexes, accesses, queued: () => worker.kick(), weights: config.searchWeights },
   };
 
   const callerOf = (): Caller => ANONYMOUS;

@@ -207,9 +207,29 @@ for (const backend of backends) {
         assert.equal(new Set(ids).size, ids.length, 'no duplicate hits');
         assert.deepEqual(ids, [m.memory_id]);
       }
-      const got = await api('GET', `/api/v1/memories/${m.memory_id}`);
-      assert.equal(got.body.memory.access_count, 3);
-      assert.ok(got.body.memory.last_accessed_at);
+      // Counted in batches (within a second), so a search is never a write that waits.
+      const got = await eventually(async () => {
+        const r = await api('GET', `/api/v1/memories/${m.memory_id}`);
+        return r.body.memory.access_count >= 3 ? r.body.memory : undefined;
+      });
+      assert.equal(got.access_count, 3);
+      assert.ok(got.last_accessed_at);
+    });
+
+    test('concurrent searches over the same memories all succeed, and every hit is counted', async () => {
+      const stored = [];
+      for (let i = 0; i < 5; i++) {
+        stored.push(await store({ content: `Concurrent lookup target ${i} about the billing service.`, content_type: 'context', project: 'Concurrent' }));
+      }
+      const answers = await Promise.all(
+        Array.from({ length: 24 }, () => api('POST', '/api/v1/memories/search', { query: 'billing service lookup target', project: 'Concurrent' })),
+      );
+      for (const a of answers) assert.equal(a.status, 200, JSON.stringify(a.body));
+      for (const a of answers) assert.equal(a.body.total, 5);
+      await eventually(async () => {
+        const counts = await Promise.all(stored.map(async (m) => (await api('GET', `/api/v1/memories/${m.memory_id}`)).body.memory.access_count));
+        return counts.every((c) => c === 24) ? counts : undefined;
+      });
     });
 
     test('identical content in the same project is stored once; another project gets its own copy', async () => {

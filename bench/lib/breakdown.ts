@@ -1,4 +1,5 @@
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AccessTracker } from '../../src/domain/memory/access-tracker.js';
 import { Embedder } from '../../src/embeddings/embedder.js';
 import { noEmbeddings } from '../../src/embeddings/provider.js';
 import { VectorIndexes } from '../../src/embeddings/vector-indexes.js';
@@ -73,6 +74,7 @@ export async function runBreakdown(
     memory: {
       embedder: new Embedder(noEmbeddings, silent),
       indexes: new VectorIndexes(kysely, silent),
+      accesses: new AccessTracker(kysely, silent),
       queued() {},
       weights: { vector: 1, keyword: 1 },
     },

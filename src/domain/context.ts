@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { VectorIndexes } from '../embeddings/vector-indexes.js';
+import type { AccessTracker } from './memory/access-tracker.js';
 
 /** Who is calling. `name` is the API key's name once keys exist; null for an anonymous caller. */
 export interface Caller {
@@ -22,6 +23,8 @@ export type NoticeLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error';
 export interface MemoryServices {
   embedder: Embedder;
   indexes: VectorIndexes;
+  /** Search hits, counted into access_count / last_accessed_at in batches. */
+  accesses: AccessTracker;
   /** A memory was queued for embedding: wake the worker. */
   queued(): void;
   /** RRF weights of the vector and keyword branches. */

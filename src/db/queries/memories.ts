@@ -241,8 +241,7 @@ function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): RawBuild
  * Hybrid search in one statement (design.md §5): a vector branch (cosine distance over the HNSW
  * index of the query's dimension, rows of the query's model only) and a keyword branch (BM25+ over
  * Postgres full text: any word of the query matches, memories with more of its words rank first),
- * each filtered before its LIMIT, fused by reciprocal rank (k = 60). The hits' access counts are bumped in the
- * same statement. Run inside a transaction that has set hnsw.ef_search (see searchMemories).
+ * each filtered before its LIMIT, fused by reciprocal rank (k = 60). Run inside a transaction that has set hnsw.ef_search (see searchMemories).
  */
 function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
   const where = filterSql(p.filters);
@@ -270,19 +269,12 @@ function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
         from vec_ranked v full outer join kw_ranked k using (id)
        order by rrf_score desc, id
        limit ${p.limit}
-    ), touched as (
-      update semantic_memory m
-         set access_count = m.access_count + 1, last_accessed_at = now()
-        from fused
-       where m.id = fused.id
-      returning m.id, m.access_count, m.last_accessed_at
     )
     select m.id, p.title as project, m.task_id, m.content, m.content_type, m.content_format, m.keywords,
-           m.importance_score, m.source, m.embedding_model, m.embedding_dims, t.access_count, t.last_accessed_at,
+           m.importance_score, m.source, m.embedding_model, m.embedding_dims, m.access_count, m.last_accessed_at,
            m.created_by, m.created_at, f.rrf_score, f.vector_rank, f.keyword_rank, f.distance
       from fused f
       join semantic_memory m on m.id = f.id
-      join touched t on t.id = f.id
       left join intervention_plans p on p.id = m.project_id
      order by f.rrf_score desc, f.id`;
 }

@@ -26,7 +26,7 @@ export interface SearchMemoryResult {
 /**
  * Hybrid search (vector + keyword, fused by RRF) over live memories, or keyword-only when the query
  * cannot be embedded. Filters apply inside both branches before their limits; an unknown project
- * matches nothing. Every hit's access count goes up by one.
+ * matches nothing. Every hit's access count goes up by one (written within a second, in a batch).
  */
 export async function searchMemory(ctx: Context, input: SearchMemoryInput): Promise<SearchMemoryResult> {
   const { embedder, weights } = ctx.memory;
@@ -48,6 +48,7 @@ export async function searchMemory(ctx: Context, input: SearchMemoryInput): Prom
     vector: attempt.ok ? { values: attempt.vectors[0]!, model: attempt.model, dims: attempt.dims } : undefined,
     weights,
   });
+  ctx.memory.accesses.record(hits.map((h) => h.id));
   return {
     query: input.query,
     method: attempt.ok ? 'hybrid' : 'keyword',

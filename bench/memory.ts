@@ -1,0 +1,505 @@
+/**
+ * Memory benchmark: `npm run bench:memory` (not part of `npm test`).
+ *
+ * Quality — LoCoMo (../shared/bench/locomo): every conversation is loaded as its own project through
+ * the real service (REST), every question is searched in its own project (limit 10), and Recall@5,
+ * Recall@10 (share of a question's evidence turns found in the top k) and MRR (first evidence turn
+ * within the top 10) are reported overall and per category, keyword-only (EMBEDDING_PROVIDER=none)
+ * and, when an Ollama answers at OLLAMA_HOST, hybrid.
+ *
+ * Speed — 100,000 memories with 768-D vectors from the fake embedder (an HTTP server in this
+ * process; the service's real `ollama` client calls it), on Postgres: bulk store throughput, then
+ * p50/p95 of store and of search (hybrid and keyword-only, with and without filters), measured by
+ * the client and by the service itself without the embedder call (its Server-Timing header).
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:54329/postgres npm run bench:memory
+ *   npm run bench:memory -- --quality            LoCoMo only (PGlite when DATABASE_URL is unset)
+ *   npm run bench:memory -- --speed --memories 20000
+ */
+import { readFile, mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { FakeOllama } from '../test/helpers/fake-ollama.js';
+import { startService, type ServiceProcess } from './lib/child.js';
+import { scratchPglite, scratchPostgres, type Scratch } from './lib/scratch.js';
+import { rounded, summarize, type Summary } from './lib/stats.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
+const LOCOMO_DIR = fileURLToPath(new URL('../../shared/bench/locomo/', import.meta.url));
+
+const QUALITY_TARGET = { recall10: 0.65, mrr: 0.5 };
+const SPEED_TARGET_MS = { search: 20, store: 10 };
+const CONTENT_TYPES = ['code', 'documentation', 'context', 'output', 'error', 'decision', 'learning'] as const;
+
+const USAGE = `Usage: npm run bench:memory [-- options]
+
+  --quality           LoCoMo retrieval quality only
+  --speed             speed at scale only (needs DATABASE_URL)
+  --memories N        memories for the speed run (default 100000)
+  --concurrency N     parallel stores while loading (default 8)
+  --searches N        measured searches per case (default 300)
+  --stores N          measured single stores at full size (default 300)
+  -h, --help          this text
+
+DATABASE_URL: a Postgres server (with pgvector) on which the benchmark may create and drop a scratch
+database. OLLAMA_HOST (optional): a real Ollama with OLLAMA_EMBEDDING_MODEL pulled, for the hybrid
+quality run.`;
+
+interface Turn {
+  id: string;
+  conv: string;
+  content: string;
+}
+interface Question {
+  qid: string;
+  conv: string;
+  question: string;
+  category: number;
+  evidence: string[];
+}
+
+async function readJsonl<T>(file: string): Promise<T[]> {
+  const text = await readFile(file, 'utf8');
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as T);
+}
+
+async function post(url: string, path: string, body: unknown): Promise<{ status: number; body: any; serverMs: number | null; embedMs: number }> {
+  const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = await response.json();
+  const timing = response.headers.get('server-timing') ?? '';
+  const part = (name: string) => Number(new RegExp(`${name};dur=([\\d.]+)`).exec(timing)?.[1] ?? Number.NaN);
+  const op = part('op');
+  const embed = part('embed');
+  return { status: response.status, body: json, serverMs: Number.isNaN(op) ? null : op, embedMs: Number.isNaN(embed) ? 0 : embed };
+}
+
+/** Runs `work(i)` for i in [0, n) with `concurrency` workers. */
+async function pool(n: number, concurrency: number, work: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, n) }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= n) return;
+        await work(i);
+      }
+    }),
+  );
+}
+
+// ------------------------------------------------------------------------------------------------
+// Quality
+
+interface QualityScores {
+  questions: number;
+  recall5: number;
+  recall10: number;
+  mrr: number;
+  by_category: Record<string, { questions: number; recall5: number; recall10: number; mrr: number }>;
+}
+
+async function loadLocomo(url: string, turns: Turn[], concurrency: number): Promise<Map<string, string>> {
+  const memoryOf = new Map<string, string>();
+  await pool(turns.length, concurrency, async (i) => {
+    const turn = turns[i]!;
+    const r = await post(url, '/api/v1/memories', { content: turn.content, content_type: 'context', project: `locomo ${turn.conv}` });
+    if (r.status !== 201) throw new Error(`store failed: ${r.status} ${JSON.stringify(r.body)}`);
+    memoryOf.set(turn.id, r.body.memory_id);
+  });
+  return memoryOf;
+}
+
+async function scoreQuestions(url: string, questions: Question[], memoryOf: Map<string, string>): Promise<{ scores: QualityScores; method: string }> {
+  const per: Array<{ category: number; r5: number; r10: number; rr: number }> = [];
+  const methods = new Set<string>();
+  await pool(questions.length, 4, async (i) => {
+    const q = questions[i]!;
+    const r = await post(url, '/api/v1/memories/search', { query: q.question.slice(0, 2000), project: `locomo ${q.conv}`, limit: 10 });
+    if (r.status !== 200) throw new Error(`search failed: ${r.status} ${JSON.stringify(r.body)}`);
+    methods.add(r.body.method);
+    const ranked: string[] = r.body.results.map((h: { memory_id: string }) => h.memory_id);
+    const wanted = q.evidence.map((e) => memoryOf.get(e)).filter((m): m is string => m !== undefined);
+    const found = (k: number) => (wanted.length === 0 ? 0 : wanted.filter((m) => ranked.slice(0, k).includes(m)).length / wanted.length);
+    const first = ranked.findIndex((m) => wanted.includes(m));
+    per[i] = { category: q.category, r5: found(5), r10: found(10), rr: first >= 0 ? 1 / (first + 1) : 0 };
+  });
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / (xs.length || 1);
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  const group = (rows: typeof per) => ({
+    questions: rows.length,
+    recall5: round(mean(rows.map((r) => r.r5))),
+    recall10: round(mean(rows.map((r) => r.r10))),
+    mrr: round(mean(rows.map((r) => r.rr))),
+  });
+  const by_category: QualityScores['by_category'] = {};
+  for (const c of [1, 2, 3, 4]) by_category[String(c)] = group(per.filter((r) => r.category === c));
+  return { scores: { ...group(per), by_category }, method: [...methods].join('+') };
+}
+
+async function ollamaAnswers(host: string | undefined): Promise<boolean> {
+  if (!host) return false;
+  try {
+    const base = /^[a-z]+:\/\//i.test(host) ? host : `http://${host}`;
+    return (await fetch(`${base.replace(/\/+$/, '')}/api/version`, { signal: AbortSignal.timeout(2_000) })).ok;
+  } catch {
+    return false;
+  }
+}
+
+async function waitForEmbeddings(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ready = (await (await fetch(`${url}/readyz`)).json()) as { embeddings?: { queue?: { pending: number } } };
+    if (ready.embeddings?.queue?.pending === 0) return;
+    if (Date.now() > deadline) throw new Error(`embedding queue not drained: ${JSON.stringify(ready.embeddings)}`);
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+}
+
+async function runQuality(scratch: Scratch, concurrency: number): Promise<Record<string, unknown>> {
+  const turns = await readJsonl<Turn>(`${LOCOMO_DIR}corpus.jsonl`);
+  const questions = await readJsonl<Question>(`${LOCOMO_DIR}queries.jsonl`);
+  console.log(`LoCoMo: ${turns.length} turns in ${new Set(turns.map((t) => t.conv)).size} conversations, ${questions.length} questions`);
+  const keywordService = await startService({ cwd: ROOT, env: { ...scratch.env, EMBEDDING_PROVIDER: 'none', LOG_LEVEL: 'warn' } });
+  const runs: Record<string, unknown> = {};
+  let memoryOf: Map<string, string>;
+  try {
+    const t0 = performance.now();
+    memoryOf = await loadLocomo(keywordService.url, turns, concurrency);
+    console.log(`loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const keyword = await scoreQuestions(keywordService.url, questions, memoryOf);
+    runs.keyword = { method: keyword.method, ...keyword.scores };
+    printQuality('keyword-only (EMBEDDING_PROVIDER=none)', keyword.scores);
+  } finally {
+    await keywordService.stop();
+  }
+  if (await ollamaAnswers(process.env.OLLAMA_HOST)) {
+    const hybridService = await startService({ cwd: ROOT, env: { ...scratch.env, EMBEDDING_PROVIDER: 'ollama', LOG_LEVEL: 'warn' } });
+    try {
+      await waitForEmbeddings(hybridService.url, 60 * 60_000);
+      const hybrid = await scoreQuestions(hybridService.url, questions, memoryOf);
+      runs.hybrid = { method: hybrid.method, model: process.env.OLLAMA_EMBEDDING_MODEL ?? 'nomic-embed-text', ...hybrid.scores };
+      printQuality(`hybrid (${process.env.OLLAMA_EMBEDDING_MODEL ?? 'nomic-embed-text'})`, hybrid.scores);
+    } finally {
+      await hybridService.stop();
+    }
+  } else {
+    console.log('hybrid: skipped (no Ollama answers at OLLAMA_HOST)');
+    runs.hybrid = null;
+  }
+  const keyword = runs.keyword as QualityScores;
+  return {
+    dataset: 'LoCoMo (../shared/bench/locomo): 5,882 turns, 10 conversations, 1,536 questions',
+    metric: 'Recall@k = share of a question\'s evidence turns in the top k, averaged; MRR = 1/rank of the first evidence turn in the top 10 (0 if none)',
+    engine: scratch.kind,
+    references: {
+      'DevStream FTS5': { recall10: 0.53, mrr: 0.382 },
+      'Postgres OR-lexemes + ts_rank': { recall10: 0.596, mrr: 0.465 },
+      'MiniSearch BM25+ (Porter, stopwords)': { recall10: 0.63, mrr: 0.492 },
+    },
+    target: QUALITY_TARGET,
+    pass: keyword.recall10 >= QUALITY_TARGET.recall10 && keyword.mrr >= QUALITY_TARGET.mrr,
+    runs,
+  };
+}
+
+function printQuality(label: string, s: QualityScores): void {
+  console.log(`\n${label}: R@5 ${s.recall5.toFixed(3)}  R@10 ${s.recall10.toFixed(3)}  MRR ${s.mrr.toFixed(3)}  (${s.questions} questions)`);
+  for (const [c, g] of Object.entries(s.by_category)) {
+    console.log(`  category ${c}: R@5 ${g.recall5.toFixed(3)}  R@10 ${g.recall10.toFixed(3)}  MRR ${g.mrr.toFixed(3)}  (${g.questions})`);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Speed
+
+interface Timed {
+  client: Summary;
+  server: Summary;
+}
+
+function timedSummary(client: number[], server: number[]): Timed {
+  return { client: rounded(summarize(client)), server: rounded(summarize(server)) };
+}
+
+/** Deterministic pseudo-random numbers (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function runSpeed(scratch: Scratch, options: { memories: number; concurrency: number; searches: number; stores: number }) {
+  const turns = await readJsonl<Turn>(`${LOCOMO_DIR}corpus.jsonl`);
+  const questions = await readJsonl<Question>(`${LOCOMO_DIR}queries.jsonl`);
+  const copies = Math.ceil(options.memories / turns.length);
+  const rand = random(42);
+  const fake = await new FakeOllama().start();
+  const env = { ...scratch.env, LOG_LEVEL: 'warn', EMBEDDING_PROVIDER: 'ollama', OLLAMA_HOST: fake.url, OLLAMA_EMBEDDING_MODEL: 'nomic-embed-text' };
+  const hybridService = await startService({ cwd: ROOT, env });
+  const keywordService = await startService({ cwd: ROOT, env: { ...env, EMBEDDING_PROVIDER: 'none' } });
+  const rssOf = async (service: ServiceProcess) => {
+    try {
+      const status = await readFile(`/proc/${service.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    } catch {
+      return null;
+    }
+  };
+  try {
+    // Bulk load: `copies` projects, each holding every LoCoMo turn once (with its copy number, so no
+    // two memories of a project are identical), mixed content types, a few keywords on some.
+    const docs = Array.from({ length: options.memories }, (_, i) => {
+      const turn = turns[i % turns.length]!;
+      const copy = Math.floor(i / turns.length);
+      const words = turn.content.toLowerCase().match(/[a-z]{5,}/g) ?? [];
+      const keywords = rand() < 0.3 ? words.slice(0, 1 + Math.floor(rand() * 3)) : [];
+      return {
+        content: copy === 0 ? turn.content : `${turn.content} [${copy}]`,
+        content_type: CONTENT_TYPES[Math.floor(rand() * CONTENT_TYPES.length)]!,
+        keywords,
+        project: `bench ${copy}`,
+      };
+    });
+    console.log(`Loading ${options.memories} memories into ${copies} projects (${options.concurrency} parallel stores, 768-D fake embeddings)…`);
+    const loadClient: number[] = [];
+    const loadServer: number[] = [];
+    const started = performance.now();
+    let lastReport = started;
+    await pool(docs.length, options.concurrency, async (i) => {
+      const t = performance.now();
+      const r = await post(hybridService.url, '/api/v1/memories', docs[i]);
+      loadClient.push(performance.now() - t);
+      if (r.status !== 201 || !r.body.embedding_generated) throw new Error(`store ${i} failed: ${r.status} ${JSON.stringify(r.body)}`);
+      if (r.serverMs !== null) loadServer.push(r.serverMs - r.embedMs);
+      if (performance.now() - lastReport > 10_000) {
+        lastReport = performance.now();
+        console.log(`  ${loadClient.length} stored, ${(loadClient.length / ((lastReport - started) / 1000)).toFixed(0)}/s`);
+      }
+    });
+    const loadSeconds = (performance.now() - started) / 1000;
+    const throughput = options.memories / loadSeconds;
+    console.log(`loaded ${options.memories} in ${loadSeconds.toFixed(1)} s: ${throughput.toFixed(0)} stores/s`);
+
+    // Let autovacuum/analyze see the new table before measuring (as it would in steady state).
+    const client = new pg.Client({ connectionString: scratch.dbOptions.databaseUrl });
+    if (scratch.kind === 'postgres') {
+      await client.connect();
+      await client.query('vacuum analyze semantic_memory, memory_lexeme_df, memory_project_stats, embedding_jobs');
+    }
+
+    const cases: Array<{ key: string; label: string; service: ServiceProcess; body: (i: number) => Record<string, unknown> }> = [];
+    const question = (i: number) => questions[(i * 7919) % questions.length]!;
+    const projectOf = (i: number) => `bench ${i % copies}`;
+    for (const [service, mode] of [
+      [hybridService, 'hybrid'],
+      [keywordService, 'keyword'],
+    ] as const) {
+      cases.push(
+        { key: `search_${mode}_project`, label: `search ${mode}, one project`, service, body: (i) => ({ query: question(i).question, project: projectOf(i) }) },
+        {
+          key: `search_${mode}_filtered`,
+          label: `search ${mode}, project + content_type`,
+          service,
+          body: (i) => ({ query: question(i).question, project: projectOf(i), content_type: CONTENT_TYPES[i % CONTENT_TYPES.length] }),
+        },
+        { key: `search_${mode}_all`, label: `search ${mode}, all projects`, service, body: (i) => ({ query: question(i).question }) },
+        {
+          key: `search_${mode}_all_filtered`,
+          label: `search ${mode}, all projects + content_type + since`,
+          service,
+          body: (i) => ({ query: question(i).question, content_type: CONTENT_TYPES[i % CONTENT_TYPES.length], created_after: new Date(Date.now() - 86_400_000).toISOString() }),
+        },
+      );
+    }
+    const results: Record<string, Timed & { label: string; method: string }> = {};
+    for (const c of cases) {
+      const clientMs: number[] = [];
+      const serverMs: number[] = [];
+      let method = '';
+      for (let i = 0; i < options.searches + 30; i++) {
+        const t = performance.now();
+        const r = await post(c.service.url, '/api/v1/memories/search', c.body(i));
+        const elapsed = performance.now() - t;
+        if (r.status !== 200) throw new Error(`${c.key}: ${r.status} ${JSON.stringify(r.body)}`);
+        method = r.body.method;
+        if (i < 30) continue; // warm-up
+        clientMs.push(elapsed);
+        if (r.serverMs !== null) serverMs.push(r.serverMs - r.embedMs);
+      }
+      results[c.key] = { label: c.label, method, ...timedSummary(clientMs, serverMs) };
+      const s = results[c.key]!;
+      console.log(`${c.label.padEnd(52)} client p50 ${s.client.p50.toFixed(1)} p95 ${s.client.p95.toFixed(1)} · server (no embed) p50 ${s.server.p50.toFixed(1)} p95 ${s.server.p95.toFixed(1)} ms [${method}]`);
+    }
+
+    // Single stores at full size, one at a time.
+    const storeClient: number[] = [];
+    const storeServer: number[] = [];
+    for (let i = 0; i < options.stores + 20; i++) {
+      const turn = turns[(i * 31) % turns.length]!;
+      const t = performance.now();
+      const r = await post(hybridService.url, '/api/v1/memories', {
+        content: `${turn.content} (new note ${i})`,
+        content_type: CONTENT_TYPES[i % CONTENT_TYPES.length],
+        keywords: ['bench', `n${i % 10}`],
+        project: projectOf(i),
+      });
+      const elapsed = performance.now() - t;
+      if (r.status !== 201) throw new Error(`store: ${r.status} ${JSON.stringify(r.body)}`);
+      if (i < 20) continue;
+      storeClient.push(elapsed);
+      if (r.serverMs !== null) storeServer.push(r.serverMs - r.embedMs);
+    }
+    results.store = { label: 'store (one at a time, at full size)', method: 'hybrid', ...timedSummary(storeClient, storeServer) };
+    const st = results.store;
+    console.log(`${st.label.padEnd(52)} client p50 ${st.client.p50.toFixed(1)} p95 ${st.client.p95.toFixed(1)} · server (no embed) p50 ${st.server.p50.toFixed(1)} p95 ${st.server.p95.toFixed(1)} ms`);
+
+    let tableSize: string | null = null;
+    if (scratch.kind === 'postgres') {
+      const size = await client.query(`select pg_size_pretty(pg_total_relation_size('semantic_memory')) as s`);
+      tableSize = size.rows[0].s;
+      await client.end();
+    }
+    const searchKeys = Object.keys(results).filter((k) => k.startsWith('search_'));
+    const targets = [
+      ...searchKeys.map((k) => ({ case: k, metric: 'server p95 (no embed)', actual_ms: results[k]!.server.p95, threshold_ms: SPEED_TARGET_MS.search })),
+      { case: 'store', metric: 'server p95 (no embed)', actual_ms: results.store.server.p95, threshold_ms: SPEED_TARGET_MS.store },
+    ].map((t) => ({ ...t, pass: t.actual_ms < t.threshold_ms }));
+    return {
+      engine: scratch.kind,
+      memories: options.memories,
+      projects: copies,
+      vector_dims: 768,
+      table_size: tableSize,
+      load: {
+        concurrency: options.concurrency,
+        seconds: Math.round(loadSeconds * 10) / 10,
+        stores_per_second: Math.round(throughput),
+        ...timedSummary(loadClient, loadServer),
+      },
+      service_rss_mib: { hybrid: await rssOf(hybridService), keyword: await rssOf(keywordService) },
+      cases: results,
+      targets,
+      pass: targets.every((t) => t.pass),
+    };
+  } finally {
+    await hybridService.stop();
+    await keywordService.stop();
+    await fake.stop();
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+
+function machine() {
+  return { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', total_memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version };
+}
+
+function markdown(quality: any, speed: any): string {
+  const lines: string[] = [`# Memory benchmark (${new Date().toISOString().slice(0, 10)})`, ''];
+  if (quality) {
+    lines.push(`## Retrieval quality — LoCoMo, ${quality.engine}`, '', '| run | R@5 | R@10 | MRR | cat 1 R@10/MRR | cat 2 | cat 3 | cat 4 |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
+    for (const [name, run] of Object.entries(quality.runs as Record<string, any>)) {
+      if (!run) continue;
+      const cat = (c: string) => `${run.by_category[c].recall10.toFixed(3)} / ${run.by_category[c].mrr.toFixed(3)}`;
+      lines.push(`| ${name} | ${run.recall5.toFixed(3)} | ${run.recall10.toFixed(3)} | ${run.mrr.toFixed(3)} | ${cat('1')} | ${cat('2')} | ${cat('3')} | ${cat('4')} |`);
+    }
+    for (const [name, ref] of Object.entries(quality.references as Record<string, any>)) lines.push(`| ${name} (reference) | | ${ref.recall10.toFixed(3)} | ${ref.mrr.toFixed(3)} | | | | |`);
+    lines.push('', `Target (keyword branch): R@10 ≥ ${QUALITY_TARGET.recall10}, MRR ≥ ${QUALITY_TARGET.mrr} — ${quality.pass ? 'met' : 'not met'}.`, '');
+  }
+  if (speed) {
+    lines.push(
+      `## Speed — ${speed.memories.toLocaleString('en')} memories (${speed.vector_dims}-D), ${speed.engine}`,
+      '',
+      `Bulk store: ${speed.load.stores_per_second} stores/s with ${speed.load.concurrency} in parallel (client p95 ${speed.load.client.p95.toFixed(1)} ms). Table: ${speed.table_size ?? 'n/a'}.`,
+      '',
+      '| case | client p50 / p95 ms | server (no embedder) p50 / p95 ms | target |',
+      '| --- | --- | --- | --- |',
+    );
+    for (const [key, c] of Object.entries(speed.cases as Record<string, any>)) {
+      const target = speed.targets.find((t: any) => t.case === key);
+      lines.push(`| ${c.label} | ${c.client.p50.toFixed(1)} / ${c.client.p95.toFixed(1)} | ${c.server.p50.toFixed(1)} / ${c.server.p95.toFixed(1)} | ${target ? `< ${target.threshold_ms} ${target.pass ? '✅' : '❌'}` : ''} |`);
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      quality: { type: 'boolean' },
+      speed: { type: 'boolean' },
+      memories: { type: 'string', default: '100000' },
+      concurrency: { type: 'string', default: '8' },
+      searches: { type: 'string', default: '300' },
+      stores: { type: 'string', default: '300' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const both = !values.quality && !values.speed;
+  const databaseUrl = process.env.DATABASE_URL;
+  const results: Record<string, unknown> = { date: new Date().toISOString(), machine: machine() };
+  let pass = true;
+  let quality: any = null;
+  let speed: any = null;
+
+  if (values.quality || both) {
+    const scratch = databaseUrl ? await scratchPostgres(databaseUrl) : await scratchPglite();
+    try {
+      quality = await runQuality(scratch, Number(values.concurrency));
+      pass &&= quality.pass;
+    } finally {
+      await scratch.drop();
+    }
+    await mkdir(RESULTS_DIR, { recursive: true });
+    await writeFile(`${RESULTS_DIR}memory-quality.json`, JSON.stringify({ ...results, ...quality }, null, 2) + '\n');
+  }
+  if (values.speed || both) {
+    if (!databaseUrl) {
+      console.error('The speed run needs DATABASE_URL (Postgres with pgvector).');
+      return 2;
+    }
+    const scratch = await scratchPostgres(databaseUrl);
+    try {
+      speed = await runSpeed(scratch, {
+        memories: Number(values.memories),
+        concurrency: Number(values.concurrency),
+        searches: Number(values.searches),
+        stores: Number(values.stores),
+      });
+      pass &&= speed.pass;
+    } finally {
+      await scratch.drop();
+    }
+    await mkdir(RESULTS_DIR, { recursive: true });
+    const name = Number(values.memories) === 100_000 ? 'memory-speed' : 'memory-speed-diagnostic';
+    await writeFile(`${RESULTS_DIR}${name}.json`, JSON.stringify({ ...results, ...speed }, null, 2) + '\n');
+  }
+  const md = markdown(quality, speed);
+  console.log(`\n${md}`);
+  if (both) await writeFile(`${RESULTS_DIR}memory.md`, md);
+  return pass ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
