@@ -217,7 +217,7 @@ for (const backend of backends) {
     });
 
     test('concurrent searches over the same memories all succeed, and every hit is counted', async () => {
-      const stored = [];
+      const stored: Array<{ memory_id: string }> = [];
       for (let i = 0; i < 5; i++) {
         stored.push(await store({ content: `Concurrent lookup target ${i} about the billing service.`, content_type: 'context', project: 'Concurrent' }));
       }

@@ -1,26 +1,15 @@
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import type { ContentFormat, ContentType, Database } from '../schema.js';
+import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
+import type { ContentType, Database, SemanticMemoryTable } from '../schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** A memory as read back: the row with its project's title, without the vector and the tsvector. */
-export interface MemoryRow {
-  id: string;
-  project: string | null;
-  task_id: string | null;
-  content: string;
-  content_type: ContentType;
-  content_format: ContentFormat;
-  keywords: string[];
-  importance_score: number;
-  source: string;
-  embedding_model: string | null;
-  embedding_dims: number | null;
-  access_count: number;
-  last_accessed_at: Date | null;
-  created_by: string | null;
-  created_at: Date;
-}
+/** The columns a memory is read back with (not the vector, not the tsvector). */
+type MemoryColumn =
+  | 'id' | 'task_id' | 'content' | 'content_type' | 'content_format' | 'keywords' | 'importance_score' | 'source'
+  | 'embedding_model' | 'embedding_dims' | 'access_count' | 'last_accessed_at' | 'created_by' | 'created_at';
+
+/** A memory as read back: those columns and its project's title. */
+export type MemoryRow = Pick<Selectable<SemanticMemoryTable>, MemoryColumn> & { project: string | null };
 
 const memoryColumns = sql`m.id, p.title as project, m.task_id, m.content, m.content_type, m.content_format, m.keywords,
   m.importance_score, m.source, m.embedding_model, m.embedding_dims, m.access_count, m.last_accessed_at,
@@ -31,23 +20,16 @@ export function vectorLiteral(vector: readonly number[]): string {
   return `[${vector.join(',')}]`;
 }
 
-export interface NewMemory {
-  id: string;
+export type NewMemory = Pick<
+  SemanticMemoryTable,
+  'id' | 'task_id' | 'content' | 'content_type' | 'content_format' | 'keywords' | 'importance_score' | 'content_hash' | 'source' | 'created_by'
+> & {
   /** Exact project title, case-insensitive; it must exist (see insertMemory). */
   project: string;
-  task_id: string | null;
-  content: string;
-  content_type: ContentType;
-  content_format: ContentFormat;
-  keywords: string[];
-  importance_score: number;
-  content_hash: string;
-  source: string;
   embedding: { vector: number[]; model: string; dims: number } | null;
   /** Queue the memory for the embedding worker (when it has no vector but should get one). */
   enqueue: boolean;
-  created_by: string | null;
-}
+};
 
 export type InsertOutcome =
   | { kind: 'inserted'; memory: MemoryRow }
@@ -61,9 +43,9 @@ export type InsertOutcome =
  */
 export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome> {
   const embedding = m.embedding ? sql`${vectorLiteral(m.embedding.vector)}::vector` : sql`null`;
-  const result = await sql<{ project_id: string | null; inserted: boolean | null }>`
+  const result = await sql<{ project_id: string | null } & Partial<MemoryRow>>`
     with target as (
-      select id from intervention_plans where lower(title) = lower(${m.project})
+      select id, title from intervention_plans where lower(title) = lower(${m.project})
     ), ins as (
       insert into semantic_memory (id, project_id, task_id, content, content_type, content_format, keywords,
                                    importance_score, content_hash, source, embedding, embedding_model,
@@ -73,17 +55,21 @@ export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome>
              ${m.embedding?.model ?? null}, ${m.embedding?.dims ?? null}, ${m.created_by}
         from target
       on conflict (coalesce(project_id, ''), content_hash) where archived_at is null do nothing
-      returning id
+      returning *
     ), job as (
       insert into embedding_jobs (memory_id) select id from ins where ${m.enqueue}
     )
-    select (select id from target) as project_id, (select true from ins) as inserted`.execute(db);
+    select target.id as project_id, target.title as project, ins.id, ins.task_id, ins.content, ins.content_type,
+           ins.content_format, ins.keywords, ins.importance_score, ins.source, ins.embedding_model, ins.embedding_dims,
+           ins.access_count, ins.last_accessed_at, ins.created_by, ins.created_at
+      from (select 1) as one
+      left join target on true
+      left join ins on true`.execute(db);
   const outcome = result.rows[0];
   if (!outcome?.project_id) return { kind: 'no-project' };
-  if (outcome.inserted) {
-    const memory = await getMemory(db, m.id);
-    if (!memory) throw new Error(`memory ${m.id} vanished after its insert`);
-    return { kind: 'inserted', memory };
+  if (outcome.id) {
+    const { project_id: _, ...memory } = outcome;
+    return { kind: 'inserted', memory: memory as MemoryRow };
   }
   const existing = await findByHash(db, outcome.project_id, m.content_hash);
   if (!existing) throw new Error('a duplicate memory was reported but none was found');
