@@ -295,7 +295,7 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
     const client = new pg.Client({ connectionString: scratch.dbOptions.databaseUrl });
     if (scratch.kind === 'postgres') {
       await client.connect();
-      await client.query('vacuum analyze semantic_memory, memory_lexeme_df, memory_project_stats, embedding_jobs');
+      await client.query('vacuum analyze semantic_memory, memory_lexeme_df, memory_lexeme_delta, embedding_jobs');
     }
 
     const cases: Array<{ key: string; label: string; service: ServiceProcess; body: (i: number) => Record<string, unknown> }> = [];

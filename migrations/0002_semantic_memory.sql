@@ -71,38 +71,38 @@ CREATE TRIGGER semantic_memory_updated_at BEFORE UPDATE ON semantic_memory
         OR OLD.archived_at IS DISTINCT FROM NEW.archived_at)
   EXECUTE FUNCTION devstream_memory_touched();
 
--- Keyword ranking statistics (BM25 needs how many memories hold each word, per project, and their
--- lengths). Kept by a trigger, so every way a memory is written, edited or deleted counts. Lexemes
--- are upserted in sorted order: concurrent writers lock rows in one order and cannot deadlock.
+-- Keyword ranking statistics. BM25 needs, per project, how many memories hold each lexeme (df),
+-- how many memories there are and their total length. Writers never update a shared counter (every
+-- store in a project would queue behind the one before it, each waiting for its commit's fsync):
+-- the trigger appends signed deltas, searches add the pending deltas to the compacted counts, and
+-- the service folds deltas into memory_lexeme_df every few seconds. Two pseudo-lexemes that no
+-- parser produces (they start with a space) hold the memory count and the total length.
 CREATE TABLE memory_lexeme_df (
   project_key varchar(32) NOT NULL,   -- project_id, '' for memories without a project
-  lexeme      text NOT NULL,
-  df          integer NOT NULL,
+  lexeme      text NOT NULL,          -- or ' docs' (memories) / ' len' (sum of tsvector lengths)
+  df          bigint NOT NULL,
   PRIMARY KEY (project_key, lexeme)
 );
 CREATE INDEX idx_memory_lexeme_df_lexeme ON memory_lexeme_df (lexeme);
-CREATE TABLE memory_project_stats (
-  project_key varchar(32) PRIMARY KEY,
-  n_docs      integer NOT NULL,
-  sum_len     bigint NOT NULL
-);
 
-CREATE FUNCTION devstream_memory_stats_apply(project varchar, doc tsvector, sign integer) RETURNS void
-  LANGUAGE sql AS $$
-  INSERT INTO memory_lexeme_df AS d (project_key, lexeme, df)
-    SELECT coalesce(project, ''), l, sign FROM unnest(tsvector_to_array(doc)) AS l ORDER BY l
-  ON CONFLICT (project_key, lexeme) DO UPDATE SET df = d.df + excluded.df;
-  INSERT INTO memory_project_stats AS s (project_key, n_docs, sum_len) VALUES (coalesce(project, ''), sign, sign * length(doc))
-  ON CONFLICT (project_key) DO UPDATE SET n_docs = s.n_docs + excluded.n_docs, sum_len = s.sum_len + excluded.sum_len;
-$$;
+CREATE TABLE memory_lexeme_delta (
+  project_key varchar(32) NOT NULL,
+  lexeme      text NOT NULL,
+  delta       bigint NOT NULL
+);
+CREATE INDEX idx_memory_lexeme_delta_lexeme ON memory_lexeme_delta (lexeme, project_key);
 
 CREATE FUNCTION devstream_memory_stats() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP IN ('DELETE', 'UPDATE') AND OLD.archived_at IS NULL THEN
-    PERFORM devstream_memory_stats_apply(OLD.project_id, OLD.fts, -1);
+    INSERT INTO memory_lexeme_delta (project_key, lexeme, delta)
+      SELECT coalesce(OLD.project_id, ''), l, -1 FROM unnest(tsvector_to_array(OLD.fts)) AS l
+      UNION ALL VALUES (coalesce(OLD.project_id, ''), ' docs', -1), (coalesce(OLD.project_id, ''), ' len', -length(OLD.fts));
   END IF;
   IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.archived_at IS NULL THEN
-    PERFORM devstream_memory_stats_apply(NEW.project_id, NEW.fts, 1);
+    INSERT INTO memory_lexeme_delta (project_key, lexeme, delta)
+      SELECT coalesce(NEW.project_id, ''), l, 1 FROM unnest(tsvector_to_array(NEW.fts)) AS l
+      UNION ALL VALUES (coalesce(NEW.project_id, ''), ' docs', 1), (coalesce(NEW.project_id, ''), ' len', length(NEW.fts));
   END IF;
   RETURN NULL;
 END $$;

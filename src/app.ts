@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { Caller, Services } from './domain/context.js';
 import { AccessTracker } from './domain/memory/access-tracker.js';
+import { KeywordStatsCompactor } from './domain/memory/keyword-stats-compactor.js';
 import { Embedder } from './embeddings/embedder.js';
 import { ollamaProvider } from './embeddings/ollama.js';
 import { noEmbeddings } from './embeddings/provider.js';
@@ -70,9 +71,14 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   // A claimed job's lease outlives the longest embedder call.
   const worker = new EmbeddingWorker(db, embedder, indexes, app.log, { leaseMs: 2 * embedding.timeoutMs + 30_000 });
   const accesses = new AccessTracker(db, app.log);
-  app.addHook('onReady', () => worker.start());
+  const compactor = new KeywordStatsCompactor(db, app.log);
+  app.addHook('onReady', async () => {
+    compactor.start();
+    await worker.start();
+  });
   app.addHook('onClose', async () => {
     await worker.stop();
+    await compactor.stop();
     await accesses.flush();
   });
   const services: Services = {

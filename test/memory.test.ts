@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { compactKeywordStats } from '../src/db/queries/keyword-stats.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
 import { FakeOllama } from './helpers/fake-ollama.js';
@@ -268,12 +269,17 @@ for (const backend of backends) {
       assert.equal(row.content_hash, '');
       assert.equal(row.embedding, null);
       assert.ok(row.archived_at);
-      const lexemes = await database.db.kysely
-        .selectFrom('memory_lexeme_df')
-        .select(['lexeme', 'df'])
-        .where('lexeme', 'in', ['hunter2', 'stage'])
-        .execute();
-      assert.deepEqual(lexemes.map((l) => l.df), [0, 0], 'the ranking statistics forget deleted words');
+      // The keyword statistics forget the deleted words, before and after their deltas are folded.
+      const counts = async () => {
+        const df = await database.db.kysely.selectFrom('memory_lexeme_df').select(['lexeme', 'df']).where('lexeme', 'in', ['hunter2', 'stage']).execute();
+        const delta = await database.db.kysely.selectFrom('memory_lexeme_delta').select(['lexeme', 'delta as df']).where('lexeme', 'in', ['hunter2', 'stage']).execute();
+        const sums: Record<string, number> = {};
+        for (const r of [...df, ...delta]) sums[r.lexeme] = (sums[r.lexeme] ?? 0) + Number(r.df);
+        return { sums, deltas: delta.length, rows: df.length };
+      };
+      assert.deepEqual((await counts()).sums, { hunter2: 0, stage: 0 });
+      await compactKeywordStats(database.db.kysely);
+      assert.deepEqual(await counts(), { sums: {}, deltas: 0, rows: 0 }, 'folded, and zero counts dropped');
       const restored = await store({ content: 'The staging password is hunter2 (oops).', content_type: 'context', project: 'Deletes' });
       assert.notEqual(restored.memory_id, m.memory_id);
       assert.equal(restored.duplicate, false);

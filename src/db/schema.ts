@@ -139,10 +139,11 @@ export interface MemoryLexemeDfTable {
   df: number;
 }
 
-export interface MemoryProjectStatsTable {
+/** Signed changes to memory_lexeme_df not folded in yet (appended by a trigger). */
+export interface MemoryLexemeDeltaTable {
   project_key: string;
-  n_docs: number;
-  sum_len: number;
+  lexeme: string;
+  delta: number;
 }
 
 export interface SchemaVersionTable {
@@ -160,6 +161,6 @@ export interface Database {
   semantic_memory: SemanticMemoryTable;
   embedding_jobs: EmbeddingJobsTable;
   memory_lexeme_df: MemoryLexemeDfTable;
-  memory_project_stats: MemoryProjectStatsTable;
+  memory_lexeme_delta: MemoryLexemeDeltaTable;
   schema_version: SchemaVersionTable;
 }

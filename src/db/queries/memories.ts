@@ -169,7 +169,7 @@ const SELECTIVE_DF = 0.05;
 /** A keyword (weight A) occurrence counts as this many content occurrences. */
 const KEYWORD_TF = 3;
 
-/** The keyword branch: BM25+ over the tsvector, document frequencies from memory_lexeme_df. */
+/** The keyword branch: BM25+ over the tsvector, document frequencies from memory_lexeme_df (+ deltas). */
 function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): RawBuilder<unknown> {
   const projectKey = (column: RawBuilder<unknown>) =>
     p.filters.project === undefined
@@ -179,17 +179,24 @@ function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): RawBuild
   const orQuery = (filter: RawBuilder<unknown>) =>
     sql`('''' || string_agg(replace(replace(lex, '\\', '\\\\'), '''', ''''''), ''' | ''') filter (where ${filter}) || '''')::tsquery`;
   return sql`
-    kw_stats as (
-      select coalesce(sum(n_docs), 0)::float8 as n, coalesce(sum(sum_len)::float8 / nullif(sum(n_docs), 0), 15) as avgdl
-        from memory_project_stats where ${projectKey(sql`project_key`)}
+    kw_words as (
+      select lex from unnest(tsvector_to_array(to_tsvector('english', ${p.query}))) as lex
+    ), kw_counts as (
+      -- Compacted counts plus the deltas the service has not folded in yet (memory_lexeme_delta).
+      select lexeme, sum(n)::float8 as n
+        from (select lexeme, df as n from memory_lexeme_df
+               where lexeme = any (array(select lex from kw_words) || array[' docs', ' len']) and ${projectKey(sql`project_key`)}
+              union all
+              select lexeme, delta from memory_lexeme_delta
+               where lexeme = any (array(select lex from kw_words) || array[' docs', ' len']) and ${projectKey(sql`project_key`)}) c
+       group by lexeme
+    ), kw_stats as (
+      select coalesce((select n from kw_counts where lexeme = ' docs'), 0) as n,
+             coalesce((select n from kw_counts where lexeme = ' len') / nullif((select n from kw_counts where lexeme = ' docs'), 0), 15) as avgdl
     ), kw_lexemes as (
-      select l.lex, ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) as idf, d.df <= ${sql.lit(SELECTIVE_DF)} * st.n as selective
-        from unnest(tsvector_to_array(to_tsvector('english', ${p.query}))) as l(lex)
-       cross join kw_stats st
-       cross join lateral (
-         select coalesce(sum(x.df), 0)::float8 as df from memory_lexeme_df x
-          where x.lexeme = l.lex and ${projectKey(sql`x.project_key`)}
-       ) d
+      select w.lex, ln(1 + (st.n - coalesce(c.n, 0) + 0.5) / (coalesce(c.n, 0) + 0.5)) as idf,
+             coalesce(c.n, 0) <= ${sql.lit(SELECTIVE_DF)} * st.n as selective
+        from kw_words w cross join kw_stats st left join kw_counts c on c.lexeme = w.lex
     ), kw_query as (
       select ${orQuery(sql`selective or not exists (select 1 from kw_lexemes where selective)`)} as selective,
              ${orQuery(sql`true`)} as any_word
