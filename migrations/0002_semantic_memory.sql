@@ -49,6 +49,8 @@ CREATE INDEX idx_semantic_memory_fts ON semantic_memory USING gin (fts) WHERE ar
 CREATE INDEX idx_semantic_memory_filters ON semantic_memory (project_id, content_type, created_at)
   WHERE archived_at IS NULL;
 CREATE INDEX idx_semantic_memory_created_at ON semantic_memory (created_at DESC) WHERE archived_at IS NULL;
+-- Neighbours in storing order within a project (the keyword branch's session context).
+CREATE INDEX idx_semantic_memory_sequence ON semantic_memory (project_id, created_at, id) WHERE archived_at IS NULL;
 CREATE INDEX idx_semantic_memory_keywords ON semantic_memory USING gin (keywords) WHERE archived_at IS NULL;
 CREATE INDEX idx_semantic_memory_task ON semantic_memory (task_id) WHERE task_id IS NOT NULL;
 -- Identical content in the same project is one memory (storing it again returns the existing one).

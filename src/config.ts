@@ -76,6 +76,13 @@ const envSchema = z.object({
   OLLAMA_TIMEOUT_MS: int(1, 600_000, 30_000),
   SEARCH_VECTOR_WEIGHT: weight,
   SEARCH_KEYWORD_WEIGHT: weight,
+  SEARCH_NEIGHBOR_WEIGHT: z
+    .string()
+    .default('0.4')
+    .refine((v) => v.trim() !== '' && Number.isFinite(Number(v)) && Number(v) >= 0 && Number(v) <= 10, {
+      error: 'must be a number from 0 to 10',
+    })
+    .transform(Number),
 });
 
 /** Every environment variable the service reads (each is documented in README.md). */
@@ -106,7 +113,7 @@ const configSchema = envSchema.transform((e) => ({
     timeoutMs: e.OLLAMA_TIMEOUT_MS,
   },
   /** RRF weights of the two search branches. */
-  searchWeights: { vector: e.SEARCH_VECTOR_WEIGHT, keyword: e.SEARCH_KEYWORD_WEIGHT },
+  searchWeights: { vector: e.SEARCH_VECTOR_WEIGHT, keyword: e.SEARCH_KEYWORD_WEIGHT, neighbours: e.SEARCH_NEIGHBOR_WEIGHT },
 }));
 
 export type Config = z.output<typeof configSchema>;

@@ -200,6 +200,25 @@ for (const backend of backends) {
       assert.ok(s.results[0].keyword_rank !== null, 'found by the any-word fallback');
     });
 
+    test('session context: a hit stored next to other matching memories outranks an equal hit stored among unrelated ones', async () => {
+      const contents = [
+        'migration rollback steps',
+        'database migration plan',
+        'migration window is sunday',
+        'lunch menu for the offsite',
+        'office plants need water',
+        'plan database migration',
+        'parking rules changed',
+        'team offsite agenda',
+      ];
+      const ids: string[] = [];
+      for (const content of contents) ids.push((await store({ content, content_type: 'context', project: 'Neighbours' })).memory_id);
+      const s = await search({ query: 'database migration plan', project: 'Neighbours' });
+      const rankOf = (id: string) => s.results.find((h: any) => h.memory_id === id)?.keyword_rank;
+      assert.equal(rankOf(ids[1]!), 1, 'between two memories about the migration');
+      assert.equal(rankOf(ids[5]!), 2, 'the same words, among unrelated memories');
+    });
+
     test('repeated searches return each memory once and count every access', async () => {
       const m = await store({ content: 'Grafana dashboards live in the ops repository.', content_type: 'documentation', project: 'Access' });
       for (let i = 0; i < 3; i++) {

@@ -27,8 +27,8 @@ export interface MemoryServices {
   accesses: AccessTracker;
   /** A memory was queued for embedding: wake the worker. */
   queued(): void;
-  /** RRF weights of the vector and keyword branches. */
-  weights: { vector: number; keyword: number };
+  /** RRF weights of the vector and keyword branches, and the neighbour share of the keyword branch. */
+  weights: { vector: number; keyword: number; neighbours: number };
 }
 
 /** The service's long-lived parts, the same for every request. */

@@ -16,7 +16,7 @@ export async function openApiDocument(): Promise<unknown> {
       sessionIdleMs: 60_000,
       defaultProject: 'default',
       embedding: { provider: 'none', ollamaHost: 'http://127.0.0.1:11434', model: 'nomic-embed-text', timeoutMs: 1_000 },
-      searchWeights: { vector: 1, keyword: 1 },
+      searchWeights: { vector: 1, keyword: 1, neighbours: 0.4 },
     },
     { db, schemaVersion: 0 },
   );

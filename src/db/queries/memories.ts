@@ -139,7 +139,8 @@ export interface SearchParams {
   k: number;
   /** Absent: keyword-only. */
   vector?: { values: number[]; model: string; dims: number } | undefined;
-  weights: { vector: number; keyword: number };
+  /** RRF weights of the branches; `neighbours`: share of the neighbours' keyword scores a hit gains. */
+  weights: { vector: number; keyword: number; neighbours: number };
 }
 
 export interface SearchHit extends MemoryRow {
@@ -223,10 +224,45 @@ function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): RawBuild
                                      / (t.tf + ${sql.lit(BM25.k1)} * (${sql.lit(1 - BM25.b)} + ${sql.lit(BM25.b)} * t.dl / st.avgdl)))) as score
         from kw_terms t cross join kw_stats st
        group by t.id
+    ), ${neighbourSql(p)}, kw_ranked as (
+      select id, row_number() over (order by score desc, id) as r from kw_final
+    )`;
+}
+
+/** How many top keyword hits look at their neighbours (bounded work: two index probes each way). */
+const NEIGHBOUR_POOL = 200;
+/** Neighbours on each side, in the order memories were stored in their project. */
+const NEIGHBOURS = 2;
+
+/**
+ * Session context: memories stored one after another in a project usually belong to one piece of
+ * work (an agent's session, a task), so each of the top keyword hits gains `neighbours` × the
+ * scores of the matching memories stored just before and after it. Off when the weight is 0.
+ */
+function neighbourSql(p: SearchParams): RawBuilder<unknown> {
+  if (p.weights.neighbours <= 0) {
+    return sql`kw_final as (select id, score from kw_scored order by score desc, id limit ${p.k})`;
+  }
+  const side = (op: RawBuilder<unknown>, order: RawBuilder<unknown>) => sql`
+    (select y.id from semantic_memory y
+      where y.project_id = tm.project_id and y.archived_at is null and (y.created_at, y.id) ${op} (tm.created_at, tm.id)
+      order by ${order} limit ${sql.lit(NEIGHBOURS)})`;
+  return sql`
+    kw_top as (
+      select id, score from kw_scored order by score desc, id limit ${sql.lit(NEIGHBOUR_POOL)}
+    ), kw_neighbours as (
+      select t.id, n.id as neighbour
+        from kw_top t
+        join semantic_memory tm on tm.id = t.id
+       cross join lateral (${side(sql`<`, sql`y.created_at desc, y.id desc`)} union all ${side(sql`>`, sql`y.created_at, y.id`)}) n
+    ), kw_final as (
+      select t.id, t.score + ${p.weights.neighbours}::float8 * coalesce(sum(s.score), 0) as score
+        from kw_top t
+        left join kw_neighbours nb on nb.id = t.id
+        left join kw_scored s on s.id = nb.neighbour
+       group by t.id, t.score
        order by score desc, t.id
        limit ${p.k}
-    ), kw_ranked as (
-      select id, row_number() over (order by score desc, id) as r from kw_scored
     )`;
 }
 
