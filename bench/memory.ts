@@ -104,13 +104,16 @@ interface QualityScores {
   by_category: Record<string, { questions: number; recall5: number; recall10: number; mrr: number }>;
 }
 
+/** Each conversation is stored in order (as one agent would), the conversations in parallel. */
 async function loadLocomo(url: string, turns: Turn[], concurrency: number): Promise<Map<string, string>> {
   const memoryOf = new Map<string, string>();
-  await pool(turns.length, concurrency, async (i) => {
-    const turn = turns[i]!;
-    const r = await post(url, '/api/v1/memories', { content: turn.content, content_type: 'context', project: `locomo ${turn.conv}` });
-    if (r.status !== 201) throw new Error(`store failed: ${r.status} ${JSON.stringify(r.body)}`);
-    memoryOf.set(turn.id, r.body.memory_id);
+  const conversations = [...new Set(turns.map((t) => t.conv))];
+  await pool(conversations.length, concurrency, async (c) => {
+    for (const turn of turns.filter((t) => t.conv === conversations[c])) {
+      const r = await post(url, '/api/v1/memories', { content: turn.content, content_type: 'context', project: `locomo ${turn.conv}` });
+      if (r.status !== 201) throw new Error(`store failed: ${r.status} ${JSON.stringify(r.body)}`);
+      memoryOf.set(turn.id, r.body.memory_id);
+    }
   });
   return memoryOf;
 }
@@ -178,6 +181,18 @@ async function runQuality(scratch: Scratch, concurrency: number): Promise<Record
     printQuality('keyword-only (EMBEDDING_PROVIDER=none)', keyword.scores);
   } finally {
     await keywordService.stop();
+  }
+  // The same without session context, to show what BM25+ alone gives.
+  const plainService = await startService({
+    cwd: ROOT,
+    env: { ...scratch.env, EMBEDDING_PROVIDER: 'none', SEARCH_NEIGHBOR_WEIGHT: '0', LOG_LEVEL: 'warn' },
+  });
+  try {
+    const plain = await scoreQuestions(plainService.url, questions, memoryOf);
+    runs.keyword_without_session_context = { method: plain.method, ...plain.scores };
+    printQuality('keyword-only, SEARCH_NEIGHBOR_WEIGHT=0', plain.scores);
+  } finally {
+    await plainService.stop();
   }
   if (await ollamaAnswers(process.env.OLLAMA_HOST)) {
     const hybridService = await startService({ cwd: ROOT, env: { ...scratch.env, EMBEDDING_PROVIDER: 'ollama', LOG_LEVEL: 'warn' } });
