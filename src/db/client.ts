@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { Database } from './schema.js';
@@ -24,6 +25,28 @@ export interface DbOptions {
   poolSize?: number;
 }
 
+/**
+ * Session settings for vector search: candidates per HNSW probe, and pgvector's iterative scan so
+ * that filters (project, type, dates) cannot leave the vector branch short of results.
+ */
+const SESSION_SETTINGS = 'SET hnsw.ef_search = 100; SET hnsw.iterative_scan = relaxed_order';
+
+/** The pg pool behind a Kysely instance, for statements worth preparing (see runPrepared). */
+const pools = new WeakMap<Kysely<Database>, pg.Pool>();
+
+/**
+ * Runs a compiled query as a named prepared statement on Postgres, so that a large statement run
+ * on every request (the hybrid search) is parsed once per connection, not per call. The name is
+ * the text's hash, so each variant of the text gets its own statement. PGlite runs it as is.
+ */
+export async function runPrepared<R>(kysely: Kysely<Database>, query: CompiledQuery<R>): Promise<R[]> {
+  const pool = pools.get(kysely);
+  if (!pool) return (await kysely.executeQuery(query)).rows;
+  const name = `dsh_${createHash('sha1').update(query.sql).digest('hex').slice(0, 20)}`;
+  const result = await pool.query({ name, text: query.sql, values: query.parameters as unknown[] });
+  return result.rows as R[];
+}
+
 // timestamptz → Date, int8 (counts) → number: counts here never pass 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 
@@ -39,12 +62,18 @@ export async function openDb(options: DbOptions): Promise<Db> {
     });
     // An idle client losing its connection must not crash the process; the next query reports it.
     pool.on('error', () => {});
+    // Queued on the new client ahead of any other query (pg runs a client's queries in order).
+    pool.on('connect', (client) => {
+      client.query(SESSION_SETTINGS).catch(() => {});
+    });
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    pools.set(kysely, pool);
     return { kind: 'postgres', kysely, close: () => kysely.destroy() };
   }
   const dataDir = options.dataDir ?? 'memory://';
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
   const pglite = await PGlite.create({ dataDir, extensions: { vector } });
+  await pglite.exec(SESSION_SETTINGS);
   const kysely = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   return {
     kind: 'pglite',

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
+import { runPrepared } from '../client.js';
 import type { ContentType, Database, SemanticMemoryTable } from '../schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -270,9 +271,9 @@ function neighbourSql(p: SearchParams): RawBuilder<unknown> {
  * Hybrid search in one statement (design.md §5): a vector branch (cosine distance over the HNSW
  * index of the query's dimension, rows of the query's model only) and a keyword branch (BM25+ over
  * Postgres full text: any word of the query matches, memories with more of its words rank first),
- * each filtered before its LIMIT, fused by reciprocal rank (k = 60). Run inside a transaction that has set hnsw.ef_search (see searchMemories).
+ * each filtered before its LIMIT, fused by reciprocal rank (k = 60).
  */
-function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
+export function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
   const where = filterSql(p.filters);
   const vec = p.vector
     ? (() => {
@@ -308,23 +309,16 @@ function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
      order by f.rrf_score desc, f.id`;
 }
 
-/** Runs the hybrid search with the HNSW settings it needs (ef_search ≥ candidates, iterative scan). */
+/** Runs the hybrid search: one prepared statement (the HNSW settings are the connections' own, see client.ts). */
 export async function searchMemories(db: Kysely<Database>, params: SearchParams): Promise<SearchHit[]> {
-  return db.transaction().execute(async (trx) => {
-    if (params.vector) {
-      const efSearch = Math.max(100, params.k * 2);
-      await sql`select set_config('hnsw.ef_search', ${String(efSearch)}, true),
-                       set_config('hnsw.iterative_scan', 'relaxed_order', true)`.execute(trx);
-    }
-    const result = await hybridSearchSql(params).execute(trx);
-    return result.rows.map((row) => ({
-      ...row,
-      rrf_score: Number(row.rrf_score),
-      vector_rank: row.vector_rank === null ? null : Number(row.vector_rank),
-      keyword_rank: row.keyword_rank === null ? null : Number(row.keyword_rank),
-      distance: row.distance === null ? null : Number(row.distance),
-    }));
-  });
+  const rows = await runPrepared(db, hybridSearchSql(params).compile(db));
+  return rows.map((row) => ({
+    ...row,
+    rrf_score: Number(row.rrf_score),
+    vector_rank: row.vector_rank === null ? null : Number(row.vector_rank),
+    keyword_rank: row.keyword_rank === null ? null : Number(row.keyword_rank),
+    distance: row.distance === null ? null : Number(row.distance),
+  }));
 }
 
 /** pgvector's HNSW indexes `vector` up to this many dimensions; beyond it, vector search scans. */
