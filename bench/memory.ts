@@ -243,6 +243,22 @@ function timedSummary(client: number[], server: number[]): Timed {
   return { client: rounded(summarize(client)), server: rounded(summarize(server)) };
 }
 
+const STOP_WORDS = new Set(
+  ('a about above after again against all am an and any are as at be because been before being below between both but by ' +
+    'can did do does doing down during each few for from further had has have having he her here hers herself him himself his ' +
+    'how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ' +
+    'ourselves out over own same she should so some such than that the their theirs them themselves then there these they ' +
+    'this those through to too under until up very was we were what when where which while who whom why will with you your ' +
+    'yours yourself yourselves').split(' '),
+);
+
+/** Project `copy`'s vocabulary: every word but the stop words gets a suffix of its own. */
+function dialect(text: string, copy: number): string {
+  if (copy === 0) return text;
+  const suffix = String.fromCharCode(97 + (copy % 26), 97 + (Math.floor(copy / 26) % 26), 122);
+  return text.replace(/[A-Za-z]{2,}/g, (w) => (STOP_WORDS.has(w.toLowerCase()) ? w : `${w}${suffix}`));
+}
+
 /** Deterministic pseudo-random numbers (mulberry32). */
 function random(seed: number): () => number {
   let a = seed;
@@ -272,15 +288,18 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
     }
   };
   try {
-    // Bulk load: `copies` projects, each holding every LoCoMo turn once (with its copy number, so no
-    // two memories of a project are identical), mixed content types, a few keywords on some.
+    // Bulk load: `copies` projects, each holding every LoCoMo turn once, in a vocabulary of its own
+    // (every word gets the project's suffix): teams' projects talk about different things, and
+    // 17 verbatim copies would make every word 17 times as common and every vector 17-fold.
+    // Mixed content types, a few keywords on some. Questions are put in their project's vocabulary.
     const docs = Array.from({ length: options.memories }, (_, i) => {
       const turn = turns[i % turns.length]!;
       const copy = Math.floor(i / turns.length);
-      const words = turn.content.toLowerCase().match(/[a-z]{5,}/g) ?? [];
+      const content = dialect(turn.content, copy);
+      const words = content.toLowerCase().match(/[a-z]{5,}/g) ?? [];
       const keywords = rand() < 0.3 ? words.slice(0, 1 + Math.floor(rand() * 3)) : [];
       return {
-        content: copy === 0 ? turn.content : `${turn.content} [${copy}]`,
+        content,
         content_type: CONTENT_TYPES[Math.floor(rand() * CONTENT_TYPES.length)]!,
         keywords,
         project: `bench ${copy}`,
@@ -314,8 +333,11 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
     }
 
     const cases: Array<{ key: string; label: string; service: ServiceProcess; body: (i: number) => Record<string, unknown> }> = [];
-    const question = (i: number) => questions[(i * 7919) % questions.length]!;
     const projectOf = (i: number) => `bench ${i % copies}`;
+    const question = (i: number) => {
+      const q = questions[(i * 7919) % questions.length]!;
+      return { ...q, question: dialect(q.question, i % copies) };
+    };
     for (const [service, mode] of [
       [hybridService, 'hybrid'],
       [keywordService, 'keyword'],
@@ -364,7 +386,7 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
       const turn = turns[(i * 31) % turns.length]!;
       const t = performance.now();
       const r = await post(hybridService.url, '/api/v1/memories', {
-        content: `${turn.content} (new note ${i})`,
+        content: dialect(`${turn.content} (new note ${i})`, i % copies),
         content_type: CONTENT_TYPES[i % CONTENT_TYPES.length],
         keywords: ['bench', `n${i % 10}`],
         project: projectOf(i),

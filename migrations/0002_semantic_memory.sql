@@ -45,6 +45,10 @@ CREATE TABLE semantic_memory (
   CHECK (embedding IS NULL OR vector_dims(embedding) = embedding_dims)
 );
 
+-- Vectors stay in the row (a 768-D vector is 3 KB; pgvector's default moves it out of line), so a
+-- filtered exact scan over one project's vectors reads heap pages instead of a TOAST lookup per row.
+ALTER TABLE semantic_memory ALTER COLUMN embedding SET STORAGE MAIN;
+
 CREATE INDEX idx_semantic_memory_fts ON semantic_memory USING gin (fts) WHERE archived_at IS NULL;
 CREATE INDEX idx_semantic_memory_filters ON semantic_memory (project_id, content_type, created_at)
   WHERE archived_at IS NULL;

@@ -29,7 +29,7 @@ export interface DbOptions {
  * Session settings for vector search: candidates per HNSW probe, and pgvector's iterative scan so
  * that filters (project, type, dates) cannot leave the vector branch short of results.
  */
-const SESSION_SETTINGS = 'SET hnsw.ef_search = 100; SET hnsw.iterative_scan = relaxed_order';
+const SESSION_SETTINGS = { 'hnsw.ef_search': '100', 'hnsw.iterative_scan': 'relaxed_order' };
 
 /** The pg pool behind a Kysely instance, for statements worth preparing (see runPrepared). */
 const pools = new WeakMap<Kysely<Database>, pg.Pool>();
@@ -55,6 +55,13 @@ export async function openDb(options: DbOptions): Promise<Db> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
+      // Set at connection start (the URL's own `options`, if any, come first).
+      options: [
+        new URL(options.databaseUrl).searchParams.get('options'),
+        ...Object.entries(SESSION_SETTINGS).map(([name, value]) => `-c ${name}=${value}`),
+      ]
+        .filter(Boolean)
+        .join(' '),
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 10_000,
       idleTimeoutMillis: 30_000,
@@ -62,10 +69,6 @@ export async function openDb(options: DbOptions): Promise<Db> {
     });
     // An idle client losing its connection must not crash the process; the next query reports it.
     pool.on('error', () => {});
-    // Queued on the new client ahead of any other query (pg runs a client's queries in order).
-    pool.on('connect', (client) => {
-      client.query(SESSION_SETTINGS).catch(() => {});
-    });
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     pools.set(kysely, pool);
     return { kind: 'postgres', kysely, close: () => kysely.destroy() };
@@ -73,7 +76,7 @@ export async function openDb(options: DbOptions): Promise<Db> {
   const dataDir = options.dataDir ?? 'memory://';
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
   const pglite = await PGlite.create({ dataDir, extensions: { vector } });
-  await pglite.exec(SESSION_SETTINGS);
+  for (const [name, value] of Object.entries(SESSION_SETTINGS)) await pglite.query('SELECT set_config($1, $2, false)', [name, value]);
   const kysely = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   return {
     kind: 'pglite',
