@@ -1,0 +1,27 @@
+import { readFileSync } from 'node:fs';
+import { openDb, runPrepared } from '../../src/db/client.js';
+import { hybridSearchSql, type SearchParams } from '../../src/db/queries/memories.js';
+import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+const db = await openDb({ databaseUrl: process.env.DATABASE_URL! });
+const qs = readFileSync('../shared/bench/locomo/queries.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l).question as string);
+const copies = Number(process.env.COPIES ?? 3);
+const dialect = (t: string, c: number) => (c === 0 ? t : t.replace(/[A-Za-z]{3,}/g, (w) => w + String.fromCharCode(97 + (c % 26), 97 + Math.floor(c / 26) % 26, 122)));
+const nb = Number(process.env.NB ?? 0.4);
+for (const mode of (process.env.MODES ?? 'kw_project,kw_all,hy_project,hy_all').split(',')) {
+  const times: number[] = [];
+  const slow: Array<[number, string]> = [];
+  for (let i = 0; i < 140; i++) {
+    const c = i % copies;
+    const q = dialect(qs[(i * 7919) % qs.length]!, c);
+    const p: SearchParams = { query: q, filters: mode.endsWith('project') ? { project: `bench ${c}` } : {}, limit: 10, k: 30, weights: { vector: 1, keyword: 1, neighbours: nb },
+      vector: mode.startsWith('hy') ? { values: FakeOllama.vector(q), model: 'nomic-embed-text', dims: 768 } : undefined };
+    const t = performance.now();
+    await runPrepared(db.kysely, hybridSearchSql(p).compile(db.kysely));
+    const e = performance.now() - t;
+    if (i >= 40) { times.push(e); slow.push([e, q]); }
+  }
+  times.sort((a, b) => a - b);
+  slow.sort((a, b) => b[0] - a[0]);
+  console.log(mode.padEnd(12), 'p50', times[49]!.toFixed(1), 'p95', times[94]!.toFixed(1), '| slowest:', slow[0]![0].toFixed(0), slow[0]![1].slice(0, 70));
+}
+await db.close();
