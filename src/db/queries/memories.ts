@@ -81,7 +81,8 @@ export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome>
 export async function findDuplicate(db: Db, project: string, contentHash: string): Promise<MemoryRow | undefined> {
   const result = await sql<MemoryRow>`
     select ${memoryColumns}
-      from semantic_memory m join intervention_plans p on p.id = m.project_id
+      from intervention_plans p
+      join semantic_memory m on coalesce(m.project_id, '') = p.id   -- the dedup key's expression: its index answers
      where lower(p.title) = lower(${project}) and m.content_hash = ${contentHash} and m.archived_at is null`.execute(db);
   return result.rows[0];
 }
