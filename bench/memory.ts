@@ -505,6 +505,7 @@ async function main(): Promise<number> {
     }
     await mkdir(RESULTS_DIR, { recursive: true });
     await writeFile(`${RESULTS_DIR}memory-quality.json`, JSON.stringify({ ...results, ...quality }, null, 2) + '\n');
+    await writeFile(`${RESULTS_DIR}memory-quality.md`, markdown(quality, null));
   }
   if (values.speed || both) {
     if (!databaseUrl) {
@@ -526,10 +527,9 @@ async function main(): Promise<number> {
     await mkdir(RESULTS_DIR, { recursive: true });
     const name = Number(values.memories) === 100_000 ? 'memory-speed' : 'memory-speed-diagnostic';
     await writeFile(`${RESULTS_DIR}${name}.json`, JSON.stringify({ ...results, ...speed }, null, 2) + '\n');
+    await writeFile(`${RESULTS_DIR}${name}.md`, markdown(null, speed));
   }
-  const md = markdown(quality, speed);
-  console.log(`\n${md}`);
-  if (both) await writeFile(`${RESULTS_DIR}memory.md`, md);
+  console.log(`\n${markdown(quality, speed)}`);
   return pass ? 0 : 1;
 }
 

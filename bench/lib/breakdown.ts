@@ -76,7 +76,7 @@ export async function runBreakdown(
       indexes: new VectorIndexes(kysely, silent),
       accesses: new AccessTracker(kysely, silent),
       queued() {},
-      weights: { vector: 1, keyword: 1 },
+      weights: { vector: 1, keyword: 1, neighbours: 0.4 },
     },
     notice() {},
     timing() {},
