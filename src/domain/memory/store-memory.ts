@@ -44,10 +44,14 @@ export async function storeMemory(ctx: Context, input: StoreMemoryInput): Promis
   const keywords = normalizeKeywords(input.keywords ?? []);
   const hash = contentHash(input.content);
 
-  const existing = await findDuplicate(ctx.db, project, hash);
-  if (existing) return result(existing, true, null);
-
   const { embedder, indexes } = ctx.memory;
+  // A memory without a vector that was not just tried: either embeddings are off, or it is queued.
+  const pending = embedder.enabled
+    ? 'queued: the embedding worker adds the vector when the embedder answers'
+    : 'embeddings are disabled (EMBEDDING_PROVIDER=none)';
+  const existing = await findDuplicate(ctx.db, project, hash);
+  if (existing) return result(existing, true, pending);
+
   const embedStarted = performance.now();
   const attempt = await embedder.tryEmbed([input.content], 'document');
   ctx.timing('embed', performance.now() - embedStarted);
@@ -71,7 +75,7 @@ export async function storeMemory(ctx: Context, input: StoreMemoryInput): Promis
   const outcome = await insertIntoProject(ctx, memory);
   if (outcome.kind === 'inserted' && memory.enqueue) ctx.memory.queued();
   const note = attempt.ok ? null : attempt.reason;
-  return result(outcome.memory, outcome.kind === 'duplicate', outcome.kind === 'duplicate' ? null : note);
+  return result(outcome.memory, outcome.kind === 'duplicate', outcome.kind === 'duplicate' ? pending : note);
 }
 
 /** Inserts into an existing project in one statement, or creates the project first (one transaction). */
@@ -96,6 +100,7 @@ async function insertIntoProject(ctx: Context, memory: NewMemory): Promise<Exclu
 }
 
 function result(row: MemoryRow, duplicate: boolean, note: string | null): StoreMemoryResult {
+  // `note` says why there is no vector; ignored when there is one.
   const embedded = row.embedding_model !== null;
   return {
     success: true,
@@ -111,6 +116,6 @@ function result(row: MemoryRow, duplicate: boolean, note: string | null): StoreM
     timestamp: row.created_at.toISOString(),
     project: row.project,
     duplicate,
-    embedding_note: embedded ? null : (note ?? 'queued: the embedding worker adds the vector when the embedder answers'),
+    embedding_note: embedded ? null : note,
   };
 }
