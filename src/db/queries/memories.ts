@@ -139,11 +139,8 @@ export interface SearchParams {
   limit: number;
   /** Candidates per branch. */
   k: number;
-  /**
-   * Absent: keyword-only. `exact`: compare the query with every filtered memory (right for a small
-   * project); otherwise the HNSW index is walked, filters applied as it goes (iterative scan).
-   */
-  vector?: { values: number[]; model: string; dims: number; exact?: boolean } | undefined;
+  /** Absent: keyword-only. */
+  vector?: { values: number[]; model: string; dims: number } | undefined;
   /** RRF weights of the branches; `neighbours`: share of the neighbours' keyword scores a hit gains. */
   weights: { vector: number; keyword: number; neighbours: number };
 }
@@ -156,17 +153,15 @@ export interface SearchHit extends MemoryRow {
 }
 
 /** The filters as one SQL condition on `m`, applied inside each branch before its LIMIT. */
-function filterSql(f: SearchFilters, opaque = false): RawBuilder<unknown> {
-  // `opaque`: the same conditions in a form no b-tree or GIN index matches (see hybridSearchSql).
-  const col = (name: string, cast = '') => (opaque ? sql.raw(`(m.${name}${cast})`) : sql.raw(`m.${name}`));
+function filterSql(f: SearchFilters): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [sql`m.archived_at is null`];
   if (f.project !== undefined) {
-    parts.push(sql`${col('project_id', " || ''")} = (select id from intervention_plans where lower(title) = lower(${f.project}))`);
+    parts.push(sql`m.project_id = (select id from intervention_plans where lower(title) = lower(${f.project}))`);
   }
-  if (f.content_type !== undefined) parts.push(sql`${col('content_type', " || ''")} = ${f.content_type}`);
-  if (f.keywords !== undefined && f.keywords.length > 0) parts.push(sql`${col('keywords', " || '{}'::text[]")} @> ${f.keywords}::text[]`);
-  if (f.created_after !== undefined) parts.push(sql`${col('created_at', " + interval '0'")} >= ${f.created_after}::timestamptz`);
-  if (f.created_before !== undefined) parts.push(sql`${col('created_at', " + interval '0'")} < ${f.created_before}::timestamptz`);
+  if (f.content_type !== undefined) parts.push(sql`m.content_type = ${f.content_type}`);
+  if (f.keywords !== undefined && f.keywords.length > 0) parts.push(sql`m.keywords @> ${f.keywords}::text[]`);
+  if (f.created_after !== undefined) parts.push(sql`m.created_at >= ${f.created_after}::timestamptz`);
+  if (f.created_before !== undefined) parts.push(sql`m.created_at < ${f.created_before}::timestamptz`);
   return sql.join(parts, sql` and `);
 }
 
@@ -274,12 +269,6 @@ function neighbourSql(p: SearchParams): RawBuilder<unknown> {
 }
 
 /**
- * Why two forms of the filters: given indexable filters, the planner may fetch every memory of a
- * large project through a b-tree and sort them all by distance (at 6k memories: 30 ms of vector
- * reads) instead of walking the HNSW graph. For the vector branch the filters are written so that
- * only the HNSW index (or a scan of the whole table, which it costs far higher) can serve it,
- * unless the caller asks for an exact search (a small project: see searchMemory).
- *
  * Hybrid search in one statement (design.md §5): a vector branch (cosine distance over the HNSW
  * index of the query's dimension, rows of the query's model only) and a keyword branch (BM25+ over
  * Postgres full text: any word of the query matches, memories with more of its words rank first),
@@ -295,7 +284,7 @@ export function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
       vec as materialized (
         select m.id, m.embedding::vector(${dims}) <=> ${qvec} as distance
           from semantic_memory m
-         where m.embedding_dims = ${dims} and m.embedding_model = ${p.vector.model} and ${p.vector.exact ? where : filterSql(p.filters, true)}
+         where m.embedding_dims = ${dims} and m.embedding_model = ${p.vector.model} and ${where}
          order by m.embedding::vector(${dims}) <=> ${qvec}
          limit ${p.k}
       ), vec_ranked as (
@@ -319,17 +308,6 @@ export function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
       join semantic_memory m on m.id = f.id
       left join intervention_plans p on p.id = m.project_id
      order by f.rrf_score desc, f.id`;
-}
-
-/** Memories in the project titled `project` (from the keyword statistics; 0 when it does not exist). */
-export async function projectSize(db: Db, project: string): Promise<number> {
-  const result = await sql<{ n: number }>`
-    with p as (select id from intervention_plans where lower(title) = lower(${project}))
-    select coalesce(sum(n), 0)::float8 as n
-      from (select df as n from memory_lexeme_df where lexeme = ' docs' and project_key = (select id from p)
-            union all
-            select delta from memory_lexeme_delta where lexeme = ' docs' and project_key = (select id from p)) c`.execute(db);
-  return Number(result.rows[0]?.n ?? 0);
 }
 
 /** Runs the hybrid search: one prepared statement (the HNSW settings are the connections' own, see client.ts). */

@@ -1,11 +1,8 @@
-import { projectSize, searchMemories, type SearchFilters } from '../../db/queries/memories.js';
+import { searchMemories, type SearchFilters } from '../../db/queries/memories.js';
 import type { ContentType } from '../../db/schema.js';
 import type { Context } from '../context.js';
 import { normalizeKeywords } from './classify.js';
 import { toHit, type Hit } from './model.js';
-
-/** A project this small is searched exactly (every vector compared); larger ones through HNSW. */
-const EXACT_VECTOR_SEARCH_MAX = 2_000;
 
 export interface SearchMemoryInput {
   query: string;
@@ -48,14 +45,7 @@ export async function searchMemory(ctx: Context, input: SearchMemoryInput): Prom
     filters,
     limit: input.limit,
     k: Math.max(20, input.limit * 3),
-    vector: attempt.ok
-      ? {
-          values: attempt.vectors[0]!,
-          model: attempt.model,
-          dims: attempt.dims,
-          exact: input.project !== undefined && (await projectSize(ctx.db, input.project)) <= EXACT_VECTOR_SEARCH_MAX,
-        }
-      : undefined,
+    vector: attempt.ok ? { values: attempt.vectors[0]!, model: attempt.model, dims: attempt.dims } : undefined,
     weights,
   });
   ctx.memory.accesses.record(hits.map((h) => h.id));
