@@ -47,12 +47,12 @@ for (const backend of backends) {
       assert.equal(stored.body.embedding_dimensions, null);
       assert.match(stored.body.embedding_note, /unreachable/i);
 
-      const mcpText = await rest(server!.url, 'POST', '/api/v1/tools/devstream_store_memory', {
+      const viaTool = await rest(server!.url, 'POST', '/api/v1/tools/devstream_store_memory', {
         content: 'Second note while the embedder is down.',
         content_type: 'context',
         project: 'Outage',
       });
-      assert.equal(mcpText.body.embedding_generated, false);
+      assert.equal(viaTool.body.embedding_generated, false);
 
       const found = await api('POST', '/api/v1/memories/search', { query: 'circuit breaker timeouts', project: 'Outage' });
       assert.equal(found.status, 200);

@@ -13,6 +13,7 @@ const keywords = z
   .array(text().trim().min(1, 'keywords must not be empty').max(100, 'keywords must be at most 100 characters'))
   .max(50, 'at most 50 keywords');
 const contentType = z.enum(CONTENT_TYPES);
+const memoryId = z.strictObject({ memory_id: hexId.describe('Memory id (12 hex characters)') });
 const timestamp = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-01-31T00:00:00Z' });
 
 export const storeMemoryOp = defineOperation({
@@ -95,7 +96,7 @@ export const deleteMemoryOp = defineOperation({
   title: 'Delete memory',
   description: 'Delete a memory for good (a wrong or secret note): its content, keywords and vector are erased.',
   action: 'deleting memory',
-  input: z.strictObject({ memory_id: hexId.describe('Memory id (12 hex characters)') }),
+  input: memoryId,
   output: z.object({ success: z.boolean(), memory_id: z.string() }),
   scope: 'write',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -109,7 +110,7 @@ export const getMemoryOp = defineOperation({
   title: 'Get memory',
   description: 'One memory with its metadata: format, importance, embedding model and dimensions, access counts.',
   action: 'getting memory',
-  input: z.strictObject({ memory_id: hexId.describe('Memory id (12 hex characters)') }),
+  input: memoryId,
   output: z.object({ memory: MemorySchema }),
   scope: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
