@@ -126,6 +126,21 @@ for (const backend of backends) {
       }
     });
 
+    test('a vector the index cannot hold (values beyond half precision) is a text-only store, with the reason', async () => {
+      await restart(ollama(fake));
+      fake.scale = 1e6;
+      try {
+        const stored = await api('POST', '/api/v1/memories', { content: 'Stored by an unnormalised model.', content_type: 'output', project: 'Huge' });
+        assert.equal(stored.status, 201);
+        assert.equal(stored.body.embedding_generated, false);
+        assert.match(stored.body.embedding_note, /65504/);
+        const found = await api('POST', '/api/v1/memories/search', { query: 'unnormalised model', project: 'Huge' });
+        assert.equal(found.body.results[0]?.memory_id, stored.body.memory_id, 'findable by keyword at once');
+      } finally {
+        fake.scale = 1;
+      }
+    });
+
     test('OLLAMA_TIMEOUT_MS is honoured: a hung Ollama delays a store by the timeout, not more', async () => {
       await restart(ollama(fake, { timeoutMs: 300 }));
       fake.delayMs = 5_000;

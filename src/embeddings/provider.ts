@@ -42,5 +42,13 @@ export function checkVectors(vectors: unknown, count: number): number[][] {
       throw new EmbeddingError(`embeddings are not all finite ${dims}-dimensional vectors`);
     }
   }
+  // The vector index holds half-precision copies (see migrations/0003): a value it cannot hold
+  // would fail the insert, so such a vector is refused here and the memory stored text-only.
+  if ((vectors as number[][]).some((v) => v.some((x) => Math.abs(x) > HALFVEC_MAX))) {
+    throw new EmbeddingError(`embeddings have values beyond ±${HALFVEC_MAX}, which the vector index cannot store`);
+  }
   return vectors as number[][];
 }
+
+/** The largest magnitude a half-precision float (pgvector's halfvec) holds. */
+const HALFVEC_MAX = 65504;

@@ -31,8 +31,15 @@ export class FakeOllama {
   readonly calls: EmbedCall[] = [];
   /** Milliseconds to wait before answering. */
   delayMs = 0;
+  /** Multiplies every vector (a model whose values are not normalised). */
+  scale = 1;
   /** Answer every embed request with this HTTP status (e.g. 500) instead of vectors. */
   failWith: number | null = null;
+  /**
+   * Dense vectors like a real model's (every component non-zero, so they do not compress): the bag
+   * of words plus a small deterministic per-text component. For benchmarks; tests use the sparse form.
+   */
+  dense = false;
   /** Model name → dimension. Unknown models get 404 like Ollama's "model not found". */
   readonly models = new Map<string, number>([
     ['nomic-embed-text', 768],
@@ -68,7 +75,7 @@ export class FakeOllama {
   }
 
   /** The vector the fake model gives `text` (after any task prefix) with `dims` dimensions. */
-  static vector(text: string, dims = 768): number[] {
+  static vector(text: string, dims = 768, dense = false): number[] {
     const v = new Array<number>(dims).fill(0);
     // A real model reads the task prefix; here it must not make every text alike.
     const words = text.replace(/^search_(document|query): /, '').toLowerCase().match(/[a-z0-9]+/g) ?? [];
@@ -81,6 +88,14 @@ export class FakeOllama {
       }
     }
     if (words.length === 0) v[0] = 1;
+    if (dense) {
+      // Small next to one word's ±1 (its norm is about 0.3), so it barely moves distances.
+      let state = createHash('sha256').update(text).digest().readUInt32BE(0);
+      for (let i = 0; i < dims; i++) {
+        state = (Math.imul(state, 1664525) + 1013904223) >>> 0; // an LCG: no repeating pattern to compress
+        v[i]! += (state / 2 ** 32 - 0.5) / 50;
+      }
+    }
     const norm = Math.hypot(...v) || 1;
     return v.map((x) => x / norm);
   }
@@ -108,6 +123,6 @@ export class FakeOllama {
     if (this.failWith !== null) return send(this.failWith, { error: 'fake failure' });
     const dims = this.models.get(model.replace(/:latest$/, ''));
     if (dims === undefined) return send(404, { error: `model "${model}" not found, try pulling it first` });
-    send(200, { model, embeddings: input.map((t) => FakeOllama.vector(t, dims)), total_duration: 1, load_duration: 0, prompt_eval_count: input.length });
+    send(200, { model, embeddings: input.map((t) => FakeOllama.vector(t, dims, this.dense).map((x) => x * this.scale)), total_duration: 1, load_duration: 0, prompt_eval_count: input.length });
   }
 }

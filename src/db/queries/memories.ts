@@ -44,7 +44,7 @@ export type InsertOutcome =
  */
 export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome> {
   const embedding = m.embedding ? sql`${vectorLiteral(m.embedding.vector)}::vector` : sql`null`;
-  const result = await sql<{ project_id: string | null } & Partial<MemoryRow>>`
+  const insert = sql<{ project_id: string | null } & Partial<MemoryRow>>`
     with target as (
       select id, title from intervention_plans where lower(title) = lower(${m.project})
     ), ins as (
@@ -65,8 +65,8 @@ export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome>
            ins.access_count, ins.last_accessed_at, ins.created_by, ins.created_at
       from (select 1) as one
       left join target on true
-      left join ins on true`.execute(db);
-  const outcome = result.rows[0];
+      left join ins on true`;
+  const [outcome] = await runPrepared(db, insert.compile(db));
   if (!outcome?.project_id) return { kind: 'no-project' };
   if (outcome.id) {
     const { project_id: _, ...memory } = outcome;
@@ -79,12 +79,13 @@ export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome>
 
 /** The live memory with this content in this project (by title, case-insensitive), if any. */
 export async function findDuplicate(db: Db, project: string, contentHash: string): Promise<MemoryRow | undefined> {
-  const result = await sql<MemoryRow>`
+  const query = sql<MemoryRow>`
     select ${memoryColumns}
       from intervention_plans p
       join semantic_memory m on coalesce(m.project_id, '') = p.id   -- the dedup key's expression: its index answers
-     where lower(p.title) = lower(${project}) and m.content_hash = ${contentHash} and m.archived_at is null`.execute(db);
-  return result.rows[0];
+     where lower(p.title) = lower(${project}) and m.content_hash = ${contentHash} and m.archived_at is null`;
+  const [row] = await runPrepared(db, query.compile(db));
+  return row;
 }
 
 async function findByHash(db: Db, projectId: string, contentHash: string): Promise<MemoryRow | undefined> {
@@ -152,16 +153,22 @@ export interface SearchHit extends MemoryRow {
   distance: number | null;
 }
 
-/** The filters as one SQL condition on `m`, applied inside each branch before its LIMIT. */
-function filterSql(f: SearchFilters): RawBuilder<unknown> {
+/**
+ * The filters as one SQL condition on `m`, applied inside each branch before its LIMIT. With
+ * `indexable: false` each test is written so that no b-tree or GIN index can serve it (same
+ * result): the HNSW branch must stay on the HNSW index even in a generic plan, where the planner
+ * cannot see how selective the parameters are.
+ */
+function filterSql(f: SearchFilters, { indexable = true } = {}): RawBuilder<unknown> {
+  const col = (name: string, type: string) => (indexable ? sql.ref(`m.${name}`) : sql`(${sql.ref(`m.${name}`)} ${sql.raw(type)})`);
   const parts: RawBuilder<unknown>[] = [sql`m.archived_at is null`];
   if (f.project !== undefined) {
-    parts.push(sql`m.project_id = (select id from intervention_plans where lower(title) = lower(${f.project}))`);
+    parts.push(sql`${col('project_id', "|| ''")} = (select id from intervention_plans where lower(title) = lower(${f.project}))`);
   }
-  if (f.content_type !== undefined) parts.push(sql`m.content_type = ${f.content_type}`);
-  if (f.keywords !== undefined && f.keywords.length > 0) parts.push(sql`m.keywords @> ${f.keywords}::text[]`);
-  if (f.created_after !== undefined) parts.push(sql`m.created_at >= ${f.created_after}::timestamptz`);
-  if (f.created_before !== undefined) parts.push(sql`m.created_at < ${f.created_before}::timestamptz`);
+  if (f.content_type !== undefined) parts.push(sql`${col('content_type', "|| ''")} = ${f.content_type}`);
+  if (f.keywords !== undefined && f.keywords.length > 0) parts.push(sql`${col('keywords', "|| '{}'::text[]")} @> ${f.keywords}::text[]`);
+  if (f.created_after !== undefined) parts.push(sql`${col('created_at', "+ interval '0 s'")} >= ${f.created_after}::timestamptz`);
+  if (f.created_before !== undefined) parts.push(sql`${col('created_at', "+ interval '0 s'")} < ${f.created_before}::timestamptz`);
   return sql.join(parts, sql` and `);
 }
 
@@ -169,6 +176,12 @@ function filterSql(f: SearchFilters): RawBuilder<unknown> {
 const BM25 = { k1: 1.2, b: 0.3, delta: 0.5 };
 /** Lexemes in more than this share of the memories only add to scores; they do not fetch candidates. */
 const SELECTIVE_DF = 0.05;
+/**
+ * Words fetch candidates rarest first while the memories they can match add up to at most this
+ * many (the rarest word always fetches); commoner words only add to the scores of what was fetched.
+ * Keeps a search's cost flat as a project grows (every candidate is a heap read and a scoring pass).
+ */
+const MAX_FETCHED = 600;
 /** A keyword (weight A) occurrence counts as this many content occurrences. */
 const KEYWORD_TF = 3;
 
@@ -196,42 +209,49 @@ function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): RawBuild
     ), kw_stats as (
       select coalesce((select n from kw_counts where lexeme = ' docs'), 0) as n,
              coalesce((select n from kw_counts where lexeme = ' len') / nullif((select n from kw_counts where lexeme = ' docs'), 0), 15) as avgdl
-    ), kw_lexemes as (
-      select w.lex, ln(1 + (st.n - coalesce(c.n, 0) + 0.5) / (coalesce(c.n, 0) + 0.5)) as idf,
-             coalesce(c.n, 0) <= ${sql.lit(SELECTIVE_DF)} * st.n as selective
+    ), kw_df as (
+      select w.lex, coalesce(c.n, 0) as df, st.n,
+             -- Memories the rarest words up to this one can fetch (at most): bounds the candidates.
+             sum(coalesce(c.n, 0)) over (order by coalesce(c.n, 0), w.lex) as fetched,
+             row_number() over (order by coalesce(c.n, 0), w.lex) as df_rank
         from kw_words w cross join kw_stats st left join kw_counts c on c.lexeme = w.lex
+    ), kw_lexemes as (
+      select lex, ln(1 + (n - df + 0.5) / (df + 0.5)) as idf,
+             df_rank = 1 or fetched <= ${sql.lit(MAX_FETCHED)} as fetches,
+             df <= ${sql.lit(SELECTIVE_DF)} * n as selective
+        from kw_df
     ), kw_query as (
-      select ${orQuery(sql`selective or not exists (select 1 from kw_lexemes where selective)`)} as selective,
-             ${orQuery(sql`true`)} as any_word
+      select ${orQuery(sql`fetches and (selective or not exists (select 1 from kw_lexemes where selective))`)} as selective,
+             ${orQuery(sql`fetches`)} as any_word
         from kw_lexemes
     ), kw_candidates as (
-      select m.id, m.fts from semantic_memory m
+      select m.id, m.fts, m.project_id, m.created_at from semantic_memory m
        where m.fts @@ (select selective from kw_query) and ${where}
     ), kw_more as (
       -- Evaluated once, and only when the rare words found fewer than k memories.
-      select m.id, m.fts from semantic_memory m
+      select m.id, m.fts, m.project_id, m.created_at from semantic_memory m
        where (select count(*) from kw_candidates) < ${p.k}
          and m.fts @@ (select any_word from kw_query) and not m.fts @@ (select selective from kw_query) and ${where}
     ), kw_terms as (
-      select c.id, length(c.fts)::float8 as dl, q.idf,
+      select c.id, c.project_id, c.created_at, length(c.fts)::float8 as dl, q.idf,
              (coalesce(array_length(u.positions, 1), 1)
-               + ${sql.lit(KEYWORD_TF - 1)} * (select count(*) from unnest(u.weights) w where w = 'A'))::float8 as tf
+               + ${sql.lit(KEYWORD_TF - 1)} * cardinality(array_positions(u.weights, 'A')))::float8 as tf
         from (select * from kw_candidates union all select * from kw_more) c
        cross join lateral unnest(c.fts) u
         join kw_lexemes q on q.lex = u.lexeme
     ), kw_scored as (
       -- BM25+, times the number of query words matched: memories with more of the words come first.
-      select t.id,
+      select t.id, t.project_id, t.created_at,
              count(*) * sum(t.idf * (${sql.lit(BM25.delta)} + t.tf * ${sql.lit(BM25.k1 + 1)}
                                      / (t.tf + ${sql.lit(BM25.k1)} * (${sql.lit(1 - BM25.b)} + ${sql.lit(BM25.b)} * t.dl / st.avgdl)))) as score
         from kw_terms t cross join kw_stats st
-       group by t.id
+       group by t.id, t.project_id, t.created_at
     ), ${neighbourSql(p)}, kw_ranked as (
       select id, row_number() over (order by score desc, id) as r from kw_final
     )`;
 }
 
-/** How many top keyword hits look at their neighbours (bounded work: two index probes each way). */
+/** How many top keyword hits look at their neighbours (bounded work: two index probes each). */
 const NEIGHBOUR_POOL = 200;
 /** Neighbours on each side, in the order memories were stored in their project. */
 const NEIGHBOURS = 2;
@@ -251,11 +271,11 @@ function neighbourSql(p: SearchParams): RawBuilder<unknown> {
       order by ${order} limit ${sql.lit(NEIGHBOURS)})`;
   return sql`
     kw_top as (
-      select id, score from kw_scored order by score desc, id limit ${sql.lit(NEIGHBOUR_POOL)}
-    ), kw_neighbours as (
-      select t.id, n.id as neighbour
-        from kw_top t
-        join semantic_memory tm on tm.id = t.id
+      select id, score, project_id, created_at from kw_scored order by score desc, id limit ${sql.lit(NEIGHBOUR_POOL)}
+    ), kw_neighbours as materialized (
+      -- Materialized: the planner, guessing kw_scored small, would otherwise rescan it per top hit.
+      select tm.id, n.id as neighbour
+        from kw_top tm
        cross join lateral (${side(sql`<`, sql`y.created_at desc, y.id desc`)} union all ${side(sql`>`, sql`y.created_at, y.id`)}) n
     ), kw_final as (
       select t.id, t.score + ${p.weights.neighbours}::float8 * coalesce(sum(s.score), 0) as score
@@ -276,24 +296,8 @@ function neighbourSql(p: SearchParams): RawBuilder<unknown> {
  */
 export function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
   const where = filterSql(p.filters);
-  const vec = p.vector
-    ? (() => {
-        const dims = sql.lit(p.vector.dims);
-        const qvec = sql`${vectorLiteral(p.vector.values)}::vector(${dims})`;
-        return sql`
-      vec as materialized (
-        select m.id, m.embedding::vector(${dims}) <=> ${qvec} as distance
-          from semantic_memory m
-         where m.embedding_dims = ${dims} and m.embedding_model = ${p.vector.model} and ${where}
-         order by m.embedding::vector(${dims}) <=> ${qvec}
-         limit ${p.k}
-      ), vec_ranked as (
-        select id, distance, row_number() over (order by distance, id) as r from vec
-      )`;
-      })()
-    : sql`vec_ranked as (select null::varchar as id, null::float8 as distance, null::bigint as r where false)`;
   return sql<SearchHit>`
-    with ${vec}, ${keywordBranchSql(p, where)}, fused as (
+    with ${keywordBranchSql(p, where)}, ${p.vector ? vectorBranchSql(p, p.vector, where) : sql`vec_ranked as (select null::varchar as id, null::float8 as distance, null::bigint as r where false)`}, fused as (
       select id,
              coalesce(${p.weights.vector}::float8 / (60 + v.r), 0) + coalesce(${p.weights.keyword}::float8 / (60 + k.r), 0) as rrf_score,
              v.r as vector_rank, k.r as keyword_rank, v.distance
@@ -310,6 +314,54 @@ export function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
      order by f.rrf_score desc, f.id`;
 }
 
+/**
+ * Exact vector search costs about 1.5 µs per memory in scope; the HNSW index with a filter costs
+ * about 1.5 ms × (all memories / memories in scope) (pgvector's iterative scan visits that many
+ * more nodes to find k that pass). Measured at 100k memories, 768-D. The scope is the project's
+ * memories (or all of them), from the keyword statistics; a content type or date filter only
+ * shrinks it, so the exact branch is chosen when scope² ≤ EXACT_SCAN_RATIO × all.
+ */
+const EXACT_SCAN_RATIO = 1000;
+
+/**
+ * The vector branch: cosine distance to the query vector over memories with a vector of the
+ * query's model, filtered before the limit. Small scopes (a project of a few thousand memories)
+ * are scanned exactly, through the filter index; large ones go through the HNSW index of the
+ * query's dimension (iterative scan, see client.ts). Both are in the statement; one runs.
+ */
+function vectorBranchSql(p: SearchParams, vector: NonNullable<SearchParams['vector']>, where: RawBuilder<unknown>): RawBuilder<unknown> {
+  const dims = sql.lit(vector.dims);
+  const literal = vectorLiteral(vector.values);
+  const distance = sql`m.embedding::vector(${dims}) <=> ${literal}::vector(${dims})`;
+  // The index's order: half precision (migrations/0003). The distance reported stays exact.
+  const indexOrder = sql`m.embedding::halfvec(${dims}) <=> ${literal}::halfvec(${dims})`;
+  const scoped = (filters: RawBuilder<unknown>) => sql`m.embedding_dims = ${dims} and m.embedding_model = ${vector.model} and ${filters}`;
+  return sql`
+    vec_scope as (
+      select st.n * st.n <= ${sql.lit(EXACT_SCAN_RATIO)} * (
+               select coalesce(sum(n), 0) from (select df as n from memory_lexeme_df where lexeme = ' docs'
+                                                union all select delta from memory_lexeme_delta where lexeme = ' docs') a
+             ) as exact
+        from kw_stats st
+    ), vec as materialized (
+      -- The subquery is a fence (offset 0): the HNSW index cannot serve the order, so the planner
+      -- scans the scope, and each distance is computed once.
+      (select id, distance from (
+         select m.id, ${distance} as distance from semantic_memory m
+          where (select exact from vec_scope) and ${scoped(where)}
+         offset 0) scope
+        order by distance
+        limit ${p.k})
+      union all
+      (select m.id, ${distance} as distance from semantic_memory m
+        where not (select exact from vec_scope) and ${scoped(filterSql(p.filters, { indexable: false }))}
+        order by ${indexOrder}
+        limit ${p.k})
+    ), vec_ranked as (
+      select id, distance, row_number() over (order by distance, id) as r from vec
+    )`;
+}
+
 /** Runs the hybrid search: one prepared statement (the HNSW settings are the connections' own, see client.ts). */
 export async function searchMemories(db: Kysely<Database>, params: SearchParams): Promise<SearchHit[]> {
   const rows = await runPrepared(db, hybridSearchSql(params).compile(db));
@@ -322,8 +374,8 @@ export async function searchMemories(db: Kysely<Database>, params: SearchParams)
   }));
 }
 
-/** pgvector's HNSW indexes `vector` up to this many dimensions; beyond it, vector search scans. */
-export const MAX_INDEXED_DIMS = 2000;
+/** pgvector's HNSW indexes `halfvec` up to this many dimensions; beyond it, vector search scans. */
+export const MAX_INDEXED_DIMS = 4000;
 
 /**
  * Creates the HNSW index for vectors of this dimension unless it exists (768 ships with the schema).
@@ -334,6 +386,6 @@ export async function ensureVectorIndex(db: Db, dims: number): Promise<boolean> 
   if (dims > MAX_INDEXED_DIMS) return false;
   const d = sql.lit(dims);
   await sql`create index if not exists ${sql.id(`idx_semantic_memory_embedding_${dims}`)} on semantic_memory
-            using hnsw ((embedding::vector(${d})) vector_cosine_ops) where embedding_dims = ${d}`.execute(db);
+            using hnsw ((embedding::halfvec(${d})) halfvec_cosine_ops) where embedding_dims = ${d}`.execute(db);
   return true;
 }
