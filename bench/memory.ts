@@ -276,6 +276,7 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
   const copies = Math.ceil(options.memories / turns.length);
   const rand = random(42);
   const fake = await new FakeOllama().start();
+  fake.dense = true;
   const env = { ...scratch.env, LOG_LEVEL: 'warn', EMBEDDING_PROVIDER: 'ollama', OLLAMA_HOST: fake.url, OLLAMA_EMBEDDING_MODEL: 'nomic-embed-text' };
   const hybridService = await startService({ cwd: ROOT, env });
   const keywordService = await startService({ cwd: ROOT, env: { ...env, EMBEDDING_PROVIDER: 'none' } });
@@ -402,9 +403,20 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
     console.log(`${st.label.padEnd(52)} client p50 ${st.client.p50.toFixed(1)} p95 ${st.client.p95.toFixed(1)} · server (no embed) p50 ${st.server.p50.toFixed(1)} p95 ${st.server.p95.toFixed(1)} ms`);
 
     let tableSize: string | null = null;
+    let postgres: Record<string, string> | null = null;
     if (scratch.kind === 'postgres') {
       const size = await client.query(`select pg_size_pretty(pg_total_relation_size('semantic_memory')) as s`);
       tableSize = size.rows[0].s;
+      // What the figures depend on: whether the rows and the vector index fit in shared_buffers.
+      const settings = await client.query(
+        `select current_setting('server_version') as server_version,
+                (select extversion from pg_extension where extname = 'vector') as pgvector,
+                current_setting('shared_buffers') as shared_buffers,
+                current_setting('effective_cache_size') as effective_cache_size,
+                pg_size_pretty(pg_relation_size('semantic_memory')) as table_rows,
+                pg_size_pretty(pg_relation_size('idx_semantic_memory_embedding_768')) as vector_index`,
+      );
+      postgres = settings.rows[0];
       await client.end();
     }
     const searchKeys = Object.keys(results).filter((k) => k.startsWith('search_'));
@@ -418,6 +430,7 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
       projects: copies,
       vector_dims: 768,
       table_size: tableSize,
+      postgres,
       load: {
         concurrency: options.concurrency,
         seconds: Math.round(loadSeconds * 10) / 10,
@@ -459,6 +472,12 @@ function markdown(quality: any, speed: any): string {
       `## Speed — ${speed.memories.toLocaleString('en')} memories (${speed.vector_dims}-D), ${speed.engine}`,
       '',
       `Bulk store: ${speed.load.stores_per_second} stores/s with ${speed.load.concurrency} in parallel (client p95 ${speed.load.client.p95.toFixed(1)} ms). Table: ${speed.table_size ?? 'n/a'}.`,
+      ...(speed.postgres
+        ? [
+            '',
+            `Postgres ${speed.postgres.server_version}, pgvector ${speed.postgres.pgvector}, shared_buffers ${speed.postgres.shared_buffers}, effective_cache_size ${speed.postgres.effective_cache_size}; rows ${speed.postgres.table_rows}, vector index ${speed.postgres.vector_index}.`,
+          ]
+        : []),
       '',
       '| case | client p50 / p95 ms | server (no embedder) p50 / p95 ms | target |',
       '| --- | --- | --- | --- |',

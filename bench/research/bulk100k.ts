@@ -32,7 +32,7 @@ for (let i = 0; i < n; i++) {
   batch.push({
     id: newId(), project_id: projects.get(project), task_id: null, content, content_type: types[i % 7], content_format: 'text',
     keywords: [], importance_score: 0.5, content_hash: contentHash(content), source: 'bench', created_by: null,
-    embedding: vectorLiteral(FakeOllama.vector(content)), embedding_model: 'nomic-embed-text', embedding_dims: 768,
+    embedding: vectorLiteral(FakeOllama.vector(content, 768, true)), embedding_model: 'nomic-embed-text', embedding_dims: 768,
     created_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
   });
   if (batch.length === 500) await flush();

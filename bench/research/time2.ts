@@ -15,7 +15,7 @@ for (const mode of (process.env.MODES ?? 'kw_project,kw_all,hy_project,hy_all,hy
     const c = i % copies;
     const q = dialect(qs[(i * 7919) % qs.length]!, c);
     const p: SearchParams = { query: q, filters: mode.endsWith('project') ? { project: `bench ${c}` } : mode === 'hy_type' ? { content_type: 'decision', created_after: '2000-01-01T00:00:00Z' } : {}, limit: 10, k: 30, weights: { vector: 1, keyword: 1, neighbours: nb },
-      vector: mode.startsWith('hy') ? { values: FakeOllama.vector(q), model: 'nomic-embed-text', dims: 768, exact: process.env.EXACT === '1' } : undefined };
+      vector: mode.startsWith('hy') ? { values: FakeOllama.vector(q, 768, true), model: 'nomic-embed-text', dims: 768, exact: process.env.EXACT === '1' } : undefined };
     const t = performance.now();
     await runPrepared(db.kysely, hybridSearchSql(p).compile(db.kysely));
     const e = performance.now() - t;
