@@ -115,12 +115,17 @@ export interface SemanticMemoryTable {
   embedding_model: string | null;
   embedding_dims: number | null;
   fts: ColumnType<string, never, never>;
-  access_count: Generated<number>;
-  last_accessed_at: NullableTimestamp;
   created_by: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   archived_at: NullableTimestamp;
+}
+
+/** How often search returned a memory, and when last (beside the memory's row: see migration 0004). */
+export interface MemoryAccessTable {
+  memory_id: string;
+  access_count: Generated<number>;
+  last_accessed_at: NullableTimestamp;
 }
 
 export interface EmbeddingJobsTable {
@@ -159,6 +164,7 @@ export interface Database {
   micro_tasks: MicroTasksTable;
   task_status_history: TaskStatusHistoryTable;
   semantic_memory: SemanticMemoryTable;
+  memory_access: MemoryAccessTable;
   embedding_jobs: EmbeddingJobsTable;
   memory_lexeme_df: MemoryLexemeDfTable;
   memory_lexeme_delta: MemoryLexemeDeltaTable;

@@ -1,20 +1,23 @@
 import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import { runPrepared } from '../client.js';
-import type { ContentType, Database, SemanticMemoryTable } from '../schema.js';
+import type { ContentType, Database, MemoryAccessTable, SemanticMemoryTable } from '../schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** The columns a memory is read back with (not the vector, not the tsvector). */
 type MemoryColumn =
   | 'id' | 'task_id' | 'content' | 'content_type' | 'content_format' | 'keywords' | 'importance_score' | 'source'
-  | 'embedding_model' | 'embedding_dims' | 'access_count' | 'last_accessed_at' | 'created_by' | 'created_at';
+  | 'embedding_model' | 'embedding_dims' | 'created_by' | 'created_at';
 
-/** A memory as read back: those columns and its project's title. */
-export type MemoryRow = Pick<Selectable<SemanticMemoryTable>, MemoryColumn> & { project: string | null };
+/** A memory as read back: those columns, its project's title and its access counts. */
+export type MemoryRow = Pick<Selectable<SemanticMemoryTable>, MemoryColumn> &
+  Pick<Selectable<MemoryAccessTable>, 'access_count' | 'last_accessed_at'> & { project: string | null };
 
+/** Selects a MemoryRow from `m` (semantic_memory), `p` (its plan) and `a` (see accessJoin). */
 const memoryColumns = sql`m.id, p.title as project, m.task_id, m.content, m.content_type, m.content_format, m.keywords,
-  m.importance_score, m.source, m.embedding_model, m.embedding_dims, m.access_count, m.last_accessed_at,
-  m.created_by, m.created_at`;
+  m.importance_score, m.source, m.embedding_model, m.embedding_dims, coalesce(a.access_count, 0) as access_count,
+  a.last_accessed_at, m.created_by, m.created_at`;
+const accessJoin = sql`left join memory_access a on a.memory_id = m.id`;
 
 /** pgvector's text form of a vector. */
 export function vectorLiteral(vector: readonly number[]): string {
@@ -62,7 +65,7 @@ export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome>
     )
     select target.id as project_id, target.title as project, ins.id, ins.task_id, ins.content, ins.content_type,
            ins.content_format, ins.keywords, ins.importance_score, ins.source, ins.embedding_model, ins.embedding_dims,
-           ins.access_count, ins.last_accessed_at, ins.created_by, ins.created_at
+           0 as access_count, null::timestamptz as last_accessed_at, ins.created_by, ins.created_at
       from (select 1) as one
       left join target on true
       left join ins on true`;
@@ -83,6 +86,7 @@ export async function findDuplicate(db: Db, project: string, contentHash: string
     select ${memoryColumns}
       from intervention_plans p
       join semantic_memory m on coalesce(m.project_id, '') = p.id   -- the dedup key's expression: its index answers
+      ${accessJoin}
      where lower(p.title) = lower(${project}) and m.content_hash = ${contentHash} and m.archived_at is null`;
   const [row] = await runPrepared(db, query.compile(db));
   return row;
@@ -91,7 +95,7 @@ export async function findDuplicate(db: Db, project: string, contentHash: string
 async function findByHash(db: Db, projectId: string, contentHash: string): Promise<MemoryRow | undefined> {
   const result = await sql<MemoryRow>`
     select ${memoryColumns}
-      from semantic_memory m left join intervention_plans p on p.id = m.project_id
+      from semantic_memory m left join intervention_plans p on p.id = m.project_id ${accessJoin}
      where coalesce(m.project_id, '') = ${projectId} and m.content_hash = ${contentHash} and m.archived_at is null`.execute(db);
   return result.rows[0];
 }
@@ -100,7 +104,7 @@ async function findByHash(db: Db, projectId: string, contentHash: string): Promi
 export async function getMemory(db: Db, id: string): Promise<MemoryRow | undefined> {
   const result = await sql<MemoryRow>`
     select ${memoryColumns}
-      from semantic_memory m left join intervention_plans p on p.id = m.project_id
+      from semantic_memory m left join intervention_plans p on p.id = m.project_id ${accessJoin}
      where m.id = ${id} and m.archived_at is null`.execute(db);
   return result.rows[0];
 }
@@ -119,6 +123,8 @@ export async function deleteMemory(db: Db, id: string): Promise<boolean> {
       returning id
     ), job as (
       delete from embedding_jobs where memory_id in (select id from del)
+    ), access as (
+      delete from memory_access where memory_id in (select id from del)
     )
     select id from del`.execute(db);
   return result.rows.length > 0;
@@ -306,11 +312,12 @@ export function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
        limit ${p.limit}
     )
     select m.id, p.title as project, m.task_id, m.content, m.content_type, m.content_format, m.keywords,
-           m.importance_score, m.source, m.embedding_model, m.embedding_dims, m.access_count, m.last_accessed_at,
-           m.created_by, m.created_at, f.rrf_score, f.vector_rank, f.keyword_rank, f.distance
+           m.importance_score, m.source, m.embedding_model, m.embedding_dims, coalesce(a.access_count, 0) as access_count,
+           a.last_accessed_at, m.created_by, m.created_at, f.rrf_score, f.vector_rank, f.keyword_rank, f.distance
       from fused f
       join semantic_memory m on m.id = f.id
       left join intervention_plans p on p.id = m.project_id
+      ${accessJoin}
      order by f.rrf_score desc, f.id`;
 }
 

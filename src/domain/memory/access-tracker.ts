@@ -51,12 +51,15 @@ export class AccessTracker {
     this.pending = new Map();
     try {
       await sql`
-        update semantic_memory m
-           set access_count = m.access_count + a.n, last_accessed_at = greatest(m.last_accessed_at, a.at)
-          from (select * from unnest(${batch.map(([id]) => id)}::text[], ${batch.map(([, e]) => e.count)}::int[],
-                                     ${batch.map(([, e]) => e.at.toISOString())}::timestamptz[]) as x(id, n, at)
-                 order by id) a
-         where m.id = a.id and m.archived_at is null`.execute(this.db);
+        insert into memory_access as t (memory_id, access_count, last_accessed_at)
+        select a.id, a.n, a.at
+          from unnest(${batch.map(([id]) => id)}::text[], ${batch.map(([, e]) => e.count)}::int[],
+                      ${batch.map(([, e]) => e.at.toISOString())}::timestamptz[]) as a(id, n, at)
+          join semantic_memory m on m.id = a.id and m.archived_at is null
+         order by a.id
+        on conflict (memory_id) do update
+           set access_count = t.access_count + excluded.access_count,
+               last_accessed_at = greatest(t.last_accessed_at, excluded.last_accessed_at)`.execute(this.db);
     } catch (error) {
       this.log.warn({ err: error, memories: batch.length }, 'could not record memory accesses; they are dropped');
     }
