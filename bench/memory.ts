@@ -331,6 +331,9 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
     if (scratch.kind === 'postgres') {
       await client.connect();
       await client.query('vacuum analyze semantic_memory, memory_lexeme_df, memory_lexeme_delta, embedding_jobs');
+      // And write the load's dirty pages out now: otherwise the checkpoint the load triggered spreads
+      // over the first minutes of measurements (the first case's p95 tripled in one run).
+      await client.query('checkpoint').catch((error: Error) => console.log(`(no checkpoint before measuring: ${error.message})`));
     }
 
     const cases: Array<{ key: string; label: string; service: ServiceProcess; body: (i: number) => Record<string, unknown> }> = [];
