@@ -14,6 +14,7 @@ for (let i = 0; i < 230; i++) {
   await r.json();
   const op = Number(/op;dur=([\d.]+)/.exec(t)?.[1]); const em = Number(/embed;dur=([\d.]+)/.exec(t)?.[1] ?? 0);
   if (i >= 30) times.push(op - em);
+  if (op - em > 40) console.log(`slow #${i} ${(op - em).toFixed(0)} ms at ${(performance.now() / 1000).toFixed(1)} s`);
 }
 times.sort((a, b) => a - b);
 console.log('server p50', times[100]!.toFixed(1), 'p95', times[190]!.toFixed(1), 'max', times[199]!.toFixed(1));
