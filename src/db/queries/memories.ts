@@ -295,10 +295,10 @@ function neighbourSql(p: SearchParams): RawBuilder<unknown> {
 }
 
 /**
- * Hybrid search in one statement (design.md §5): a vector branch (cosine distance over the HNSW
- * index of the query's dimension, rows of the query's model only) and a keyword branch (BM25+ over
- * Postgres full text: any word of the query matches, memories with more of its words rank first),
- * each filtered before its LIMIT, fused by reciprocal rank (k = 60).
+ * Hybrid search in one statement (design.md §5): a vector branch (cosine distance, rows of the
+ * query's model only; see vectorBranchSql) and a keyword branch (BM25+ over Postgres full text: any
+ * word of the query matches, memories with more of its words rank first), each filtered before its
+ * LIMIT, fused by reciprocal rank (k = 60).
  */
 export function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
   const where = filterSql(p.filters);
@@ -311,9 +311,7 @@ export function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
        order by rrf_score desc, id
        limit ${p.limit}
     )
-    select m.id, p.title as project, m.task_id, m.content, m.content_type, m.content_format, m.keywords,
-           m.importance_score, m.source, m.embedding_model, m.embedding_dims, coalesce(a.access_count, 0) as access_count,
-           a.last_accessed_at, m.created_by, m.created_at, f.rrf_score, f.vector_rank, f.keyword_rank, f.distance
+    select ${memoryColumns}, f.rrf_score, f.vector_rank, f.keyword_rank, f.distance
       from fused f
       join semantic_memory m on m.id = f.id
       left join intervention_plans p on p.id = m.project_id
