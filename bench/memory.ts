@@ -415,6 +415,7 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
         `select current_setting('server_version') as server_version,
                 (select extversion from pg_extension where extname = 'vector') as pgvector,
                 current_setting('shared_buffers') as shared_buffers,
+                current_setting('huge_pages') as huge_pages,
                 current_setting('effective_cache_size') as effective_cache_size,
                 pg_size_pretty(pg_relation_size('semantic_memory')) as table_rows,
                 pg_size_pretty(pg_relation_size('idx_semantic_memory_embedding_768')) as vector_index`,

@@ -405,6 +405,9 @@ for (const backend of backends) {
         select 'e' || lpad(to_hex(g), 11, '0'), 'f111111111ff', 'zzfiller ' || g, 'context', 'text', 0.5, md5(g::text)
           from generate_series(1, 1200) g`.execute(kysely);
       await compactKeywordStats(kysely);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const since = new Date().toISOString(); // after every filler, before the two memories below
+      await new Promise((resolve) => setTimeout(resolve, 5));
       const outage = await store({ content: 'Loading dock outage report for each visitor.', content_type: 'learning', project: 'Large Scope' });
       await store({ content: 'Loading dock rules for trucks.', content_type: 'context', project: 'Large Scope' });
 
@@ -422,6 +425,12 @@ for (const backend of backends) {
       assert.equal(scoped.results[0].memory_id, outage.memory_id);
       assert.equal(scoped.results.length, 2, 'both memories of the small project, by exact distance');
       assert.deepEqual(await vectorScan({ project: 'Large Scope' }), { index: false, exact: true }, 'a small project: scanned exactly');
+
+      const recent = await search({ query: 'crash', created_after: since });
+      assert.equal(recent.results.length, 2, 'only the two memories stored since');
+      assert.equal(recent.results[0].memory_id, outage.memory_id);
+      assert.equal(recent.results[0].vector_rank, 1);
+      assert.deepEqual(await vectorScan({ created_after: since }), { index: false, exact: true }, 'a date range holding few memories: scanned exactly');
     });
   });
 }

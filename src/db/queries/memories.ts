@@ -173,9 +173,16 @@ function filterSql(f: SearchFilters, { indexable = true } = {}): RawBuilder<unkn
   }
   if (f.content_type !== undefined) parts.push(sql`${col('content_type', "|| ''")} = ${f.content_type}`);
   if (f.keywords !== undefined && f.keywords.length > 0) parts.push(sql`${col('keywords', "|| '{}'::text[]")} @> ${f.keywords}::text[]`);
-  if (f.created_after !== undefined) parts.push(sql`${col('created_at', "+ interval '0 s'")} >= ${f.created_after}::timestamptz`);
-  if (f.created_before !== undefined) parts.push(sql`${col('created_at', "+ interval '0 s'")} < ${f.created_before}::timestamptz`);
+  parts.push(...dateFilterParts(f, col('created_at', "+ interval '0 s'")));
   return sql.join(parts, sql` and `);
+}
+
+/** The created_after / created_before tests on `column` (none when neither filter is given). */
+function dateFilterParts(f: SearchFilters, column: RawBuilder<unknown>): RawBuilder<unknown>[] {
+  const parts: RawBuilder<unknown>[] = [];
+  if (f.created_after !== undefined) parts.push(sql`${column} >= ${f.created_after}::timestamptz`);
+  if (f.created_before !== undefined) parts.push(sql`${column} < ${f.created_before}::timestamptz`);
+  return parts;
 }
 
 /** BM25+ parameters (tuned on LoCoMo; the optimum is flat: ±0.005 R@10 over k1 0.6–2.2, b 0.3–0.9). */
@@ -323,8 +330,9 @@ export function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
  * Exact vector search costs about 1.5 µs per memory in scope; the HNSW index with a filter costs
  * about 1.5 ms × (all memories / memories in scope) (pgvector's iterative scan visits that many
  * more nodes to find k that pass). Measured at 100k memories, 768-D. The scope is the project's
- * memories (or all of them), from the keyword statistics; a content type or date filter only
- * shrinks it, so the exact branch is chosen when scope² ≤ EXACT_SCAN_RATIO × all.
+ * memories (or all of them), from the keyword statistics, or fewer when a date range holds fewer
+ * (counted, up to the bound); the exact branch is chosen when scope² ≤ EXACT_SCAN_RATIO × all. A
+ * content type only shrinks the scope by a bounded factor and is not counted.
  */
 const EXACT_SCAN_RATIO = 1000;
 
@@ -341,13 +349,23 @@ function vectorBranchSql(p: SearchParams, vector: NonNullable<SearchParams['vect
   // The index's order: half precision (migrations/0003). The distance reported stays exact.
   const indexOrder = sql`m.embedding::halfvec(${dims}) <=> ${literal}::halfvec(${dims})`;
   const scoped = (filters: RawBuilder<unknown>) => sql`m.embedding_dims = ${dims} and m.embedding_model = ${vector.model} and ${filters}`;
+  // A date range shrinks the scope too (searching last week's notes in a year of them): its
+  // memories are counted through the created_at index, up to the largest scope scanned exactly.
+  const dates = dateFilterParts(p.filters, sql`d.created_at`);
+  const scope =
+    dates.length === 0
+      ? sql`st.n`
+      : sql`least(st.n, (select count(*) from (
+               select 1 from semantic_memory d where d.archived_at is null and ${sql.join(dates, sql` and `)}
+                limit (select floor(sqrt(${sql.lit(EXACT_SCAN_RATIO)} * t.n))::bigint + 1)) dated))`;
   return sql`
-    vec_scope as (
-      select st.n * st.n <= ${sql.lit(EXACT_SCAN_RATIO)} * (
-               select coalesce(sum(n), 0) from (select df as n from memory_lexeme_df where lexeme = ' docs'
-                                                union all select delta from memory_lexeme_delta where lexeme = ' docs') a
-             ) as exact
-        from kw_stats st
+    vec_total as (
+      select coalesce(sum(n), 0) as n
+        from (select df as n from memory_lexeme_df where lexeme = ' docs'
+              union all select delta from memory_lexeme_delta where lexeme = ' docs') a
+    ), vec_scope as (
+      select ${scope} ^ 2 <= ${sql.lit(EXACT_SCAN_RATIO)} * t.n as exact
+        from kw_stats st cross join vec_total t
     ), vec as materialized (
       -- The subquery is a fence (offset 0): the HNSW index cannot serve the order, so the planner
       -- scans the scope, and each distance is computed once.
