@@ -479,7 +479,7 @@ function markdown(quality: any, speed: any): string {
       ...(speed.postgres
         ? [
             '',
-            `Postgres ${speed.postgres.server_version}, pgvector ${speed.postgres.pgvector}, shared_buffers ${speed.postgres.shared_buffers}, effective_cache_size ${speed.postgres.effective_cache_size}; rows ${speed.postgres.table_rows}, vector index ${speed.postgres.vector_index}.`,
+            `Postgres ${speed.postgres.server_version}, pgvector ${speed.postgres.pgvector}, shared_buffers ${speed.postgres.shared_buffers} (huge_pages ${speed.postgres.huge_pages}), effective_cache_size ${speed.postgres.effective_cache_size}; rows ${speed.postgres.table_rows}, vector index ${speed.postgres.vector_index}.`,
           ]
         : []),
       '',
