@@ -111,10 +111,10 @@ describe('the devstream-hub command', () => {
     const dataDir = await tempDir();
     const first = await cli(['migrate'], { DATA_DIR: dataDir });
     assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stdout, /Applied 4 migration\(s\) to embedded PGlite .*0001_tasks_and_plans, 0002_semantic_memory, 0003_memory_rows_inline, 0004_memory_access/);
+    assert.match(first.stdout, /Applied 5 migration\(s\) to embedded PGlite .*0001_tasks_and_plans, 0002_semantic_memory, 0003_memory_rows_inline, 0004_memory_access, 0005_memory_halfvec/);
     const second = await cli(['migrate'], { DATA_DIR: dataDir });
     assert.equal(second.code, 0, second.stderr);
-    assert.match(second.stdout, /Nothing to apply: .* schema version 4/);
+    assert.match(second.stdout, /Nothing to apply: .* schema version 5/);
   });
 
   test('bad configuration stops start-up with one message naming every bad variable', async () => {

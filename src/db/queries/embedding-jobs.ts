@@ -56,7 +56,7 @@ export async function completeJobs(
                            ${done.map((d) => vectorLiteral(d.vector))}::text[]) as i(memory_id, content_hash, vec)
     ), upd as (
       update semantic_memory m
-         set embedding = i.vec::vector, embedding_model = ${model}, embedding_dims = ${dims}
+         set embedding = i.vec::halfvec, embedding_model = ${model}, embedding_dims = ${dims}
         from input i
        where m.id = i.memory_id and m.content_hash = i.content_hash and m.archived_at is null
       returning m.id

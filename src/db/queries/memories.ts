@@ -46,7 +46,7 @@ export type InsertOutcome =
  * case the existing memory comes back as a duplicate. Writes nothing when the project does not exist.
  */
 export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome> {
-  const embedding = m.embedding ? sql`${vectorLiteral(m.embedding.vector)}::vector` : sql`null`;
+  const embedding = m.embedding ? sql`${vectorLiteral(m.embedding.vector)}::halfvec` : sql`null`;
   const insert = sql<{ project_id: string | null } & Partial<MemoryRow>>`
     with target as (
       select id, title from intervention_plans where lower(title) = lower(${m.project})
@@ -345,9 +345,8 @@ const EXACT_SCAN_RATIO = 1000;
 function vectorBranchSql(p: SearchParams, vector: NonNullable<SearchParams['vector']>, where: RawBuilder<unknown>): RawBuilder<unknown> {
   const dims = sql.lit(vector.dims);
   const literal = vectorLiteral(vector.values);
-  const distance = sql`m.embedding::vector(${dims}) <=> ${literal}::vector(${dims})`;
-  // The index's order: half precision (migrations/0003). The distance reported stays exact.
-  const indexOrder = sql`m.embedding::halfvec(${dims}) <=> ${literal}::halfvec(${dims})`;
+  // Half precision, as the vectors are stored (migrations/0005): the HNSW index's own expression.
+  const distance = sql`m.embedding::halfvec(${dims}) <=> ${literal}::halfvec(${dims})`;
   const scoped = (filters: RawBuilder<unknown>) => sql`m.embedding_dims = ${dims} and m.embedding_model = ${vector.model} and ${filters}`;
   // A date range shrinks the scope too (searching last week's notes in a year of them): its
   // memories are counted through the created_at index, up to the largest scope scanned exactly.
@@ -378,7 +377,7 @@ function vectorBranchSql(p: SearchParams, vector: NonNullable<SearchParams['vect
       union all
       (select m.id, ${distance} as distance from semantic_memory m
         where not (select exact from vec_scope) and ${scoped(filterSql(p.filters, { indexable: false }))}
-        order by ${indexOrder}
+        order by ${distance}
         limit ${p.k})
     ), vec_ranked as (
       select id, distance, row_number() over (order by distance, id) as r from vec
