@@ -10,6 +10,7 @@ import { noEmbeddings } from './embeddings/provider.js';
 import { VectorIndexes } from './embeddings/vector-indexes.js';
 import { EmbeddingWorker } from './embeddings/worker.js';
 import { registerErrorHandling } from './http/errors.js';
+import { registerGraphUpload } from './http/graph-upload.js';
 import { registerHealth } from './http/health.js';
 import { registerHostCheck } from './http/host-check.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -36,6 +37,7 @@ type AppConfig = Pick<
   | 'defaultProject'
   | 'embedding'
   | 'searchWeights'
+  | 'graphs'
 >;
 
 const ANONYMOUS: Caller = { name: null, scopes: new Set(['read', 'write', 'admin']) };
@@ -95,6 +97,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     tools,
     callerOf,
   });
+  await registerGraphUpload(app, { services, callerOf, uploadLimit: config.graphs.uploadLimit, retention: config.graphs.retention });
   await registerMcpRoutes(app, {
     services,
     log: app.log,

@@ -83,7 +83,22 @@ const envSchema = z.object({
       error: 'must be a number from 0 to 10',
     })
     .transform(Number),
+  GRAPH_RETENTION: int(1, 10_000, 20),
+  GRAPH_UPLOAD_LIMIT: z
+    .string()
+    .default('256MB')
+    .refine((v) => parseBytes(v) !== null, { error: 'must be a size like 268435456, 256MB or 1GB (at least 1KB)' })
+    .transform((v) => parseBytes(v)!),
 });
+
+/** `268435456`, `256MB`, `256 MiB`, `1GB` → bytes (binary units); null when unreadable or under 1 KiB. */
+export function parseBytes(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|kib|mb|mib|gb|gib)?\s*$/i.exec(text);
+  if (!m) return null;
+  const unit = (m[2] ?? 'b').toLowerCase()[0]!;
+  const bytes = Math.floor(Number(m[1]) * ({ b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 } as Record<string, number>)[unit]!);
+  return Number.isSafeInteger(bytes) && bytes >= 1024 ? bytes : null;
+}
 
 /** Every environment variable the service reads (each is documented in README.md). */
 export const ENV_VARS = Object.keys(envSchema.shape);
@@ -114,6 +129,12 @@ const configSchema = envSchema.transform((e) => ({
   },
   /** RRF weights of the two search branches. */
   searchWeights: { vector: e.SEARCH_VECTOR_WEIGHT, keyword: e.SEARCH_KEYWORD_WEIGHT, neighbours: e.SEARCH_NEIGHBOR_WEIGHT },
+  graphs: {
+    /** Commits kept per graph; older ones are dropped when a newer one is uploaded. */
+    retention: e.GRAPH_RETENTION,
+    /** Largest graph upload, in bytes, before and after decompression. */
+    uploadLimit: e.GRAPH_UPLOAD_LIMIT,
+  },
 }));
 
 export type Config = z.output<typeof configSchema>;

@@ -4,6 +4,7 @@ import { ConfigError, isLoopbackHost, loadConfig, type Config } from './config.j
 import { openDb, type Db } from './db/client.js';
 import { loadMigrations, migrate } from './db/migrate.js';
 import { reembed } from './commands/reembed.js';
+import { upload } from './commands/upload.js';
 import { VERSION } from './version.js';
 
 const USAGE = `devstream-hub ${VERSION}
@@ -15,6 +16,8 @@ Commands:
   migrate   Apply pending migrations and exit
   reembed   Embed every memory that has no vector of OLLAMA_EMBEDDING_MODEL now
             (--all: every memory). With embedded PGlite, stop the server first.
+  upload    Upload a DevLens commit file or graph folder to a server:
+            upload <file | folder> --url <server> [--repo <name>] [--commit <hash>] [--branch <name>]
   help      Show this text
 
 Configuration comes from environment variables; see README.md.`;
@@ -82,7 +85,16 @@ export async function main(argv: string[]): Promise<number> {
     args: argv,
     allowPositionals: true,
     strict: false,
-    options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' }, all: { type: 'boolean' } },
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+      all: { type: 'boolean' },
+      url: { type: 'string' },
+      repo: { type: 'string' },
+      commit: { type: 'string' },
+      branch: { type: 'string' },
+      token: { type: 'string' },
+    },
   });
   const command = values.help ? 'help' : values.version ? 'version' : (positionals[0] ?? 'serve');
   if (command === 'help') {
@@ -92,6 +104,18 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'version') {
     console.log(VERSION);
     return 0;
+  }
+  if (command === 'upload') {
+    // A client of a running server: no configuration, no database.
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    return upload({
+      target: positionals[1],
+      url: str(values.url),
+      repo: str(values.repo),
+      commit: str(values.commit),
+      branch: str(values.branch),
+      token: str(values.token),
+    });
   }
   if (command !== 'serve' && command !== 'migrate' && command !== 'reembed') {
     console.error(`Unknown command "${command}".\n\n${USAGE}`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,9 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openDb } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
+import { backends } from './helpers/backends.js';
 import { FakeOllama } from './helpers/fake-ollama.js';
+import { startServer } from './helpers/server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -111,10 +113,10 @@ describe('the devstream-hub command', () => {
     const dataDir = await tempDir();
     const first = await cli(['migrate'], { DATA_DIR: dataDir });
     assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stdout, /Applied 5 migration\(s\) to embedded PGlite .*0001_tasks_and_plans, 0002_semantic_memory, 0003_memory_rows_inline, 0004_memory_access, 0005_memory_halfvec/);
+    assert.match(first.stdout, /Applied 6 migration\(s\) to embedded PGlite .*0001_tasks_and_plans, 0002_semantic_memory, 0003_memory_rows_inline, 0004_memory_access, 0005_memory_halfvec, 0006_code_graphs/);
     const second = await cli(['migrate'], { DATA_DIR: dataDir });
     assert.equal(second.code, 0, second.stderr);
-    assert.match(second.stdout, /Nothing to apply: .* schema version 5/);
+    assert.match(second.stdout, /Nothing to apply: .* schema version 6/);
   });
 
   test('bad configuration stops start-up with one message naming every bad variable', async () => {
@@ -173,6 +175,40 @@ describe('the devstream-hub command', () => {
       assert.deepEqual(row, { embedding_model: 'nomic-embed-text', embedding_dims: 768 });
     } finally {
       await reopened.close();
+    }
+  });
+
+  test('upload sends a commit file or a DevLens graph folder to a server, gzip-compressed', async () => {
+    const ky = join(ROOT, '../shared/fixtures/graphs/ky/3419113b48e034fdcf8fa6bd3be3da7b3d0d758f.json');
+    const database = await backends.find((b) => b.name === 'pglite')!.open();
+    const server = await startServer(database);
+    try {
+      const file = await cli(['upload', ky, '--url', server.url, '--repo', 'ky-cli', '--branch', 'main'], {});
+      assert.equal(file.code, 0, file.stderr);
+      assert.match(file.stdout, /repo ky-cli \(graph [0-9a-f]{16}\), commit 3419113b48e0.*192 nodes, 230 edges/);
+
+      // A folder as DevLens writes it: meta.json (repoPath) and commits/<hash>.json.
+      const folder = await tempDir();
+      await mkdir(join(folder, 'commits'));
+      await copyFile(ky, join(folder, 'commits', '3419113b48e034fdcf8fa6bd3be3da7b3d0d758f.json'));
+      await writeFile(join(folder, 'commits', '3419113b48e034fdcf8fa6bd3be3da7b3d0d758f.search.json'), '{}');
+      await writeFile(join(folder, 'meta.json'), JSON.stringify({ graphId: '096fe8addf662bc7', repoPath: '/home/dev/ky-folder' }));
+      const fromFolder = await cli(['upload', folder, '--url', server.url], {});
+      assert.equal(fromFolder.code, 0, fromFolder.stderr);
+      assert.match(fromFolder.stdout, /repo ky-folder .*192 nodes/);
+
+      const listed = (await (await fetch(`${server.url}/api/v1/graphs`)).json()) as any;
+      assert.deepEqual(listed.graphs.map((g: any) => g.repo).sort(), ['ky-cli', 'ky-folder']);
+
+      const noRepo = await cli(['upload', ky, '--url', server.url], {});
+      assert.equal(noRepo.code, 2);
+      assert.match(noRepo.stderr, /--repo is required/);
+      const refused = await cli(['upload', join(ROOT, 'package.json'), '--url', server.url, '--repo', 'not-a-graph'], {});
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /upload failed: 400 VALIDATION_ERROR: nodes/);
+    } finally {
+      await server.close();
+      await database.dispose();
     }
   });
 });

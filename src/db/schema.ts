@@ -158,7 +158,66 @@ export interface SchemaVersionTable {
   applied_at: Timestamp;
 }
 
+/** A repository whose code graphs are uploaded (migrations/0006). */
+export interface CodeGraphsTable {
+  graph_id: string;
+  repo: string;
+  repo_url: string | null;
+  default_branch: string | null;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface GraphCommitsTable {
+  graph_id: string;
+  commit_hash: string;
+  branch: string | null;
+  analyzed_at: Timestamp;
+  uploaded_at: Timestamp;
+  node_count: Generated<number>;
+  edge_count: Generated<number>;
+  stats: Json<unknown> | null;
+  extra: Json<Record<string, unknown> | null> | null;
+  created_by: string | null;
+}
+
+export interface GraphNodesTable {
+  graph_id: string;
+  commit_hash: string;
+  seq: number;
+  node_id: string;
+  name: string;
+  type: string;
+  file_path: string;
+  start_line: number;
+  end_line: number;
+  technical_summary: string | null;
+  business_summary: string | null;
+  security_severity: string | null;
+  security_summary: string | null;
+  code: string | null;
+  score: number | null;
+  metadata: Json<Record<string, unknown> | null> | null;
+  extra: Json<Record<string, unknown> | null> | null;
+  search: string;
+}
+
+export interface GraphEdgesTable {
+  graph_id: string;
+  commit_hash: string;
+  seq: number;
+  from_id: string;
+  to_id: string;
+  type: string;
+  metadata: Json<Record<string, unknown> | null> | null;
+}
+
 export interface Database {
+  code_graphs: CodeGraphsTable;
+  graph_commits: GraphCommitsTable;
+  graph_nodes: GraphNodesTable;
+  graph_edges: GraphEdgesTable;
   intervention_plans: InterventionPlansTable;
   phases: PhasesTable;
   micro_tasks: MicroTasksTable;

@@ -20,6 +20,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
       tags: [
         { name: 'tasks', description: 'Tasks and plans (projects → phases → tasks)' },
+        { name: 'graphs', description: 'Code graphs uploaded by an analyzer job (DevLens commit files)' },
         { name: 'tools', description: 'Every MCP tool, 1:1: body = arguments, response = structuredContent' },
         { name: 'service', description: 'Health and the API description' },
       ],

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { deleteGraph as deleteGraphRows, listGraphs as listGraphRows } from '../../db/queries/graphs.js';
+import { notFound } from '../../errors.js';
+import type { Context } from '../context.js';
+
+export const GraphSummarySchema = z
+  .object({
+    graphId: z.string(),
+    repo: z.string(),
+    latestCommit: z.string().nullable().describe('The commit analyzed last'),
+    analyzedAt: z.string().nullable(),
+    uploadedAt: z.string().nullable(),
+    nodes: z.number().int(),
+    edges: z.number().int(),
+    commits: z.number().int().describe('Commits kept (GRAPH_RETENTION)'),
+  })
+  .meta({ id: 'GraphSummary' });
+export type GraphSummary = z.output<typeof GraphSummarySchema>;
+
+/** Every uploaded graph with its latest commit (the one analyzed last). */
+export async function listGraphs(ctx: Pick<Context, 'db'>): Promise<{ graphs: GraphSummary[] }> {
+  const rows = await listGraphRows(ctx.db);
+  return {
+    graphs: rows.map((r) => ({
+      graphId: r.graph_id,
+      repo: r.repo,
+      latestCommit: r.latest_commit,
+      analyzedAt: r.analyzed_at?.toISOString() ?? null,
+      uploadedAt: r.uploaded_at?.toISOString() ?? null,
+      nodes: r.nodes ?? 0,
+      edges: r.edges ?? 0,
+      commits: r.commits,
+    })),
+  };
+}
+
+/** Deletes a graph and every commit of it. */
+export async function deleteGraph(ctx: Pick<Context, 'db'>, input: { graphId: string }): Promise<{ success: true; graphId: string }> {
+  if (!(await deleteGraphRows(ctx.db, input.graphId))) throw notFound(`graphId: no graph with id "${input.graphId}"`, { graphId: input.graphId });
+  return { success: true, graphId: input.graphId };
+}

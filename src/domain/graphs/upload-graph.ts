@@ -1,0 +1,276 @@
+import { createHash } from 'node:crypto';
+import type { Duplex, Readable } from 'node:stream';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import {
+  applyNodeScores,
+  applyRetention,
+  finishCommit,
+  findGraph,
+  insertEdges,
+  insertNodes,
+  lockCommit,
+  replaceCommit,
+  upsertGraph,
+  type EdgeRow,
+  type NodeRow,
+} from '../../db/queries/graphs.js';
+import type { Database } from '../../db/schema.js';
+import { AppError, validationError } from '../../errors.js';
+import { toFieldIssues } from '../../operations/operation.js';
+import type { Caller } from '../context.js';
+import { CommitFileFormatError, readCommitFile, type ElementArray } from './commit-file-reader.js';
+import { docText, identifierText, nameDocument, pathDocument } from './search-document.js';
+
+const noNul = (s: string) => !s.includes('\0');
+
+/** The query string of `POST /api/v1/graphs`. */
+export const UploadQuerySchema = z.strictObject({
+  repo: z
+    .string()
+    .trim()
+    .min(1, 'repo must not be empty')
+    .max(200, 'repo must be at most 200 characters')
+    .refine(noNul, 'must not contain NUL characters')
+    .describe('Repository name: the graph is found by it (any case) from then on'),
+  graphId: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'graphId must be 1-64 letters, digits, dots, dashes or underscores')
+    .optional()
+    .describe("The graph's id (default: the existing graph of this repo, else a hash of its name)"),
+  commit: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100, 'commit must be at most 100 characters')
+    .refine(noNul, 'must not contain NUL characters')
+    .optional()
+    .describe("Commit hash (default: the file's commitHash)"),
+  branch: z.string().trim().min(1).max(200).refine(noNul, 'must not contain NUL characters').optional().describe('Branch the commit is on'),
+});
+export type UploadQuery = z.output<typeof UploadQuerySchema>;
+
+export const UploadResultSchema = z.object({
+  graphId: z.string(),
+  repo: z.string(),
+  commitHash: z.string(),
+  nodes: z.number().int().describe('Nodes stored (repeated ids count once per copy)'),
+  edges: z.number().int(),
+  uploadedAt: z.string(),
+});
+export type UploadResult = z.output<typeof UploadResultSchema>;
+
+/** Node fields kept in columns; every other field of a node is kept in `extra`. */
+const NODE_FIELDS = new Set(['id', 'name', 'type', 'filePath', 'startLine', 'endLine', 'rawCode', 'technicalSummary', 'businessSummary', 'security', 'score', 'metadata']);
+const EDGE_FIELDS = new Set(['from', 'to', 'type']);
+/** Top-level fields read for themselves; the rest are kept in the commit's `extra`. */
+const FILE_FIELDS = new Set(['commitHash', 'analyzedAt', 'stats', 'nodeScores']);
+
+const MAX_TEXT = 200;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function bad(field: string, message: string): AppError {
+  return validationError([{ field, message }]);
+}
+
+const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : null);
+
+function line(v: unknown, field: string): number {
+  if (v === undefined || v === null) return 0;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 2_147_483_647) throw bad(field, 'must be a whole number ≥ 0');
+  return v;
+}
+
+/** Validates one node of the file and turns it into a row (`field` names it in errors, e.g. `nodes[12]`). */
+export function nodeRow(raw: unknown, seq: number, field: string): NodeRow {
+  if (!isObject(raw)) throw bad(field, 'must be an object');
+  const { id, name, type, filePath } = raw;
+  if (typeof id !== 'string' || id.trim() === '') throw bad(`${field}.id`, 'must be a non-empty string');
+  if (id.length > 2000) throw bad(`${field}.id`, 'must be at most 2000 characters');
+  if (typeof type !== 'string' || type.trim() === '' || type.length > MAX_TEXT) throw bad(`${field}.type`, 'must be a non-empty string of at most 200 characters');
+  if (name !== undefined && typeof name !== 'string') throw bad(`${field}.name`, 'must be a string');
+  if (filePath !== undefined && filePath !== null && typeof filePath !== 'string') throw bad(`${field}.filePath`, 'must be a string');
+  const metadata = raw.metadata;
+  if (metadata !== undefined && metadata !== null && !isObject(metadata)) throw bad(`${field}.metadata`, 'must be an object');
+  const security = raw.security;
+  if (security !== undefined && security !== null && !isObject(security)) throw bad(`${field}.security`, 'must be an object');
+  const score = raw.score;
+  if (score !== undefined && score !== null && (typeof score !== 'number' || !Number.isFinite(score))) throw bad(`${field}.score`, 'must be a number');
+  const extra: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) if (!NODE_FIELDS.has(k)) extra[k] = v;
+
+  const nodeName = typeof name === 'string' && name !== '' ? name : (id.split('::').pop() ?? id);
+  const path = typeof filePath === 'string' ? filePath : '';
+  const code = typeof raw.rawCode === 'string' ? raw.rawCode : null;
+  const technical = str(raw.technicalSummary);
+  const business = str(raw.businessSummary);
+  const hasSummary = technical !== null || business !== null;
+  return {
+    seq,
+    node_id: id,
+    name: nodeName,
+    type,
+    file_path: path,
+    start_line: line(raw.startLine, `${field}.startLine`),
+    end_line: line(raw.endLine, `${field}.endLine`),
+    technical_summary: technical,
+    business_summary: business,
+    security_severity: security ? (str(security.severity) ?? null) : null,
+    security_summary: security ? (str(security.summary) ?? null) : null,
+    code,
+    score: typeof score === 'number' ? score : null,
+    metadata: isObject(metadata) ? metadata : null,
+    extra: Object.keys(extra).length > 0 ? extra : null,
+    name_doc: nameDocument(nodeName),
+    path_doc: pathDocument(path),
+    // Without summaries, the code's own documentation and vocabulary stand in for them.
+    prose: hasSummary ? [technical, business].filter(Boolean).join(' ') : code ? docText(code) : '',
+    idents: !hasSummary && code ? identifierText(code) : '',
+  };
+}
+
+export function edgeRow(raw: unknown, seq: number, field: string): EdgeRow {
+  if (!isObject(raw)) throw bad(field, 'must be an object');
+  const { from, to, type } = raw;
+  if (typeof from !== 'string' || from === '') throw bad(`${field}.from`, 'must be a non-empty string');
+  if (typeof to !== 'string' || to === '') throw bad(`${field}.to`, 'must be a non-empty string');
+  if (typeof type !== 'string' || type === '' || type.length > MAX_TEXT) throw bad(`${field}.type`, 'must be a non-empty string of at most 200 characters');
+  const extra: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) if (!EDGE_FIELDS.has(k)) extra[k] = v;
+  // An edge's metadata object, with any other field of the edge beside it.
+  const { metadata, ...rest } = extra;
+  const merged = isObject(metadata) ? { ...rest, ...metadata } : metadata === undefined ? rest : { ...rest, metadata };
+  return { seq, from_id: from, to_id: to, type, metadata: Object.keys(merged).length > 0 ? merged : null };
+}
+
+/** A graph id for a new repo: stable, so the same name always gets the same id. */
+export function graphIdFor(repo: string): string {
+  return createHash('sha256').update(repo.toLowerCase()).digest('hex').slice(0, 16);
+}
+
+export interface UploadDeps {
+  db: Kysely<Database>;
+  caller: Caller;
+  retention: number;
+}
+
+/**
+ * Stores one commit of a repo's code graph from a DevLens commit file, read as a stream (`body`:
+ * the source and its transforms, see readCommitFile): in one
+ * transaction, so a failed or invalid upload stores nothing and a re-upload of the commit replaces
+ * it whole. Older commits past the retention are dropped.
+ */
+export async function uploadGraph(deps: UploadDeps, rawQuery: unknown, body: Array<Readable | Duplex>): Promise<UploadResult> {
+  const parsed = UploadQuerySchema.safeParse(rawQuery ?? {});
+  if (!parsed.success) throw validationError(toFieldIssues(parsed.error));
+  const query = parsed.data;
+
+  const existing = await findGraph(deps.db, { repo: query.repo, graphId: query.graphId });
+  const byRepo = existing.find((g) => g.repo.toLowerCase() === query.repo.toLowerCase());
+  if (query.graphId !== undefined && existing.some((g) => g.graph_id === query.graphId && g !== byRepo)) {
+    throw new AppError('CONFLICT', `graphId "${query.graphId}" belongs to another repo`, { details: { graphs: existing } });
+  }
+  if (query.graphId !== undefined && byRepo && byRepo.graph_id !== query.graphId) {
+    throw new AppError('CONFLICT', `repo "${query.repo}" already has graph "${byRepo.graph_id}"`, { details: { graphs: existing } });
+  }
+  const wantedId = byRepo?.graph_id ?? query.graphId ?? graphIdFor(query.repo);
+
+  return deps.db.transaction().execute(async (trx) => {
+    let commitHash: string | null = query.commit ?? null;
+    let analyzedAt: Date | null = null;
+    let stats: unknown;
+    let nodeScores: Record<string, number> | null = null;
+    const extra: Record<string, unknown> = {};
+    let graph: { graph_id: string; repo: string } | null = null;
+    const counts = { nodes: 0, edges: 0 };
+    let unscored = false;
+    /** Which array the nodes (edges) come from: `nodes`, or `allNodes` when the file has no `nodes`. */
+    const source: { nodes: ElementArray | null; edges: ElementArray | null } = { nodes: null, edges: null };
+
+    const begin = async () => {
+      if (graph) return;
+      if (commitHash === null) throw bad('commitHash', 'the file must give its commitHash before its nodes, or pass ?commit=');
+      graph = await upsertGraph(trx, { graphId: wantedId, repo: query.repo, branch: query.branch ?? null, createdBy: deps.caller.name });
+      await lockCommit(trx, graph.graph_id, commitHash);
+      await replaceCommit(trx, {
+        graphId: graph.graph_id,
+        commitHash,
+        branch: query.branch ?? null,
+        analyzedAt: analyzedAt ?? new Date(),
+        createdBy: deps.caller.name,
+      });
+    };
+
+    try {
+      await readCommitFile(body, {
+        field(key, value) {
+          if (key === 'commitHash') {
+            if (typeof value !== 'string' || value.trim() === '' || value.length > 100 || !noNul(value)) {
+              throw bad('commitHash', 'must be a non-empty string of at most 100 characters');
+            }
+            commitHash ??= value.trim();
+          } else if (key === 'analyzedAt') {
+            const at = typeof value === 'string' || typeof value === 'number' ? new Date(value) : null;
+            if (at === null || Number.isNaN(at.getTime())) throw bad('analyzedAt', 'must be an ISO 8601 date-time');
+            analyzedAt = at;
+          } else if (key === 'stats') {
+            stats = value;
+          } else if (key === 'nodeScores') {
+            if (isObject(value)) nodeScores = value as Record<string, number>;
+          } else if (key === 'nodes' || key === 'edges' || key === 'allNodes' || key === 'allEdges') {
+            // Not an array where an array of elements belongs (an array arrives element by element).
+            if (value !== null) throw bad(key, 'must be an array');
+          } else if (!FILE_FIELDS.has(key)) {
+            extra[key] = value;
+          }
+        },
+        async elements(array, start, values) {
+          const kind = array === 'nodes' || array === 'allNodes' ? 'nodes' : 'edges';
+          // `allNodes` / `allEdges` repeat `nodes` / `edges` in DevLens files: read only when those are missing.
+          if (source[kind] === null) source[kind] = array;
+          if (source[kind] !== array) return;
+          await begin();
+          if (kind === 'nodes') {
+            const rows = values.map((v, i) => nodeRow(v, start + i, `${array}[${start + i}]`));
+            unscored ||= rows.some((r) => r.score === null);
+            await insertNodes(trx, graph!.graph_id, commitHash!, rows);
+            counts.nodes += rows.length;
+          } else {
+            const rows = values.map((v, i) => edgeRow(v, start + i, `${array}[${start + i}]`));
+            await insertEdges(trx, graph!.graph_id, commitHash!, rows);
+            counts.edges += rows.length;
+          }
+        },
+      });
+    } catch (error) {
+      if (error instanceof CommitFileFormatError) throw bad('(body)', error.message);
+      throw error;
+    }
+
+    if (counts.nodes === 0) throw bad('nodes', 'the graph has no nodes: nothing was stored');
+    await begin();
+    const g = graph!;
+    if (unscored && nodeScores) await applyNodeScores(trx, g.graph_id, commitHash!, nodeScores);
+    const uploadedAt = await finishCommit(trx, {
+      graphId: g.graph_id,
+      commitHash: commitHash!,
+      analyzedAt: analyzedAt ?? new Date(),
+      nodes: counts.nodes,
+      edges: counts.edges,
+      stats,
+      extra: Object.keys(extra).length > 0 ? extra : null,
+    });
+    await applyRetention(trx, g.graph_id, deps.retention);
+    return {
+      graphId: g.graph_id,
+      repo: g.repo,
+      commitHash: commitHash!,
+      nodes: counts.nodes,
+      edges: counts.edges,
+      uploadedAt: uploadedAt.toISOString(),
+    };
+  });
+}

@@ -1,0 +1,126 @@
+import { Transform, type Duplex, type Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Caller, Services } from '../domain/context.js';
+import { UploadQuerySchema, UploadResultSchema, uploadGraph } from '../domain/graphs/upload-graph.js';
+import { AppError } from '../errors.js';
+import { ErrorBodySchema } from './operation-routes.js';
+
+const GraphNodeSchema = z.looseObject({
+  id: z.string().describe('`path::Name`, or `file::path` for a file; may repeat (overloads)'),
+  name: z.string().optional(),
+  type: z.string().describe('FUNCTION, CLASS, METHOD, FILE, GHOST… (unknown types are kept)'),
+  filePath: z.string().optional(),
+  startLine: z.number().int().min(0).optional(),
+  endLine: z.number().int().min(0).optional(),
+  rawCode: z.string().optional(),
+  technicalSummary: z.string().optional(),
+  businessSummary: z.string().optional(),
+  security: z.looseObject({ severity: z.string().optional(), summary: z.string().optional() }).optional(),
+  score: z.number().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+const GraphEdgeSchema = z.looseObject({
+  from: z.string(),
+  to: z.string().describe('May name a node the file does not hold (a GHOST reference)'),
+  type: z.string().describe('CALLS, IMPORTS, EXTENDS… (unknown types are kept)'),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+const CommitFileSchema = z
+  .looseObject({
+    commitHash: z.string().optional().describe('Required unless ?commit= is given; must come before nodes'),
+    analyzedAt: z.string().optional(),
+    nodes: z.array(GraphNodeSchema).min(1),
+    edges: z.array(GraphEdgeSchema).optional(),
+    allNodes: z.array(GraphNodeSchema).optional().describe('Read only when nodes is missing'),
+    allEdges: z.array(GraphEdgeSchema).optional().describe('Read only when edges is missing'),
+    nodeScores: z.record(z.string(), z.number()).optional(),
+    stats: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: 'CommitFile' });
+
+export interface GraphUploadOptions {
+  services: Services;
+  callerOf(request: FastifyRequest): Caller;
+  /** Bytes, before and after decompression. */
+  uploadLimit: number;
+  retention: number;
+}
+
+/** Passes bytes through, failing with 413 once more than `limit` have gone by. */
+function byteLimit(limit: number, what: string): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > limit) callback(new AppError('PAYLOAD_TOO_LARGE', `The graph upload is larger than ${limit} bytes ${what} (GRAPH_UPLOAD_LIMIT)`));
+      else callback(null, chunk);
+    },
+  });
+}
+
+/**
+ * `POST /api/v1/graphs`: a DevLens commit file as the body (JSON, or gzip with `Content-Encoding:
+ * gzip`), streamed into the database as it arrives — never held whole — up to GRAPH_UPLOAD_LIMIT.
+ */
+export async function registerGraphUpload(app: FastifyInstance, options: GraphUploadOptions): Promise<void> {
+  await app.register(async (scope) => {
+    // This route reads its body itself, as a stream; everywhere else JSON bodies stay parsed and small.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+
+    scope.post(
+      '/api/v1/graphs',
+      {
+        schema: {
+          operationId: 'post_graph',
+          summary: 'Upload a code graph commit',
+          description:
+            'Body: a DevLens commit file `{commitHash, analyzedAt, nodes, edges, allNodes?, allEdges?, nodeScores?, stats?}` ' +
+            'as JSON, or gzip-compressed with `Content-Encoding: gzip`. Streamed (any size up to GRAPH_UPLOAD_LIMIT); ' +
+            'stored in one transaction, replacing an earlier upload of the same commit.',
+          tags: ['graphs'],
+          querystring: UploadQuerySchema,
+          // Documentation only: the body is read as a stream and validated as it goes (upload-graph.ts).
+          body: CommitFileSchema,
+          response: { 201: UploadResultSchema, '4XX': ErrorBodySchema, '5XX': ErrorBodySchema },
+        },
+      },
+      async (request, reply) => {
+        const declared = Number(request.headers['content-length']);
+        if (Number.isFinite(declared) && declared > options.uploadLimit) {
+          throw new AppError('PAYLOAD_TOO_LARGE', `The graph upload is larger than ${options.uploadLimit} bytes (GRAPH_UPLOAD_LIMIT)`);
+        }
+        const encoding = String(request.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+        if (!['identity', 'gzip', 'x-gzip'].includes(encoding)) {
+          throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding "${encoding}" is not supported: send JSON, or gzip`);
+        }
+        const raw = (request.body as Readable | undefined) ?? request.raw;
+        const stages: Array<Readable | Duplex> = [raw, byteLimit(options.uploadLimit, 'as sent')];
+        if (encoding !== 'identity') stages.push(createGunzip(), byteLimit(options.uploadLimit, 'unpacked'));
+        try {
+          const result = await uploadGraph(
+            { db: options.services.db, caller: options.callerOf(request), retention: options.retention },
+            request.query,
+            stages,
+          );
+          return await reply.code(201).send(result);
+        } catch (error) {
+          throw asBadGzip(error as Error);
+        }
+      },
+    );
+  });
+}
+
+/** zlib's errors (bad header, truncated data) as the client's fault. */
+function asBadGzip(error: Error & { code?: string }): Error {
+  if (error instanceof AppError) return error;
+  if (error.code?.startsWith('Z_')) {
+    return new AppError('VALIDATION_ERROR', `(body): not valid gzip: ${error.message}`, {
+      details: { issues: [{ field: '(body)', message: `not valid gzip: ${error.message}` }] },
+    });
+  }
+  return error;
+}
