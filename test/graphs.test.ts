@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { identifierWords, nameDocument } from '../src/domain/graphs/search-document.js';
 import { backends, type TestDb } from './helpers/backends.js';
-import { rest, startServer, type TestServer } from './helpers/server.js';
+import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
 
 const KY = '../shared/fixtures/graphs/ky/3419113b48e034fdcf8fa6bd3be3da7b3d0d758f.json';
 const KY_COMMIT = '3419113b48e034fdcf8fa6bd3be3da7b3d0d758f';
@@ -35,7 +36,7 @@ describe('identifier words', () => {
     assert.equal(identifierWords('HTTP2Server'), 'http 2 server');
     assert.equal(identifierWords('get_user.byId'), 'get user by id');
     assert.equal(identifierWords('source/core/Ky.ts'), 'source core ky ts');
-    assert.equal(nameDocument('Ky.retryFromError'), 'ky.retryfromerror ky retry from error');
+    assert.equal(nameDocument('Ky.retryFromError'), 'ky.retryfromerror ky retryfromerror ky retry from error');
     assert.equal(nameDocument('merge'), 'merge');
   });
 });
@@ -211,6 +212,214 @@ for (const backend of backends) {
       const again = await api('DELETE', '/api/v1/graphs/my-graph.1');
       assert.equal(again.status, 404);
       assert.equal(again.body.error.code, 'NOT_FOUND');
+    });
+  });
+}
+
+for (const backend of backends) {
+  describe(`DevLens tools: find_symbols, get_node, repo (${backend.name})`, () => {
+    let database: TestDb;
+    let server: TestServer;
+    let client: Client;
+
+    before(async () => {
+      database = await backend.open();
+      server = await startServer(database);
+      client = (await connectMcp(server.url)).client;
+    });
+    after(async () => {
+      await client?.close();
+      await server?.close();
+      await database?.dispose();
+    });
+
+    const upload = async (query: string, body: unknown) => {
+      const r = await fetch(`${server.url}/api/v1/graphs?${query}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      assert.equal(r.status, 201, await r.clone().text());
+      return (await r.json()) as any;
+    };
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const r = (await client.callTool({ name, arguments: args })) as any;
+      return { ...r, text: r.content[0].text as string };
+    };
+
+    test('with no graph uploaded the tools say how to get one', async () => {
+      const r = await call('find_symbols', { query: 'merge' });
+      assert.equal(r.isError, true);
+      assert.match(r.text, /NOT_FOUND: No code graph has been uploaded yet/);
+      const list = await call('repo', { action: 'list' });
+      assert.deepEqual(list.structuredContent.repos, []);
+      assert.match(list.text, /devstream-hub upload/);
+    });
+
+    test('find_symbols: the one graph by default; exact identifier first, then ranked, tests last', async () => {
+      const ky_ = await upload('repo=ky', kyText);
+      const r = await call('find_symbols', { query: 'retryFromError' });
+      assert.equal(r.isError, undefined, r.text);
+      const out = r.structuredContent;
+      assert.equal(out.commitHash, KY_COMMIT);
+      assert.equal(out.graphId, ky_.graphId);
+      assert.equal(out.provenance.commitHash, KY_COMMIT);
+      assert.deepEqual(out.symbols[0], {
+        nodeId: 'source/core/Ky.ts::Ky.retryFromError',
+        name: 'Ky.retryFromError',
+        type: 'METHOD',
+        filePath: 'source/core/Ky.ts',
+        startLine: ky.nodes.find((n: any) => n.id === 'source/core/Ky.ts::Ky.retryFromError').startLine,
+        endLine: ky.nodes.find((n: any) => n.id === 'source/core/Ky.ts::Ky.retryFromError').endLine,
+        relevance: 1,
+        exactMatch: true,
+      });
+      assert.ok(out.symbols.slice(1).every((s: any) => !s.exactMatch && s.relevance <= 1));
+      assert.match(r.text, /^\d+ symbols? for "retryFromError" in ky @ 3419113b48/);
+
+      // camelCase fragments: words of a name find it; the exact match leads, then its relatives.
+      const merge = (await call('find_symbols', { query: 'merge headers', limit: 5 })).structuredContent;
+      assert.equal(merge.symbols[0].nodeId, 'source/utils/merge.ts::mergeHeaders');
+      assert.ok(merge.symbols.some((s: any) => s.nodeId === 'source/utils/merge.ts::mergeHeaderContainers'));
+      assert.ok(merge.symbols.length <= 5);
+      const exactName = (await call('find_symbols', { query: 'mergeHeaders' })).structuredContent;
+      assert.equal(exactName.symbols[0].exactMatch, true);
+      assert.equal(exactName.symbols.filter((s: any) => s.exactMatch).length, 1);
+
+      // Test helpers named after the word rank below source code that merely mentions it (×0.3).
+      const server_ = (await call('find_symbols', { query: 'server', limit: 25 })).structuredContent.symbols;
+      assert.ok(server_.some((s: any) => s.nodeId === 'test/helpers/create-http-test-server.ts::createHttpTestServer'));
+      assert.ok(server_[0].filePath.startsWith('source/'), JSON.stringify(server_[0]));
+      assert.ok(server_.filter((s: any) => s.filePath.startsWith('test/')).every((s: any) => s.relevance < 1));
+
+      // REST mirror: GET /api/v1/symbols?q=
+      const rest_ = await rest(server.url, 'GET', '/api/v1/symbols?q=retryFromError&limit=3');
+      assert.equal(rest_.status, 200, JSON.stringify(rest_.body));
+      assert.equal(rest_.body.symbols[0].nodeId, 'source/core/Ky.ts::Ky.retryFromError');
+      assert.ok(rest_.body.symbols.length <= 3);
+      const bad = await rest(server.url, 'GET', '/api/v1/symbols?q=x&limit=26');
+      assert.equal(bad.status, 400);
+      assert.match(bad.body.error.message, /limit/);
+    });
+
+    test('get_node: summaries, callers and callees with edge types, code on request, names auto-locate', async () => {
+      const r = await call('get_node', { node: 'source/utils/merge.ts::deepMerge' });
+      assert.equal(r.isError, undefined, r.text);
+      const out = r.structuredContent;
+      assert.equal(out.located, 'id');
+      assert.equal(out.node.type, 'FUNCTION');
+      assert.equal(out.node.copies, 1);
+      assert.deepEqual(
+        out.callers.map((c: any) => [c.nodeId, c.edgeType]).sort(),
+        [['source/utils/merge.ts::newHookValue', 'CALLS'], ['source/utils/merge.ts::validateAndMerge', 'CALLS']],
+      );
+      assert.equal(out.callersTotal, 2);
+      assert.deepEqual(out.callees, [
+        { nodeId: 'source/utils/merge.ts::deepMergeInternal', name: 'deepMergeInternal', type: 'FUNCTION', filePath: 'source/utils/merge.ts', startLine: ky.nodes.find((n: any) => n.id === 'source/utils/merge.ts::deepMergeInternal').startLine, edgeType: 'CALLS' },
+      ]);
+      assert.equal(out.code, undefined, 'no code unless asked');
+      assert.equal(out.node.technicalSummary, null, 'ky has no summaries: none is invented');
+      assert.match(r.text, /Technical: \(no summary: structure-only graph\)/);
+      assert.match(r.text, /Callers \(2\):/);
+
+      const byName = (await call('get_node', { node: 'mergeHeaders', include: ['code', 'callers'] })).structuredContent;
+      assert.equal(byName.located, 'name');
+      assert.equal(byName.node.nodeId, 'source/utils/merge.ts::mergeHeaders');
+      assert.match(byName.code, /^mergeHeaders = \(source1/);
+      assert.deepEqual(byName.callers.map((c: any) => c.nodeId).sort(), ['source/core/Ky.ts::Ky.constructor', 'source/utils/merge.ts::mergeHeaderContainers']);
+      assert.equal(byName.callees, undefined, 'only the parts asked for');
+
+      const missing = await call('get_node', { node: 'zzzNoSuchThing' });
+      assert.equal(missing.isError, true);
+      assert.match(missing.text, /NOT_FOUND: node: no node "zzzNoSuchThing"/);
+      const badPart = await call('get_node', { node: 'x', include: ['everything'] });
+      assert.equal(badPart.isError, true);
+      assert.match(badPart.text, /VALIDATION_ERROR: include\.0/);
+
+      const viaRest = await rest(server.url, 'GET', `/api/v1/nodes/${encodeURIComponent('source/utils/merge.ts::deepMerge')}?include=callees,code`);
+      assert.equal(viaRest.status, 200, JSON.stringify(viaRest.body));
+      assert.equal(viaRest.body.callees.length, 1);
+      assert.equal(typeof viaRest.body.code, 'string');
+      assert.equal(viaRest.body.callers, undefined);
+    });
+
+    test('repeated ids are addressable as <id>#<k>; edges to missing nodes show as GHOST', async () => {
+      const file = synthetic('dup1', 3);
+      file.nodes.push({ ...file.nodes[1]!, startLine: 500, endLine: 510 });
+      await upload('repo=dups', file);
+      const first = (await call('get_node', { node: 'src/chain.ts::step1', repo: 'dups' })).structuredContent;
+      assert.deepEqual([first.node.copy, first.node.copies, first.node.startLine], [1, 2, 11]);
+      const second = (await call('get_node', { node: 'src/chain.ts::step1#2', repo: 'dups' })).structuredContent;
+      assert.deepEqual([second.node.copy, second.node.copies, second.node.startLine], [2, 2, 500]);
+      const last = (await call('get_node', { node: 'src/chain.ts::step2', repo: 'dups' })).structuredContent;
+      assert.deepEqual(last.callees, [{ nodeId: 'src/chain.ts::step3', name: 'step3', type: 'GHOST', filePath: '', startLine: 0, edgeType: 'CALLS' }]);
+    });
+
+    test('repo resolution: argument (name, graphId, path), ?repo= on the MCP URL, X-Repo, else an error listing repos', async () => {
+      const ambiguous = await call('find_symbols', { query: 'step1' });
+      assert.equal(ambiguous.isError, true);
+      assert.match(ambiguous.text, /VALIDATION_ERROR: repo: several code graphs are uploaded.*dups \(.*ky \(/);
+      const list = (await call('repo', { action: 'list' })).structuredContent.repos;
+      const dups = list.find((g: any) => g.repo === 'dups');
+      for (const repo of ['dups', 'DUPS', dups.graphId, '/home/dev/dups', 'C:\\work\\dups\\']) {
+        const r = await call('find_symbols', { query: 'step1', repo });
+        assert.equal(r.structuredContent?.repo, 'dups', `${repo}: ${r.text}`);
+      }
+      const unknown = await call('find_symbols', { query: 'x', repo: 'nope' });
+      assert.match(unknown.text, /NOT_FOUND: repo: no code graph matches "nope"; uploaded: dups .*ky/);
+
+      const scoped = (await connectMcp(server.url, '/mcp?repo=dups')).client;
+      try {
+        const r = (await scoped.callTool({ name: 'find_symbols', arguments: { query: 'step1' } })) as any;
+        assert.equal(r.structuredContent.repo, 'dups', r.content[0].text);
+        const overridden = (await scoped.callTool({ name: 'find_symbols', arguments: { query: 'merge', repo: 'ky' } })) as any;
+        assert.equal(overridden.structuredContent.repo, 'ky');
+      } finally {
+        await scoped.close();
+      }
+      const header = await rest(server.url, 'GET', '/api/v1/symbols?q=step1', undefined, { 'x-repo': 'dups' });
+      assert.equal(header.status, 200, JSON.stringify(header.body));
+      assert.equal(header.body.repo, 'dups');
+      const noHeader = await rest(server.url, 'GET', '/api/v1/symbols?q=step1');
+      assert.equal(noHeader.status, 400);
+    });
+
+    test('repo health: summary coverage and dependency cycles as strongly connected components, largest first', async () => {
+      // a→b→c→a and d↔e, f alone; plus an IMPORTS cycle between two files.
+      const node = (id: string, extra: Record<string, unknown> = {}) => ({ id, name: id.split('::')[1] ?? id, type: 'FUNCTION', filePath: 'src/c.ts', startLine: 1, endLine: 2, ...extra });
+      const file = {
+        commitHash: 'cyc1',
+        analyzedAt: new Date().toISOString(),
+        nodes: [node('src/c.ts::a', { technicalSummary: 'Starts the loop.' }), node('src/c.ts::b'), node('src/c.ts::c'), node('src/c.ts::d'), node('src/c.ts::e'), node('src/c.ts::f'),
+          { id: 'file::src/x.ts', name: 'x.ts', type: 'FILE', filePath: 'src/x.ts', startLine: 1, endLine: 9 }, { id: 'file::src/y.ts', name: 'y.ts', type: 'FILE', filePath: 'src/y.ts', startLine: 1, endLine: 9 }],
+        edges: [
+          ['a', 'b'], ['b', 'c'], ['c', 'a'], ['d', 'e'], ['e', 'd'], ['c', 'f'], ['f', 'f'],
+        ].map(([from, to]) => ({ from: `src/c.ts::${from}`, to: `src/c.ts::${to}`, type: 'CALLS' }))
+          .concat([{ from: 'file::src/x.ts', to: 'file::src/y.ts', type: 'IMPORTS' }, { from: 'file::src/y.ts', to: 'file::src/x.ts', type: 'IMPORTS' }, { from: 'src/c.ts::d', to: 'src/c.ts::a', type: 'EXTENDS' }]),
+      };
+      await upload('repo=cyclic', file);
+      const r = await call('repo', { action: 'health', repo: 'cyclic' });
+      assert.equal(r.isError, undefined, r.text);
+      assert.deepEqual(r.structuredContent.coverage, { nodes: 8, withSummary: 1, ratio: 0.125 });
+      assert.deepEqual(r.structuredContent.cycles, [
+        ['src/c.ts::a', 'src/c.ts::b', 'src/c.ts::c'],
+        ['file::src/x.ts', 'file::src/y.ts'],
+        ['src/c.ts::d', 'src/c.ts::e'],
+      ]);
+      assert.equal(r.structuredContent.cyclesTotal, 3);
+      assert.match(r.text, /1 of 8 nodes have summaries \(13 %\); 3 dependency cycle\(s\) over CALLS\/IMPORTS, the largest of 3 nodes/);
+    });
+
+    test('repo freshness compares the latest upload with the commit the client names; analyze explains', async () => {
+      const fresh = (await call('repo', { action: 'freshness', repo: 'ky', commit: KY_COMMIT.slice(0, 12) })).structuredContent;
+      assert.equal(fresh.fresh, true);
+      assert.equal(fresh.latestCommit, KY_COMMIT);
+      const stale = await call('repo', { action: 'freshness', repo: 'ky', commit: 'deadbeefcafe' });
+      assert.equal(stale.structuredContent.fresh, false);
+      assert.match(stale.text, /^Stale: the graph of ky is at 3419113b48e0, your commit is deadbeefcafe/);
+      const unknown = (await call('repo', { action: 'freshness', repo: 'ky' })).structuredContent;
+      assert.equal(unknown.fresh, null);
+      const analyze = await call('repo', { action: 'analyze' });
+      assert.match(analyze.text, /devstream-hub upload/);
+      const badAction = await call('repo', { action: 'explode' });
+      assert.equal(badAction.isError, true);
+      assert.match(badAction.text, /VALIDATION_ERROR: action/);
     });
   });
 }

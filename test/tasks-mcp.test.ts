@@ -32,6 +32,9 @@ for (const backend of backends) {
           'devstream_search_memory',
           'devstream_store_memory',
           'devstream_update_task',
+          'find_symbols',
+          'get_node',
+          'repo',
         ],
       );
       for (const t of tools) {

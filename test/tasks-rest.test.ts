@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
@@ -386,6 +387,13 @@ for (const backend of backends) {
         const stored = await api('POST', '/api/v1/memories', { content: `to delete ${Math.random()}`, content_type: 'output' });
         return { memory_id: stored.body.memory_id };
       };
+      // A code graph for the DevLens tools to answer from.
+      const graph = await fetch(`${server.url}/api/v1/graphs?repo=ky-mirror`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: readFileSync(new URL('../../shared/fixtures/graphs/ky/3419113b48e034fdcf8fa6bd3be3da7b3d0d758f.json', import.meta.url)),
+      });
+      assert.equal(graph.status, 201);
       type Args = Record<string, unknown>;
       const cases: Record<string, { args: Args | (() => Promise<Args>); varies: string[]; invalid: Args; field: string }> = {
         devstream_store_memory: {
@@ -415,6 +423,9 @@ for (const backend of backends) {
           invalid: { title: '', description: 'd', task_type: 'review', priority: 4, phase_name: 'P' },
           field: 'title',
         },
+        find_symbols: { args: { query: 'merge headers', limit: 3 }, varies: [], invalid: { query: 'x', limit: 26 }, field: 'limit' },
+        get_node: { args: { node: 'source/utils/merge.ts::deepMerge', include: ['callers', 'code'] }, varies: [], invalid: { node: '' }, field: 'node' },
+        repo: { args: { action: 'health' }, varies: [], invalid: { action: 'explode' }, field: 'action' },
         devstream_update_task: {
           // Idempotent: active → active twice gives the same previous_status and started_at.
           args: { task_id: seeded.task.id, status: 'active', notes: 'mirror' },

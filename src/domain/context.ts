@@ -44,6 +44,11 @@ export interface Services {
  */
 export interface Context extends Services {
   caller: Caller;
+  /**
+   * The code graph a DevLens tool uses when its `repo` argument is absent: `?repo=` on the MCP URL
+   * or an `X-Repo` header (the server cannot see the client's working folder).
+   */
+  defaultRepo?: string;
   log: Logger;
   /** Records how long a part of the work took (REST: the `Server-Timing` header), e.g. `embed`. */
   timing(name: string, ms: number): void;

@@ -43,7 +43,8 @@ export function coerceQuery(schema: z.ZodObject, query: Record<string, unknown>)
   for (const [key, value] of Object.entries(query)) {
     const field = schema.shape[key] as z.ZodType | undefined;
     const kind = field ? innerType(field) : undefined;
-    if (typeof value === 'string' && kind instanceof z.ZodNumber && /^-?\d+(\.\d+)?$/.test(value.trim())) out[key] = Number(value);
+    if (typeof value === 'string' && kind instanceof z.ZodArray) out[key] = value.split(',').map((v) => v.trim()).filter(Boolean);
+    else if (typeof value === 'string' && kind instanceof z.ZodNumber && /^-?\d+(\.\d+)?$/.test(value.trim())) out[key] = Number(value);
     else if (typeof value === 'string' && kind instanceof z.ZodBoolean && (value === 'true' || value === 'false')) out[key] = value === 'true';
     else out[key] = value;
   }
@@ -56,6 +57,13 @@ function asObject(body: unknown): Record<string, unknown> {
     throw new AppError('VALIDATION_ERROR', '(body): must be a JSON object', { details: { issues: [{ field: '(body)', message: 'must be a JSON object' }] } });
   }
   return body as Record<string, unknown>;
+}
+
+/** The `X-Repo` header: the code graph DevLens tools default to (trimmed; absent when empty). */
+export function repoHeader(request: FastifyRequest): string | undefined {
+  const value = request.headers['x-repo'];
+  const text = (Array.isArray(value) ? value[0] : value)?.trim();
+  return text ? text.slice(0, 500) : undefined;
 }
 
 /** Route documentation for @fastify/swagger; validation itself is `invoke`'s, shared with MCP. */
@@ -79,8 +87,22 @@ function routeSchema(op: AnyOperation, route: HttpRoute | 'tool', status: number
     ? z.object(Object.fromEntries(pathParams.map((p) => [p, op.input.shape[renamed[p] ?? p] as z.ZodType])))
     : undefined;
   const rest = op.input.omit(Object.fromEntries([...inputFields].map((f) => [f, true])) as never);
-  const carrier = route.method === 'GET' || route.method === 'DELETE' ? { querystring: rest } : { body: rest };
+  const readsQuery = route.method === 'GET' || route.method === 'DELETE';
+  const carrier = readsQuery ? { querystring: renameFields(rest, route.query ?? {}) } : { body: rest };
   return { ...common, ...(params ? { params } : {}), ...carrier };
+}
+
+/** The schema with some fields under other names (`{ q: 'query' }`: the field `query` shown as `q`). */
+function renameFields(schema: z.ZodObject, names: Record<string, string>): z.ZodObject {
+  const byField = new Map(Object.entries(names).map(([http, field]) => [field, http]));
+  if (byField.size === 0) return schema;
+  return z.strictObject(Object.fromEntries(Object.entries(schema.shape).map(([field, type]) => [byField.get(field) ?? field, type as z.ZodType])));
+}
+
+/** Query-string keys under their input field names. */
+function renameQuery(query: Record<string, unknown>, names: Record<string, string> | undefined): Record<string, unknown> {
+  if (!names) return query;
+  return Object.fromEntries(Object.entries(query).map(([key, value]) => [names[key] ?? key, value]));
 }
 
 /**
@@ -92,6 +114,7 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
     ...options.services,
     timing: (name, ms) => timings.push(`${name};dur=${ms.toFixed(2)}`),
     caller: options.callerOf(request),
+    defaultRepo: repoHeader(request),
     log: request.log as Logger,
     notice: (level, message, data) => {
       const log = level === 'debug' ? request.log.debug : level === 'error' ? request.log.error : level === 'warning' ? request.log.warn : request.log.info;
@@ -118,7 +141,7 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
         schema: routeSchema(op, route, status),
         handler: async (request, reply) => {
           const raw = readsQuery
-            ? coerceQuery(op.input, request.query as Record<string, unknown>)
+            ? coerceQuery(op.input, renameQuery(request.query as Record<string, unknown>, route.query))
             : { ...asObject(request.body) };
           for (const [param, value] of Object.entries(request.params as Record<string, string>)) {
             raw[route.params?.[param] ?? param] = value;

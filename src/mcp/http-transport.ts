@@ -5,6 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../domain/context.js';
+import { repoHeader } from '../http/operation-routes.js';
 import { createMcpServer, type McpDeps } from './server.js';
 
 export interface McpHttpOptions extends McpDeps {
@@ -46,7 +47,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
 
   if (options.stateless) {
     app.post('/mcp', MCP_ROUTE, async (request, reply) => {
-      const server = createMcpServer(options, options.callerOf(request));
+      const server = createMcpServer(options, options.callerOf(request), sessionRepo(request));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       // Closing the transport also detaches the server (the SDK's Protocol cleans up on transport close).
       reply.raw.on('close', () => void transport.close());
@@ -84,7 +85,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     if (!isInitializeRequest(request.body)) {
       return rpcError(reply, 400, -32000, 'Bad Request: no Mcp-Session-Id header and the request is not initialize');
     }
-    const server = createMcpServer(options, options.callerOf(request));
+    const server = createMcpServer(options, options.callerOf(request), sessionRepo(request));
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -138,4 +139,11 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
     sessions.clear();
   });
+}
+
+/** The code graph a session's DevLens tools default to: `?repo=` on the MCP URL, else `X-Repo`. */
+function sessionRepo(request: FastifyRequest): string | undefined {
+  const fromUrl = (request.query as Record<string, unknown> | undefined)?.repo;
+  if (typeof fromUrl === 'string' && fromUrl.trim() !== '') return fromUrl.trim().slice(0, 500);
+  return repoHeader(request);
 }

@@ -59,14 +59,16 @@ function describeTool(op: AnyOperation): Tool {
  * operations. Tool failures are `isError` results carrying the catalogue code; only protocol faults
  * (unknown tool) are JSON-RPC errors.
  */
-export function createMcpServer(deps: McpDeps, caller: Caller): Server {
+export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: string): Server {
   const server = new Server(
     { name: 'devstream-hub', version: deps.version },
     {
       capabilities: { tools: { listChanged: false }, logging: {} },
       instructions:
-        'DevStream Hub: shared tasks and plans for a team of coding agents. List tasks and plans before creating ' +
-        'new ones; project and phase names match exactly (case-insensitive).',
+        'DevStream Hub: shared tasks and plans, semantic memory and code graphs for a team of coding agents. List ' +
+        'tasks and plans before creating new ones; project and phase names match exactly (case-insensitive). ' +
+        'Search memory before re-deciding something. For code, find_symbols and get_node answer from the graph the ' +
+        'analyzer uploaded: name the repo (repo argument, ?repo= on this URL or an X-Repo header) when there are several.',
     },
   );
   const tools = describeTools(deps.tools);
@@ -82,9 +84,13 @@ export function createMcpServer(deps: McpDeps, caller: Caller): Server {
     const op = byName.get(request.params.name);
     if (!op) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const started = performance.now();
+    // A request's own X-Repo header wins over the session's default.
+    const header = extra.requestInfo?.headers?.['x-repo'];
+    const requestRepo = (Array.isArray(header) ? header[0] : header)?.trim();
     const ctx: Context = {
       ...deps.services,
       caller,
+      defaultRepo: requestRepo || defaultRepo,
       log: deps.log,
       timing: () => {},
       notice(level, message, data) {

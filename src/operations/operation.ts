@@ -12,6 +12,8 @@ export interface HttpRoute {
   status?: number;
   /** Path parameter → input field, when the names differ (`{ id: 'task_id' }`). */
   params?: Record<string, string>;
+  /** Query-string name → input field, when the names differ (`{ q: 'query' }`). */
+  query?: Record<string, string>;
 }
 
 /**

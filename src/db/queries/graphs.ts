@@ -160,3 +160,139 @@ export async function deleteGraph(db: Db, graphId: string): Promise<boolean> {
   const result = await db.deleteFrom('code_graphs').where('graph_id', '=', graphId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
+
+/** A node as the tools show it, with its search rank. */
+export type NodeHit = Pick<Selectable<GraphNodesTable>, 'seq' | 'node_id' | 'name' | 'type' | 'file_path' | 'start_line' | 'end_line' | 'score'> & {
+  rank: number;
+  exact: boolean;
+};
+
+/** ts_rank weights {D, C, B, A}: DevLens's boosts (name 3, path 2, summaries 1, security 0.5) over 3. */
+const FIELD_WEIGHTS = '{0.17,0.33,0.67,1.0}';
+
+/** Where a symbol is rarely what is asked for: tests ×0.3; declaration files, generated and vendored code ×0.7. */
+const pathPenalty = (alias: string) => {
+  const type = sql.ref(`${alias}.type`);
+  const path = sql.ref(`${alias}.file_path`);
+  return sql`(case
+    when ${type} = 'TEST' or ${path} ~* '(^|/)(tests?|__tests__|specs?|e2e)(/|$)|[._-](test|spec)s?\\.[a-z]+$' then 0.3
+    when ${path} ~* '\\.d\\.[mc]?ts$|(^|/)(vendor|third_party|node_modules|dist|build|generated|__generated__)(/|$)|\\.(generated|gen|min)\\.[a-z]+$' then 0.7
+    else 1.0 end)`;
+};
+
+/** Candidates ranked by ts_rank before the finer field-coverage scoring (bounds its cost). */
+const SYMBOL_CANDIDATES = 200;
+
+/**
+ * Symbols of one commit matching `query`: exact identifier matches (the name, a method's name
+ * after its class, or the node id) first; then, BM25F-style, the query words each count by the best
+ * field they occur in (name 3, path 2, summaries or code 1, security 0.5 — DevLens's boosts), plus
+ * the share of the name the query covers (`merge headers` prefers mergeHeaders to
+ * mergeHeaderContainers), with ts_rank breaking ties; times the path penalty. `words` are the
+ * query's identifier words (simple config), `prose` its text (english config).
+ */
+export async function findSymbols(
+  db: Db,
+  g: { graphId: string; commitHash: string },
+  q: { query: string; words: string; prose: string; limit: number },
+): Promise<NodeHit[]> {
+  const lexemes = (config: string, text: string) =>
+    sql`select unnest(tsvector_to_array(to_tsvector(${sql.lit(config)}::regconfig, ${text}))) as lex`;
+  // Each lexeme quoted for tsquery input, backslashes and quotes escaped.
+  const quoted = sql`'''' || replace(replace(lex, '\\', '\\\\'), '''', '''''') || ''''`;
+  const likeSuffix = sql`('%.' || replace(replace(replace(lower(${q.query}), '\\', '\\\\'), '%', '\\%'), '_', '\\_'))`;
+  const rows = await sql<NodeHit>`
+    with words as (${lexemes('simple', q.words)}), prose as (${lexemes('english', q.prose)} except select lex from words),
+    tsq as (
+      select (select string_agg(${quoted}, ' | ') from (select lex from words union all select lex from prose) l)::tsquery as q,
+             -- Identifier words count in every field; prose stems only in summaries/code and security
+             -- (an english stem matching a name part would count a word twice: headers → header).
+             (select array_agg((${quoted} || ':A')::tsquery) from words) as a,
+             (select array_agg((${quoted} || ':B')::tsquery) from words) as b,
+             (select array_agg((${quoted} || ':C')::tsquery) from (select lex from words union all select lex from prose) l) as c,
+             (select array_agg((${quoted} || ':D')::tsquery) from (select lex from words union all select lex from prose) l) as d
+        where exists (select 1 from words) or exists (select 1 from prose)
+    ), candidates as (
+      select n.seq, n.node_id, n.name, n.type, n.file_path, n.start_line, n.end_line, n.score, n.search,
+             (lower(n.name) = lower(${q.query}) or n.node_id = ${q.query} or lower(n.name) like ${likeSuffix}) as exact,
+             coalesce(ts_rank(${FIELD_WEIGHTS}::float4[], n.search, (select q from tsq)), 0) as ts
+        from graph_nodes n
+       where n.graph_id = ${g.graphId} and n.commit_hash = ${g.commitHash} and n.type <> 'GHOST'
+         and (n.search @@ (select q from tsq) or lower(n.name) = lower(${q.query}) or n.node_id = ${q.query})
+       order by exact desc, ts desc
+       limit ${sql.lit(SYMBOL_CANDIDATES)}
+    )
+    select c.seq, c.node_id, c.name, c.type, c.file_path, c.start_line, c.end_line, c.score, c.exact,
+           (f.coverage + f.name_hits / greatest(length(ts_filter(c.search, '{a}')), 1) + c.ts) * ${pathPenalty('c')} as rank
+      from candidates c
+      left join tsq on true
+      cross join lateral (
+        select coalesce(sum(case when t.a is not null and c.search @@ t.a then 3 when t.b is not null and c.search @@ t.b then 2
+                                 when c.search @@ t.c then 1 when c.search @@ t.d then 0.5 else 0 end), 0) as coverage,
+               count(*) filter (where t.a is not null and c.search @@ t.a)::float8 as name_hits
+          from unnest(tsq.a, tsq.b, tsq.c, tsq.d) as t(a, b, c, d)) f
+     order by c.exact desc, rank desc, c.score desc nulls last, c.seq
+     limit ${q.limit}`.execute(db);
+  return rows.rows.map((r) => ({ ...r, rank: Number(r.rank), score: r.score === null ? null : Number(r.score) }));
+}
+
+export interface NodeDetail extends Omit<Selectable<GraphNodesTable>, 'graph_id' | 'commit_hash' | 'search'> {
+  /** How many nodes of the commit share this id (overloads), and which of them this is (1-based). */
+  copies: number;
+  copy: number;
+}
+
+/** The nodes with this id (all copies, in file order), or — when none has it — named so (any case), best first. */
+export async function nodesById(db: Db, g: { graphId: string; commitHash: string }, nodeId: string): Promise<NodeDetail[]> {
+  const rows = await sql<NodeDetail>`
+    select n.seq, n.node_id, n.name, n.type, n.file_path, n.start_line, n.end_line, n.technical_summary,
+           n.business_summary, n.security_severity, n.security_summary, n.code, n.score, n.metadata, n.extra,
+           count(*) over ()::int as copies, row_number() over (order by n.seq)::int as copy
+      from graph_nodes n
+     where n.graph_id = ${g.graphId} and n.commit_hash = ${g.commitHash} and n.node_id = ${nodeId}
+     order by n.seq`.execute(db);
+  return rows.rows;
+}
+
+export async function nodesByName(db: Db, g: { graphId: string; commitHash: string }, name: string): Promise<Array<{ node_id: string }>> {
+  const rows = await sql<{ node_id: string }>`
+    select distinct on (n.node_id) n.node_id, n.score, n.type from graph_nodes n
+     where n.graph_id = ${g.graphId} and n.commit_hash = ${g.commitHash} and n.type <> 'GHOST'
+       and (lower(n.name) = lower(${name}) or lower(n.name) like ('%.' || replace(replace(replace(lower(${name}), '\\', '\\\\'), '%', '\\%'), '_', '\\_')))
+     order by n.node_id, n.score desc nulls last`.execute(db);
+  return rows.rows;
+}
+
+/** A node at the other end of an edge (GHOST when the commit does not hold it). */
+export interface Neighbour {
+  node_id: string;
+  name: string | null;
+  type: string | null;
+  file_path: string | null;
+  start_line: number | null;
+  edge_type: string;
+}
+
+/** Callers (edges into the node) or callees (edges out of it), one row per distinct neighbour and edge type. */
+export async function neighbours(
+  db: Db,
+  g: { graphId: string; commitHash: string },
+  nodeId: string,
+  direction: 'in' | 'out',
+  limit: number,
+): Promise<{ rows: Neighbour[]; total: number }> {
+  const [self, other] = direction === 'in' ? [sql.ref('e.to_id'), sql.ref('e.from_id')] : [sql.ref('e.from_id'), sql.ref('e.to_id')];
+  const rows = await sql<Neighbour & { total: number }>`
+    with edges as (
+      select distinct ${other} as node_id, e.type as edge_type from graph_edges e
+       where e.graph_id = ${g.graphId} and e.commit_hash = ${g.commitHash} and ${self} = ${nodeId}
+    )
+    select d.node_id, d.edge_type, n.name, n.type, n.file_path, n.start_line, count(*) over ()::int as total
+      from edges d
+      left join lateral (select name, type, file_path, start_line from graph_nodes x
+                          where x.graph_id = ${g.graphId} and x.commit_hash = ${g.commitHash} and x.node_id = d.node_id
+                          order by x.seq limit 1) n on true
+     order by d.edge_type, n.file_path nulls last, n.start_line nulls last, d.node_id
+     limit ${limit}`.execute(db);
+  return { rows: rows.rows, total: rows.rows[0]?.total ?? 0 };
+}

@@ -13,8 +13,7 @@ export const GraphSummarySchema = z
     nodes: z.number().int(),
     edges: z.number().int(),
     commits: z.number().int().describe('Commits kept (GRAPH_RETENTION)'),
-  })
-  .meta({ id: 'GraphSummary' });
+  });
 export type GraphSummary = z.output<typeof GraphSummarySchema>;
 
 /** Every uploaded graph with its latest commit (the one analyzed last). */

@@ -17,11 +17,15 @@ export function identifierWords(identifier: string): string {
     .toLowerCase();
 }
 
-/** A name and its parts: `Ky.retryFromError` → `ky.retryfromerror ky retry from error`. */
+/**
+ * A name, its dotted segments and its words: `Ky.retryFromError` →
+ * `ky.retryfromerror ky retryfromerror ky retry from error` (so `retryFromError` finds the method).
+ */
 export function nameDocument(name: string): string {
-  const parts = identifierWords(name);
   const whole = name.toLowerCase().replace(/\s+/g, ' ');
-  return parts === whole ? whole : `${whole} ${parts}`;
+  const segments = whole.split(/[^a-z0-9_$]+/).filter(Boolean);
+  const parts = identifierWords(name);
+  return [...new Set([whole, segments.join(' '), parts])].filter(Boolean).join(' ');
 }
 
 /** `source/core/Ky.ts` → `source core ky ts`. */

@@ -1,0 +1,70 @@
+import { findSymbols as findSymbolRows } from '../../db/queries/graphs.js';
+import type { Context } from '../context.js';
+import type { Provenance, SymbolHit } from './model.js';
+import { provenanceOf, resolveGraph } from './resolve-graph.js';
+import { identifierWords } from './search-document.js';
+
+export interface FindSymbolsResult {
+  query: string;
+  total: number;
+  origin: 'index';
+  needsReanalyze: boolean;
+  graphId: string;
+  repo: string;
+  commitHash: string;
+  symbols: SymbolHit[];
+  provenance: Provenance;
+}
+
+/** The query's identifiers as words: `createUser src/users` → `createuser create user src users`. */
+export function queryWords(query: string): string {
+  const tokens = query.split(/\s+/).filter(Boolean);
+  const words = new Set<string>();
+  for (const token of tokens) {
+    const lower = token.toLowerCase();
+    words.add(lower);
+    for (const segment of lower.split(/[^a-z0-9_$]+/)) if (segment) words.add(segment);
+    for (const part of identifierWords(token).split(' ')) if (part) words.add(part);
+  }
+  return [...words].join(' ');
+}
+
+/** `find_symbols`: cheap symbol lookup by name, path fragment or concept words (spec: devlens-mcp-reference.md). */
+export async function findSymbols(
+  ctx: Pick<Context, 'db' | 'defaultRepo'>,
+  input: { query: string; limit: number; repo?: string },
+): Promise<FindSymbolsResult> {
+  const graph = await resolveGraph(ctx, input.repo);
+  const rows = await findSymbolRows(ctx.db, graph, { query: input.query.trim(), words: queryWords(input.query), prose: input.query, limit: input.limit });
+  const best = Math.max(0, ...rows.filter((r) => !r.exact).map((r) => r.rank));
+  const symbols = rows.map((r) => ({
+    nodeId: r.node_id,
+    name: r.name,
+    type: r.type,
+    filePath: r.file_path,
+    startLine: r.start_line,
+    endLine: r.end_line,
+    relevance: r.exact ? 1 : best > 0 ? Math.round((r.rank / best) * 1000) / 1000 : 0,
+    exactMatch: r.exact,
+  }));
+  return {
+    query: input.query,
+    total: symbols.length,
+    origin: 'index',
+    needsReanalyze: false,
+    graphId: graph.graphId,
+    repo: graph.repo,
+    commitHash: graph.commitHash,
+    symbols,
+    provenance: provenanceOf(graph),
+  };
+}
+
+export function renderSymbols(out: FindSymbolsResult): string {
+  const head = `${out.total} symbol${out.total === 1 ? '' : 's'} for "${out.query}" in ${out.repo} @ ${out.commitHash.slice(0, 10)}`;
+  if (out.total === 0) return `${head}. Try other words, or resolve_context for a question in plain words.`;
+  const lines = out.symbols.map(
+    (s, i) => `${i + 1}. ${s.nodeId}  ${s.type.toLowerCase()}  ${s.filePath}:${s.startLine}-${s.endLine}${s.exactMatch ? '  (exact)' : `  r=${s.relevance}`}`,
+  );
+  return [head, ...lines].join('\n');
+}

@@ -1,0 +1,156 @@
+import type { z } from 'zod';
+import { findSymbols, neighbours, nodesById, nodesByName, type Neighbour } from '../../db/queries/graphs.js';
+import { notFound } from '../../errors.js';
+import type { Context } from '../context.js';
+import { queryWords } from './find-symbols.js';
+import type { NodeLocationSchema, NodeRef, Provenance } from './model.js';
+import { provenanceOf, resolveGraph } from './resolve-graph.js';
+
+type NodeLocation = z.output<typeof NodeLocationSchema>;
+
+export const NODE_PARTS = ['metadata', 'callers', 'callees', 'technical', 'business', 'security', 'code'] as const;
+export type NodePart = (typeof NODE_PARTS)[number];
+/** What get_node returns when `include` is not given: everything but the code. */
+const DEFAULT_PARTS: NodePart[] = ['metadata', 'callers', 'callees', 'technical', 'business', 'security'];
+/** Callers and callees listed per node (the total is always given). */
+const MAX_NEIGHBOURS = 100;
+
+export interface GetNodeResult {
+  graphId: string;
+  repo: string;
+  commitHash: string;
+  /** How the node was found: by its id, or located from a symbol name. */
+  located: 'id' | 'name';
+  node: NodeLocation & {
+    score: number | null;
+    /** Overloads: nodes sharing this id, addressed as `<id>#<k>`; 1 when the id is unique. */
+    copies: number;
+    copy: number;
+    technicalSummary?: string | null;
+    businessSummary?: string | null;
+    security?: { severity: string | null; summary: string | null } | null;
+    metadata?: Record<string, unknown> | null;
+    extra?: Record<string, unknown> | null;
+  };
+  callers?: NodeRef[];
+  callersTotal?: number;
+  callees?: NodeRef[];
+  calleesTotal?: number;
+  code?: string | null;
+  /** Other nodes the name could mean (when located by name). */
+  alternatives: string[];
+  provenance: Provenance;
+}
+
+function ref(n: Neighbour): NodeRef {
+  // An edge to a node the commit does not hold: a GHOST reference, named from its id.
+  return {
+    nodeId: n.node_id,
+    name: n.name ?? n.node_id.split('::').pop() ?? n.node_id,
+    type: n.type ?? 'GHOST',
+    filePath: n.file_path ?? '',
+    startLine: n.start_line ?? 0,
+    edgeType: n.edge_type,
+  };
+}
+
+/** `get_node`: one node's summaries, metadata, callers, callees and (asked for) code. */
+export async function getNode(
+  ctx: Pick<Context, 'db' | 'defaultRepo'>,
+  input: { node: string; include?: NodePart[]; repo?: string },
+): Promise<GetNodeResult> {
+  const graph = await resolveGraph(ctx, input.repo);
+  const parts = new Set(input.include ?? DEFAULT_PARTS);
+  // `<id>#<k>` addresses the k-th node of a repeated id.
+  const addressed = /^(.*)#(\d+)$/.exec(input.node);
+  let wanted = input.node;
+  let copy = 1;
+  let copies = await nodesById(ctx.db, graph, wanted);
+  if (copies.length === 0 && addressed) {
+    wanted = addressed[1]!;
+    copy = Number(addressed[2]);
+    copies = await nodesById(ctx.db, graph, wanted);
+  }
+  let located: 'id' | 'name' = 'id';
+  let alternatives: string[] = [];
+  if (copies.length === 0) {
+    // A symbol name: the node of that name (best scored), else the best find_symbols match.
+    let candidates = (await nodesByName(ctx.db, graph, input.node)).map((r) => r.node_id);
+    if (candidates.length === 0) {
+      const hits = await findSymbols(ctx.db, graph, { query: input.node, words: queryWords(input.node), prose: input.node, limit: 5 });
+      candidates = hits.map((h) => h.node_id);
+    }
+    if (candidates.length === 0) {
+      throw notFound(`node: no node "${input.node}" in ${graph.repo} @ ${graph.commitHash.slice(0, 10)}; find_symbols lists candidates`, { node: input.node });
+    }
+    located = 'name';
+    wanted = candidates[0]!;
+    alternatives = candidates.slice(1, 10);
+    copies = await nodesById(ctx.db, graph, wanted);
+  }
+  const n = copies[Math.min(copy, copies.length) - 1]!;
+  const result: GetNodeResult = {
+    graphId: graph.graphId,
+    repo: graph.repo,
+    commitHash: graph.commitHash,
+    located,
+    node: {
+      nodeId: n.node_id,
+      name: n.name,
+      type: n.type,
+      filePath: n.file_path,
+      startLine: n.start_line,
+      endLine: n.end_line,
+      score: n.score === null ? null : Number(n.score),
+      copies: n.copies,
+      copy: n.copy,
+    },
+    alternatives,
+    provenance: provenanceOf(graph),
+  };
+  if (parts.has('technical')) result.node.technicalSummary = n.technical_summary;
+  if (parts.has('business')) result.node.businessSummary = n.business_summary;
+  if (parts.has('security')) {
+    result.node.security = n.security_severity || n.security_summary ? { severity: n.security_severity, summary: n.security_summary } : null;
+  }
+  if (parts.has('metadata')) {
+    result.node.metadata = n.metadata;
+    result.node.extra = n.extra;
+  }
+  if (parts.has('callers')) {
+    const callers = await neighbours(ctx.db, graph, n.node_id, 'in', MAX_NEIGHBOURS);
+    result.callers = callers.rows.map(ref);
+    result.callersTotal = callers.total;
+  }
+  if (parts.has('callees')) {
+    const callees = await neighbours(ctx.db, graph, n.node_id, 'out', MAX_NEIGHBOURS);
+    result.callees = callees.rows.map(ref);
+    result.calleesTotal = callees.total;
+  }
+  if (parts.has('code')) result.code = n.code;
+  return result;
+}
+
+const refLine = (r: NodeRef) => `  ${r.edgeType.toLowerCase()} ${r.nodeId}  ${r.type.toLowerCase()}${r.filePath ? `  ${r.filePath}:${r.startLine}` : ''}`;
+
+export function renderNode(out: GetNodeResult): string {
+  const n = out.node;
+  const lines = [
+    `${n.nodeId}${n.copies > 1 ? ` (copy ${n.copy} of ${n.copies}: ${n.nodeId}#1…#${n.copies})` : ''}`,
+    `${n.type.toLowerCase()} ${n.name} — ${n.filePath || '(no file)'}:${n.startLine}-${n.endLine}  [${out.repo} @ ${out.commitHash.slice(0, 10)}]`,
+  ];
+  if (out.located === 'name' && out.alternatives.length > 0) lines.push(`Located by name; also: ${out.alternatives.join(', ')}`);
+  if (n.technicalSummary !== undefined) lines.push(`Technical: ${n.technicalSummary ?? '(no summary: structure-only graph)'}`);
+  if (n.businessSummary !== undefined && n.businessSummary) lines.push(`Business: ${n.businessSummary}`);
+  if (n.security) lines.push(`Security: ${[n.security.severity, n.security.summary].filter(Boolean).join(' — ')}`);
+  if (out.callers) {
+    lines.push(`Callers (${out.callersTotal}):`, ...out.callers.map(refLine));
+    if ((out.callersTotal ?? 0) > out.callers.length) lines.push(`  … ${out.callersTotal! - out.callers.length} more`);
+  }
+  if (out.callees) {
+    lines.push(`Callees (${out.calleesTotal}):`, ...out.callees.map(refLine));
+    if ((out.calleesTotal ?? 0) > out.callees.length) lines.push(`  … ${out.calleesTotal! - out.callees.length} more`);
+  }
+  if (out.code !== undefined) lines.push('Code:', out.code ?? '(no code stored)');
+  return lines.join('\n');
+}

@@ -1,0 +1,159 @@
+import { sql } from 'kysely';
+import type { Context } from '../context.js';
+import { listGraphs, type GraphSummary } from './graphs.js';
+import type { Provenance } from './model.js';
+import { provenanceOf, resolveGraph } from './resolve-graph.js';
+
+export const REPO_ACTIONS = ['list', 'health', 'freshness', 'analyze'] as const;
+export type RepoAction = (typeof REPO_ACTIONS)[number];
+
+/** Cycles listed by `health` (largest first); the count is always given. */
+const MAX_CYCLES = 50;
+const MAX_CYCLE_NODES = 50;
+
+export interface RepoResult {
+  action: RepoAction;
+  repos?: GraphSummary[];
+  graphId?: string;
+  repo?: string;
+  commitHash?: string;
+  coverage?: { nodes: number; withSummary: number; ratio: number };
+  cycles?: string[][];
+  cyclesTotal?: number;
+  latestCommit?: string;
+  commit?: string | null;
+  fresh?: boolean | null;
+  message: string;
+  provenance?: Provenance;
+}
+
+/**
+ * Strongly connected components of a directed graph with two or more nodes (Tarjan's algorithm,
+ * iterative so that deep call chains cannot overflow the stack), largest first.
+ */
+export function cyclesOf(edges: Array<[string, string]>): string[][] {
+  const adjacency = new Map<string, string[]>();
+  for (const [from, to] of edges) {
+    if (!adjacency.has(from)) adjacency.set(from, []);
+    if (!adjacency.has(to)) adjacency.set(to, []);
+    adjacency.get(from)!.push(to);
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const components: string[][] = [];
+  let next = 0;
+  for (const root of adjacency.keys()) {
+    if (index.has(root)) continue;
+    const work: Array<{ node: string; child: number }> = [{ node: root, child: 0 }];
+    index.set(root, next);
+    low.set(root, next++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const targets = adjacency.get(frame.node)!;
+      if (frame.child < targets.length) {
+        const to = targets[frame.child++]!;
+        if (!index.has(to)) {
+          index.set(to, next);
+          low.set(to, next++);
+          stack.push(to);
+          onStack.add(to);
+          work.push({ node: to, child: 0 });
+        } else if (onStack.has(to)) {
+          low.set(frame.node, Math.min(low.get(frame.node)!, index.get(to)!));
+        }
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1]!.node;
+        low.set(parent, Math.min(low.get(parent)!, low.get(frame.node)!));
+      }
+      if (low.get(frame.node) === index.get(frame.node)) {
+        const component: string[] = [];
+        let member: string;
+        do {
+          member = stack.pop()!;
+          onStack.delete(member);
+          component.push(member);
+        } while (member !== frame.node);
+        if (component.length > 1) components.push(component.sort());
+      }
+    }
+  }
+  return components.sort((a, b) => b.length - a.length || a[0]!.localeCompare(b[0]!));
+}
+
+const ANALYZE_HELP =
+  'The server cannot see your working folder: graphs are built where the code is and uploaded. Run the ' +
+  'analyzer (DevLens today: `devlens analyze .`) in the repository, then upload its commit file: ' +
+  '`devstream-hub upload ~/.devlens/graphs/<graphId> --url <this server> --repo <name>` (or POST it to ' +
+  '/api/v1/graphs?repo=<name>, gzip welcome). In CI, do both on every push to main.';
+
+/** `repo`: list the graphs, a graph's health (summary coverage, dependency cycles), its freshness, or how to analyze. */
+export async function repoTool(
+  ctx: Pick<Context, 'db' | 'defaultRepo'>,
+  input: { action: RepoAction; repo?: string; commit?: string },
+): Promise<RepoResult> {
+  if (input.action === 'list') {
+    const { graphs } = await listGraphs(ctx);
+    return { action: 'list', repos: graphs, message: graphs.length ? `${graphs.length} code graph(s)` : `No code graph uploaded yet. ${ANALYZE_HELP}` };
+  }
+  if (input.action === 'analyze') return { action: 'analyze', message: ANALYZE_HELP };
+
+  const graph = await resolveGraph(ctx, input.repo);
+  const base = { graphId: graph.graphId, repo: graph.repo, commitHash: graph.commitHash, provenance: provenanceOf(graph) };
+  if (input.action === 'freshness') {
+    const asked = input.commit?.trim() || null;
+    const fresh = asked === null ? null : graph.commitHash === asked || (asked.length >= 7 && graph.commitHash.startsWith(asked));
+    const message =
+      asked === null
+        ? `Latest uploaded commit of ${graph.repo}: ${graph.commitHash} (analyzed ${graph.analyzedAt}). Pass commit=<your HEAD> to compare.`
+        : fresh
+          ? `Fresh: the graph of ${graph.repo} is at ${asked}.`
+          : `Stale: the graph of ${graph.repo} is at ${graph.commitHash.slice(0, 12)}, your commit is ${asked.slice(0, 12)}. ${ANALYZE_HELP}`;
+    return { action: 'freshness', ...base, latestCommit: graph.commitHash, commit: asked, fresh, message };
+  }
+
+  // health
+  const g = { graphId: graph.graphId, commitHash: graph.commitHash };
+  const coverage = await sql<{ nodes: number; with_summary: number }>`
+    select count(*)::int as nodes,
+           count(*) filter (where technical_summary is not null or business_summary is not null)::int as with_summary
+      from graph_nodes where graph_id = ${g.graphId} and commit_hash = ${g.commitHash} and type <> 'GHOST'`.execute(ctx.db);
+  const edges = await sql<{ from_id: string; to_id: string }>`
+    select distinct e.from_id, e.to_id from graph_edges e
+     where e.graph_id = ${g.graphId} and e.commit_hash = ${g.commitHash} and e.type in ('CALLS', 'IMPORTS') and e.from_id <> e.to_id`.execute(ctx.db);
+  const all = cyclesOf(edges.rows.map((e) => [e.from_id, e.to_id]));
+  const { nodes, with_summary } = coverage.rows[0]!;
+  const ratio = nodes === 0 ? 0 : Math.round((with_summary / nodes) * 1000) / 1000;
+  return {
+    action: 'health',
+    ...base,
+    coverage: { nodes, withSummary: with_summary, ratio },
+    cycles: all.slice(0, MAX_CYCLES).map((c) => c.slice(0, MAX_CYCLE_NODES)),
+    cyclesTotal: all.length,
+    message:
+      `${graph.repo} @ ${graph.commitHash.slice(0, 10)}: ${with_summary} of ${nodes} nodes have summaries (${Math.round(ratio * 100)} %)` +
+      `${with_summary === 0 ? ' — a structure-only graph: answers come from names, paths and code comments' : ''}; ` +
+      `${all.length} dependency cycle(s) over CALLS/IMPORTS${all.length ? `, the largest of ${all[0]!.length} nodes` : ''}.`,
+  };
+}
+
+export function renderRepo(out: RepoResult): string {
+  if (out.action === 'list') {
+    if (!out.repos?.length) return out.message;
+    return [
+      out.message,
+      ...out.repos.map((g) => `- ${g.repo} (${g.graphId}) @ ${g.latestCommit?.slice(0, 10) ?? '-'}: ${g.nodes} nodes, ${g.edges} edges, analyzed ${g.analyzedAt}, ${g.commits} commit(s) kept`),
+    ].join('\n');
+  }
+  if (out.action === 'health') {
+    const cycles = (out.cycles ?? []).slice(0, 10).map((c, i) => `  ${i + 1}. (${c.length}) ${c.slice(0, 8).join(' → ')}${c.length > 8 ? ' …' : ''}`);
+    return [out.message, ...cycles].join('\n');
+  }
+  return out.message;
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { findSymbols, renderSymbols } from '../domain/graphs/find-symbols.js';
+import { getNode, NODE_PARTS, renderNode } from '../domain/graphs/get-node.js';
+import { GraphSummarySchema } from '../domain/graphs/graphs.js';
+import { NodeLocationSchema, NodeRefSchema, ProvenanceSchema, SymbolHitSchema } from '../domain/graphs/model.js';
+import { renderRepo, REPO_ACTIONS, repoTool } from '../domain/graphs/repo-tool.js';
+import { text } from './fields.js';
+import { defineOperation } from './operation.js';
+
+/**
+ * The DevLens tools (../shared/spec/devlens-mcp-reference.md): names, arguments and camelCase output
+ * as DevLens's own, over the graphs uploaded to this server. `repo` replaces DevLens's working-folder
+ * lookup (the server cannot see the client's folder): a name, graphId or path suffix.
+ */
+const repo = text()
+  .trim()
+  .min(1, 'repo must not be empty')
+  .max(500, 'repo must be at most 500 characters')
+  .optional()
+  .describe('Repository: name, graphId or path ending in its name (default: ?repo= on the MCP URL, X-Repo, or the only graph)');
+
+export const findSymbolsOp = defineOperation({
+  name: 'find_symbols',
+  title: 'Find symbols',
+  description:
+    'Cheap symbol lookup in an uploaded code graph by name, path fragment or concept words: exact identifier ' +
+    'matches first, then ranked matches (name > path > summaries), tests and generated files last. Returns nodeIds ' +
+    'with file:line, no code. For a question in plain words prefer resolve_context.',
+  action: 'finding symbols',
+  input: z.strictObject({
+    query: text().trim().min(1, 'query must not be empty').max(2000, 'query must be at most 2000 characters').describe('A symbol name, path fragment or words'),
+    limit: z.number().int().min(1).max(25).default(10).describe('Results (1-25, default 10)'),
+    repo,
+  }),
+  output: z.object({
+    query: z.string(),
+    total: z.number().int(),
+    origin: z.enum(['index']),
+    needsReanalyze: z.boolean(),
+    graphId: z.string(),
+    repo: z.string(),
+    commitHash: z.string(),
+    symbols: z.array(SymbolHitSchema),
+    provenance: ProvenanceSchema,
+  }),
+  scope: 'read',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  routes: [{ method: 'GET', path: '/symbols', query: { q: 'query' } }],
+  handler: findSymbols,
+  render: renderSymbols,
+});
+
+export const getNodeOp = defineOperation({
+  name: 'get_node',
+  title: 'Get node',
+  description:
+    'Full detail for one node of an uploaded code graph: technical, business and security summaries, metadata, ' +
+    "callers and callees with edge types; include=['code'] adds the stored source. Pass a nodeId from " +
+    'find_symbols/resolve_context (`<id>#<k>` for the k-th of repeated ids), or a symbol name to auto-locate.',
+  action: 'getting node',
+  input: z.strictObject({
+    node: text().trim().min(1, 'node must not be empty').max(2000, 'node must be at most 2000 characters').describe('nodeId or symbol name'),
+    include: z.array(z.enum(NODE_PARTS)).max(NODE_PARTS.length).optional().describe('Parts to return (default: all but code)'),
+    repo,
+  }),
+  output: z.object({
+    graphId: z.string(),
+    repo: z.string(),
+    commitHash: z.string(),
+    located: z.enum(['id', 'name']),
+    node: NodeLocationSchema.extend({
+      score: z.number().nullable(),
+      copies: z.number().int().describe('Nodes sharing this id (overloads)'),
+      copy: z.number().int(),
+      technicalSummary: z.string().nullable().optional(),
+      businessSummary: z.string().nullable().optional(),
+      security: z.object({ severity: z.string().nullable(), summary: z.string().nullable() }).nullable().optional(),
+      metadata: z.record(z.string(), z.unknown()).nullable().optional(),
+      extra: z.record(z.string(), z.unknown()).nullable().optional().describe('Fields of the node the analyzer wrote beyond the known ones'),
+    }),
+    callers: z.array(NodeRefSchema).optional(),
+    callersTotal: z.number().int().optional(),
+    callees: z.array(NodeRefSchema).optional(),
+    calleesTotal: z.number().int().optional(),
+    code: z.string().nullable().optional(),
+    alternatives: z.array(z.string()).describe('Other nodes a symbol name could mean'),
+    provenance: ProvenanceSchema,
+  }),
+  scope: 'read',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  routes: [{ method: 'GET', path: '/nodes/:nodeId', params: { nodeId: 'node' } }],
+  handler: getNode,
+  render: renderNode,
+});
+
+export const repoOp = defineOperation({
+  name: 'repo',
+  title: 'Code graph repos',
+  description:
+    'Manage uploaded code graphs: list (every repo with its latest commit), health (summary coverage and ' +
+    'dependency cycles as strongly connected components of CALLS/IMPORTS), freshness (latest uploaded commit against ' +
+    'the commit you name) and analyze (how to build and upload a graph).',
+  action: 'reading repos',
+  input: z.strictObject({
+    action: z.enum(REPO_ACTIONS).describe('list | health | freshness | analyze'),
+    repo,
+    commit: text().trim().max(100).optional().describe('freshness: your commit (e.g. git rev-parse HEAD)'),
+  }),
+  output: z.object({
+    action: z.enum(REPO_ACTIONS),
+    repos: z.array(GraphSummarySchema).optional(),
+    graphId: z.string().optional(),
+    repo: z.string().optional(),
+    commitHash: z.string().optional(),
+    coverage: z.object({ nodes: z.number().int(), withSummary: z.number().int(), ratio: z.number() }).optional(),
+    cycles: z.array(z.array(z.string())).optional().describe('Largest first (at most 50, 50 nodes each)'),
+    cyclesTotal: z.number().int().optional(),
+    latestCommit: z.string().optional(),
+    commit: z.string().nullable().optional(),
+    fresh: z.boolean().nullable().optional(),
+    message: z.string(),
+    provenance: ProvenanceSchema.optional(),
+  }),
+  scope: 'read',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  routes: [],
+  handler: repoTool,
+  render: renderRepo,
+});
+
+export const devlensOperations = [findSymbolsOp, getNodeOp, repoOp];
