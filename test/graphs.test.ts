@@ -406,6 +406,71 @@ for (const backend of backends) {
       assert.match(r.text, /1 of 8 nodes have summaries \(13 %\); 3 dependency cycle\(s\) over CALLS\/IMPORTS, the largest of 3 nodes/);
     });
 
+    test('impact: upstream and downstream dependents by hop, cycle-safe; a hub stops at hop 1 and says so', async () => {
+      const up = (await call('impact', { target: 'source/utils/merge.ts::deepMerge', repo: 'ky' })).structuredContent;
+      const byHop = (list: any[]) => list.map((d) => [d.hop, d.nodeId, d.via]).sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1));
+      assert.deepEqual(byHop(up.dependents), [
+        [1, 'source/utils/merge.ts::newHookValue', 'CALLS'],
+        [1, 'source/utils/merge.ts::validateAndMerge', 'CALLS'],
+        [2, 'source/index.ts::createInstance', 'CALLS'],
+        [2, 'source/utils/merge.ts::mergeHooks', 'CALLS'],
+      ]);
+      assert.equal(up.truncated, false);
+      const down = (await call('impact', { target: 'deepMerge', direction: 'downstream', radius: 1, repo: 'ky' })).structuredContent;
+      assert.deepEqual(down.dependents.map((d: any) => d.nodeId), ['source/utils/merge.ts::deepMergeInternal']);
+      assert.equal(down.target.nodeId, 'source/utils/merge.ts::deepMerge', 'a symbol name locates the target');
+      const both = await call('impact', { target: 'source/utils/merge.ts::deepMerge', direction: 'both', radius: 2, repo: 'ky' });
+      assert.equal(both.structuredContent.total, 4 + 7);
+      assert.match(both.text, /^both of source\/utils\/merge\.ts::deepMerge \(source\/utils\/merge\.ts:\d+\), radius 2, in ky @ 3419113b48: 11 node\(s\)/);
+      assert.match(both.text, /\n↑ 1 source\/utils\/merge\.ts:\d+ newHookValue \(calls\)/);
+
+      // The cyclic graph: a→b→c→a never loops.
+      const cyc = (await call('impact', { target: 'src/c.ts::a', radius: 5, repo: 'cyclic' })).structuredContent;
+      assert.deepEqual(cyc.dependents.map((d: any) => [d.nodeId, d.hop]), [['src/c.ts::c', 1], ['src/c.ts::d', 1], ['src/c.ts::b', 2], ['src/c.ts::e', 2]]);
+
+      const hub = synthetic('hub1', 1);
+      for (let i = 0; i < 150; i++) {
+        (hub.nodes as any[]).push({ id: `src/callers.ts::caller${i}`, name: `caller${i}`, type: 'FUNCTION', filePath: 'src/callers.ts', startLine: i + 1, endLine: i + 1 });
+        (hub.edges as any[]).push({ from: `src/callers.ts::caller${i}`, to: 'src/chain.ts::step0', type: 'CALLS' });
+      }
+      (hub.edges as any[]).push({ from: 'src/far.ts::far', to: 'src/callers.ts::caller0', type: 'CALLS' });
+      await upload('repo=hub', hub);
+      const h = await call('impact', { target: 'src/chain.ts::step0', repo: 'hub' });
+      assert.equal(h.structuredContent.truncated, true);
+      assert.equal(h.structuredContent.dependents.length, 100);
+      assert.ok(h.structuredContent.dependents.every((d: any) => d.hop === 1));
+      assert.match(h.text, /truncated: more than 100 at hop 1/);
+
+      const none = await call('impact', { repo: 'ky' });
+      assert.equal(none.isError, true);
+      assert.match(none.text, /VALIDATION_ERROR: target: give a target/);
+      const half = await call('impact', { from: 'abc1234', repo: 'ky' });
+      assert.match(half.text, /VALIDATION_ERROR: to: from and to go together/);
+    });
+
+    test('impact over a commit range: ADDED, REMOVED and CODECHANGED nodes with their dependents', async () => {
+      const v1 = synthetic('range-v1', 3, { analyzedAt: '2026-01-01T00:00:00Z' });
+      const v2 = synthetic('range-v2', 3, { analyzedAt: '2026-01-02T00:00:00Z' });
+      v2.nodes[1]!.rawCode = 'function step1() { return 42; }';
+      v2.nodes.splice(2, 1); // step2 removed
+      (v2.nodes as any[]).push({ id: 'src/new.ts::fresh', name: 'fresh', type: 'FUNCTION', filePath: 'src/new.ts', startLine: 3, endLine: 4 });
+      (v2.edges as any[]).push({ from: 'src/chain.ts::step0', to: 'src/new.ts::fresh', type: 'CALLS' });
+      await upload('repo=ranged', v1);
+      await upload('repo=ranged', v2);
+      const r = await call('impact', { from: 'range-v1', to: 'range-v2', repo: 'ranged' });
+      assert.equal(r.isError, undefined, r.text);
+      const out = r.structuredContent;
+      assert.equal(out.mode, 'range');
+      assert.deepEqual(out.changes.map((c: any) => [c.change, c.nodeId, c.dependents.map((d: any) => d.nodeId)]), [
+        ['ADDED', 'src/new.ts::fresh', ['src/chain.ts::step0']],
+        ['CODECHANGED', 'src/chain.ts::step1', ['src/chain.ts::step0']],
+        ['REMOVED', 'src/chain.ts::step2', ['src/chain.ts::step1']],
+      ]);
+      assert.match(r.text, /^3 changed node\(s\) in ranged range-v1\.\.range-v2\nADDED src\/new\.ts:3 fresh \(function\) ← src\/chain\.ts:1/);
+      const unknown = await call('impact', { from: 'nope-commit', to: 'range-v2', repo: 'ranged' });
+      assert.match(unknown.text, /NOT_FOUND: commitHash: ranged has no uploaded commit "nope-commit"/);
+    });
+
     test('repo freshness compares the latest upload with the commit the client names; analyze explains', async () => {
       const fresh = (await call('repo', { action: 'freshness', repo: 'ky', commit: KY_COMMIT.slice(0, 12) })).structuredContent;
       assert.equal(fresh.fresh, true);

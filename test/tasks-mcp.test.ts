@@ -34,6 +34,7 @@ for (const backend of backends) {
           'devstream_update_task',
           'find_symbols',
           'get_node',
+          'impact',
           'repo',
         ],
       );

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { findSymbols, renderSymbols } from '../domain/graphs/find-symbols.js';
 import { getNode, NODE_PARTS, renderNode } from '../domain/graphs/get-node.js';
+import { DIRECTIONS, impact, renderImpact } from '../domain/graphs/impact.js';
 import { GraphSummarySchema } from '../domain/graphs/graphs.js';
 import { NodeLocationSchema, NodeRefSchema, ProvenanceSchema, SymbolHitSchema } from '../domain/graphs/model.js';
 import { renderRepo, REPO_ACTIONS, repoTool } from '../domain/graphs/repo-tool.js';
@@ -128,4 +129,54 @@ export const repoOp = defineOperation({
   render: renderRepo,
 });
 
-export const devlensOperations = [findSymbolsOp, getNodeOp, repoOp];
+const commit = (what: string) => text().trim().min(1).max(100, `${what} must be at most 100 characters`);
+
+export const impactOp = defineOperation({
+  name: 'impact',
+  title: 'Change impact',
+  description:
+    'What breaks if a node changes: its upstream dependents (callers, importers… up to `radius` hops), or with ' +
+    "direction='downstream' what it depends on, as compact file:line lines. With `from` and `to` commits: the nodes " +
+    'ADDED, REMOVED and CODECHANGED between two uploaded commits, each with its direct dependents.',
+  action: 'computing impact',
+  input: z.strictObject({
+    target: text().trim().min(1, 'target must not be empty').max(2000).optional().describe('nodeId or symbol name'),
+    direction: z.enum(DIRECTIONS).default('upstream').describe('upstream (default) | downstream | both'),
+    radius: z.number().int().min(1).max(5).default(2).describe('Hops (1-5, default 2)'),
+    from: commit('from').optional().describe('Commit range: the older commit (hash or 7+ character prefix)'),
+    to: commit('to').optional().describe('Commit range: the newer commit'),
+    repo,
+  }),
+  output: z.object({
+    mode: z.enum(['target', 'range']),
+    graphId: z.string(),
+    repo: z.string(),
+    commitHash: z.string(),
+    target: NodeLocationSchema.omit({ endLine: true }).optional(),
+    direction: z.enum(DIRECTIONS).optional(),
+    radius: z.number().int().optional(),
+    dependents: z
+      .array(NodeRefSchema.omit({ edgeType: true }).extend({ hop: z.number().int(), direction: z.enum(['upstream', 'downstream']), via: z.string() }))
+      .optional(),
+    from: z.string().optional(),
+    to: z.string().optional(),
+    changes: z
+      .array(
+        NodeLocationSchema.omit({ endLine: true }).extend({
+          change: z.enum(['ADDED', 'REMOVED', 'CODECHANGED']),
+          dependents: z.array(z.object({ nodeId: z.string(), filePath: z.string(), startLine: z.number().int(), via: z.string() })),
+        }),
+      )
+      .optional(),
+    total: z.number().int(),
+    truncated: z.boolean().describe('More than 100 dependents at hop 1 (the walk stopped there) or more than 500 in all'),
+    provenance: ProvenanceSchema,
+  }),
+  scope: 'read',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  routes: [],
+  handler: impact,
+  render: renderImpact,
+});
+
+export const devlensOperations = [findSymbolsOp, getNodeOp, impactOp, repoOp];

@@ -1,0 +1,212 @@
+import { sql } from 'kysely';
+import { findSymbols, nodesById, nodesByName } from '../../db/queries/graphs.js';
+import { notFound, validationError } from '../../errors.js';
+import type { Context } from '../context.js';
+import { queryWords } from './find-symbols.js';
+import type { Provenance } from './model.js';
+import { provenanceOf, resolveGraph, type ResolvedGraph } from './resolve-graph.js';
+
+export const DIRECTIONS = ['upstream', 'downstream', 'both'] as const;
+export type Direction = (typeof DIRECTIONS)[number];
+
+/** Dependents listed at hop 1 before the walk stops there (and says so). */
+const HOP1_LIMIT = 100;
+/** Dependents listed in all. */
+const TOTAL_LIMIT = 500;
+/** Changed nodes whose dependents a commit range lists. */
+const CHANGES_WITH_DEPENDENTS = 50;
+
+export interface Dependent {
+  nodeId: string;
+  name: string;
+  type: string;
+  filePath: string;
+  startLine: number;
+  hop: number;
+  direction: 'upstream' | 'downstream';
+  /** The edge type that reached it (toward the target). */
+  via: string;
+}
+
+export interface Change {
+  change: 'ADDED' | 'REMOVED' | 'CODECHANGED';
+  nodeId: string;
+  name: string;
+  type: string;
+  filePath: string;
+  startLine: number;
+  /** Upstream dependents at hop 1 (in the commit that holds the node). */
+  dependents: Array<Pick<Dependent, 'nodeId' | 'filePath' | 'startLine' | 'via'>>;
+}
+
+export interface ImpactResult {
+  mode: 'target' | 'range';
+  graphId: string;
+  repo: string;
+  commitHash: string;
+  target?: { nodeId: string; name: string; type: string; filePath: string; startLine: number };
+  direction?: Direction;
+  radius?: number;
+  dependents?: Dependent[];
+  from?: string;
+  to?: string;
+  changes?: Change[];
+  total: number;
+  truncated: boolean;
+  provenance: Provenance;
+}
+
+type Graph = { graphId: string; commitHash: string };
+
+/** The node a target names: a node id (first of repeated ids), else a symbol name, else the best symbol match. */
+async function locate(ctx: Pick<Context, 'db'>, graph: ResolvedGraph, target: string) {
+  const byId = await nodesById(ctx.db, graph, target);
+  if (byId.length > 0) return byId[0]!;
+  const named = await nodesByName(ctx.db, graph, target);
+  const id =
+    named[0]?.node_id ?? (await findSymbols(ctx.db, graph, { query: target, words: queryWords(target), prose: target, limit: 1 }))[0]?.node_id;
+  if (!id) throw notFound(`target: no node "${target}" in ${graph.repo} @ ${graph.commitHash.slice(0, 10)}; find_symbols lists candidates`, { target });
+  return (await nodesById(ctx.db, graph, id))[0]!;
+}
+
+/**
+ * Nodes within `radius` edges of the target, against the edge direction (upstream: what depends on
+ * it) or along it (downstream). One recursive statement; cycle-safe because every row carries its
+ * hop and the walk stops at the radius (UNION drops repeats).
+ */
+async function walk(ctx: Pick<Context, 'db'>, g: Graph, nodeId: string, direction: 'upstream' | 'downstream', radius: number): Promise<Dependent[]> {
+  const [near, far] = direction === 'upstream' ? [sql.ref('e.to_id'), sql.ref('e.from_id')] : [sql.ref('e.from_id'), sql.ref('e.to_id')];
+  const rows = await sql<{ node_id: string; hop: number; via: string; name: string | null; type: string | null; file_path: string | null; start_line: number | null }>`
+    with recursive reach(node_id, hop, via) as (
+      select ${nodeId}::text, 0, ''::text
+      union
+      select ${far}, r.hop + 1, e.type from reach r
+        join graph_edges e on e.graph_id = ${g.graphId} and e.commit_hash = ${g.commitHash} and ${near} = r.node_id
+       where r.hop < ${radius}
+    ), nearest as (
+      select distinct on (node_id) node_id, hop, via from reach where node_id <> ${nodeId} order by node_id, hop, via
+    )
+    select d.node_id, d.hop, d.via, n.name, n.type, n.file_path, n.start_line
+      from nearest d
+      left join lateral (select name, type, file_path, start_line from graph_nodes x
+                          where x.graph_id = ${g.graphId} and x.commit_hash = ${g.commitHash} and x.node_id = d.node_id
+                          order by x.seq limit 1) n on true
+     order by d.hop, n.file_path nulls last, n.start_line nulls last, d.node_id`.execute(ctx.db);
+  return rows.rows.map((r) => ({
+    nodeId: r.node_id,
+    name: r.name ?? r.node_id.split('::').pop() ?? r.node_id,
+    type: r.type ?? 'GHOST',
+    filePath: r.file_path ?? '',
+    startLine: r.start_line ?? 0,
+    hop: r.hop,
+    direction,
+    via: r.via,
+  }));
+}
+
+/** Nodes of `to` that are new, gone or whose code changed since `from` (first copy of repeated ids). */
+async function diff(ctx: Pick<Context, 'db'>, graphId: string, from: string, to: string) {
+  const side = (commit: string) => sql`
+    select distinct on (node_id) node_id, name, type, file_path, start_line,
+           coalesce(extra->>'codeHash', md5(coalesce(code, ''))) as h
+      from graph_nodes where graph_id = ${graphId} and commit_hash = ${commit} and type <> 'GHOST'
+     order by node_id, seq`;
+  const rows = await sql<{ change: Change['change']; node_id: string; name: string; type: string; file_path: string; start_line: number }>`
+    select case when f.node_id is null then 'ADDED' when t.node_id is null then 'REMOVED' else 'CODECHANGED' end as change,
+           coalesce(t.node_id, f.node_id) as node_id, coalesce(t.name, f.name) as name, coalesce(t.type, f.type) as type,
+           coalesce(t.file_path, f.file_path) as file_path, coalesce(t.start_line, f.start_line) as start_line
+      from (${side(to)}) t full join (${side(from)}) f on f.node_id = t.node_id
+     where f.node_id is null or t.node_id is null or t.h <> f.h
+     order by 1, 5, 6, 2`.execute(ctx.db);
+  return rows.rows;
+}
+
+/** `impact`: what depends on a node (upstream), what it depends on (downstream), or what a commit range changed. */
+export async function impact(
+  ctx: Pick<Context, 'db' | 'defaultRepo'>,
+  input: { target?: string; direction: Direction; radius: number; from?: string; to?: string; repo?: string },
+): Promise<ImpactResult> {
+  if ((input.from === undefined) !== (input.to === undefined)) {
+    throw validationError([{ field: input.from === undefined ? 'from' : 'to', message: 'from and to go together (a commit range)' }]);
+  }
+  if (input.from !== undefined && input.to !== undefined) {
+    const to = await resolveGraph(ctx, input.repo, input.to);
+    const from = await resolveGraph(ctx, to.graphId, input.from);
+    const changes = await diff(ctx, to.graphId, from.commitHash, to.commitHash);
+    const listed: Change[] = [];
+    for (const [i, c] of changes.entries()) {
+      let dependents: Change['dependents'] = [];
+      if (i < CHANGES_WITH_DEPENDENTS) {
+        const holder = c.change === 'REMOVED' ? from : to;
+        dependents = (await walk(ctx, holder, c.node_id, 'upstream', 1)).slice(0, 20).map((d) => ({ nodeId: d.nodeId, filePath: d.filePath, startLine: d.startLine, via: d.via }));
+      }
+      listed.push({ change: c.change, nodeId: c.node_id, name: c.name, type: c.type, filePath: c.file_path, startLine: c.start_line, dependents });
+    }
+    return {
+      mode: 'range',
+      graphId: to.graphId,
+      repo: to.repo,
+      commitHash: to.commitHash,
+      from: from.commitHash,
+      to: to.commitHash,
+      changes: listed.slice(0, TOTAL_LIMIT),
+      total: changes.length,
+      truncated: changes.length > TOTAL_LIMIT,
+      provenance: provenanceOf(to),
+    };
+  }
+  if (input.target === undefined) throw validationError([{ field: 'target', message: 'give a target (nodeId or symbol name), or from and to commits' }]);
+
+  const graph = await resolveGraph(ctx, input.repo);
+  const node = await locate(ctx, graph, input.target);
+  const directions: Array<'upstream' | 'downstream'> = input.direction === 'both' ? ['upstream', 'downstream'] : [input.direction];
+  let dependents: Dependent[] = [];
+  let truncated = false;
+  for (const direction of directions) {
+    let found = await walk(ctx, graph, node.node_id, direction, input.radius);
+    const first = found.filter((d) => d.hop === 1);
+    if (first.length > HOP1_LIMIT) {
+      // A hub: its direct dependents alone are more than anyone reads; the walk stops at hop 1.
+      found = first.slice(0, HOP1_LIMIT);
+      truncated = true;
+    }
+    dependents = dependents.concat(found);
+  }
+  const total = dependents.length;
+  if (total > TOTAL_LIMIT) truncated = true;
+  return {
+    mode: 'target',
+    graphId: graph.graphId,
+    repo: graph.repo,
+    commitHash: graph.commitHash,
+    target: { nodeId: node.node_id, name: node.name, type: node.type, filePath: node.file_path, startLine: node.start_line },
+    direction: input.direction,
+    radius: input.radius,
+    dependents: dependents.slice(0, TOTAL_LIMIT),
+    total,
+    truncated,
+    provenance: provenanceOf(graph),
+  };
+}
+
+const where = (filePath: string, line: number) => (filePath ? `${filePath}:${line}` : '(external)');
+
+/** Compact `file:line` lines, as DevLens prints them. */
+export function renderImpact(out: ImpactResult): string {
+  if (out.mode === 'range') {
+    const head = `${out.total} changed node(s) in ${out.repo} ${out.from!.slice(0, 10)}..${out.to!.slice(0, 10)}${out.truncated ? ' (list truncated)' : ''}`;
+    const lines = out.changes!.map((c) => {
+      const deps = c.dependents.length ? ` ← ${c.dependents.map((d) => where(d.filePath, d.startLine)).join(', ')}` : '';
+      return `${c.change} ${where(c.filePath, c.startLine)} ${c.name} (${c.type.toLowerCase()})${deps}`;
+    });
+    return [head, ...lines].join('\n');
+  }
+  const t = out.target!;
+  const head =
+    `${out.direction} of ${t.nodeId} (${where(t.filePath, t.startLine)}), radius ${out.radius}, in ${out.repo} @ ${out.commitHash.slice(0, 10)}: ` +
+    `${out.total} node(s)${out.truncated ? ` — truncated: more than ${HOP1_LIMIT} at hop 1, the walk stopped there` : ''}`;
+  const lines = out.dependents!.map(
+    (d) => `${out.direction === 'both' ? `${d.direction === 'upstream' ? '↑' : '↓'} ` : ''}${d.hop} ${where(d.filePath, d.startLine)} ${d.name} (${d.via.toLowerCase()})`,
+  );
+  return [head, ...lines].join('\n');
+}
