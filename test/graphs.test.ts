@@ -471,6 +471,87 @@ for (const backend of backends) {
       assert.match(unknown.text, /NOT_FOUND: commitHash: ranged has no uploaded commit "nope-commit"/);
     });
 
+    test('resolve_context: the packet sections in order, ids that map back, within the budget', async () => {
+      const r = await call('resolve_context', { task: 'mergeHeaders', intent: 'pinpoint', repo: 'ky' });
+      assert.equal(r.isError, undefined, r.text);
+      const out = r.structuredContent;
+      assert.equal(r.text, out.packet, 'the text block is the packet');
+      assert.equal(out.intent, 'pinpoint');
+      assert.equal(out.budget, 1500, 'pinpoint on a small repo: 1,500 tokens');
+      assert.equal(out.origin, 'index');
+      assert.equal(out.approxTokens, Math.ceil(out.packet.length / 4));
+      assert.ok(out.approxTokens <= out.budget);
+      assert.equal(out.provenance.commitHash, KY_COMMIT);
+      const lines: string[] = out.packet.split('\n');
+      const sections = lines.map((l) => l.split(' ')[0]).filter((w): w is string => w !== undefined && /^[A-Z]+$/.test(w));
+      assert.deepEqual([...new Set(sections)], ['GRAPH', 'ANSWER', 'WHAT', 'CONFIDENCE', 'NODES', 'FLOW', 'FILES', 'SEC', 'IDMAP', 'NEXT']);
+      assert.match(lines[0]!, /^GRAPH [0-9a-f]{16} @ 3419113b48$/);
+      assert.equal(lines[1], 'ANSWER 1');
+      assert.match(lines[2]!, /^ANSWER mergeHeaders \(symbol\) — source\/utils\/merge\.ts:64$/);
+      assert.match(lines[3]!, /^WHAT no summary in this graph \(structure only\)/, 'never invents a summary');
+      assert.equal(lines[4], 'CONFIDENCE exact match for "mergeHeaders"');
+      assert.match(lines[6]!, /^N1 mergeHeaders function source\/utils\/merge\.ts:64-78$/);
+      // pinpoint: one hop both ways — its callers are in the packet, and FLOW shows the calls.
+      const idmap = Object.fromEntries(lines.find((l) => l.startsWith('IDMAP '))!.slice(6).split(' ').map((p) => p.split('=')));
+      assert.equal(idmap.N1, 'source/utils/merge.ts::mergeHeaders');
+      const idOf = (node: string) => Object.keys(idmap).find((k) => idmap[k] === node);
+      const caller = idOf('source/core/Ky.ts::Ky.constructor');
+      assert.ok(caller, 'a caller of the answer is included');
+      assert.ok(lines.includes(`${caller} -calls-> N1`), 'FLOW shows the call');
+      const nodeCount = Number(lines.find((l) => l.startsWith('NODES '))!.split(' ')[1]);
+      assert.equal(Object.keys(idmap).length, nodeCount);
+      const files = lines.find((l) => l.startsWith('FILES '))!;
+      assert.ok(Number(files.split(' ')[1]) >= 2);
+      assert.match(out.packet, /\nsource\/utils\/merge\.ts {2}N1(,N\d+)*\n/);
+      assert.match(out.packet, /\n {2}L64: mergeHeaders = \(source1/, 'a matched-line snippet from the stored code');
+      assert.match(lines.at(-1)!, /^NEXT get_node source\/utils\/merge\.ts::mergeHeaders include=\["code"\]/);
+
+      const viaRest = await rest(server.url, 'POST', '/api/v1/context', { task: 'mergeHeaders', intent: 'pinpoint', repo: 'ky' });
+      assert.equal(viaRest.status, 200, JSON.stringify(viaRest.body));
+      assert.equal(viaRest.body.packet, out.packet);
+    });
+
+    test('resolve_context: over budget the lowest-ranked nodes go and NEXT says so; focus leads; summaries when present', async () => {
+      const wide = (await call('resolve_context', { task: 'how are retries delayed', repo: 'ky' })).structuredContent;
+      assert.equal(wide.intent, 'exploratory');
+      assert.equal(wide.budget, 2500);
+      const small = (await call('resolve_context', { task: 'how are retries delayed', tokenBudget: 500, repo: 'ky' })).structuredContent;
+      assert.ok(small.approxTokens <= 500, `${small.approxTokens} tokens`);
+      const nodes = (p: string) => Number(p.split('\n').find((l: string) => l.startsWith('NODES '))!.split(' ')[1]);
+      assert.ok(nodes(small.packet) < nodes(wide.packet));
+      assert.match(small.packet, /\nNEXT cut \d+ lower-ranked node\(s\) to fit 500 tokens \(/);
+      assert.match(small.packet, /\nCONFIDENCE closest match for "how are retries delayed" is "/);
+      // The same top nodes, in the same order: cutting only removes from the end.
+      const ids = (p: string) => p.split('\n').find((l: string) => l.startsWith('IDMAP '))!.split(' ').slice(1);
+      assert.deepEqual(ids(small.packet), ids(wide.packet).slice(0, ids(small.packet).length));
+
+      const focused = (await call('resolve_context', { task: 'what is in this file', focus: ['source/utils/merge.ts'], intent: 'overview', repo: 'ky' })).structuredContent;
+      assert.match(focused.packet, /\nN1 merge\.ts file source\/utils\/merge\.ts:1-325/);
+      const tooSmall = await call('resolve_context', { task: 'x', tokenBudget: 100, repo: 'ky' });
+      assert.match(tooSmall.text, /VALIDATION_ERROR: tokenBudget/);
+
+      // A graph with summaries: WHAT is the first sentence of the business summary, m: on each node, SEC listed.
+      await upload('repo=summarised', {
+        commitHash: 'sum1',
+        analyzedAt: new Date().toISOString(),
+        nodes: [
+          { id: 'src/auth.ts::loginUser', name: 'loginUser', type: 'FUNCTION', filePath: 'src/auth.ts', startLine: 3, endLine: 20,
+            businessSummary: 'Signs a user in with a password. Locks the account after five failures.', technicalSummary: 'Checks bcrypt hashes.',
+            security: { severity: 'high', summary: 'Handles <b>passwords</b>; rate limited.' }, rawCode: 'export async function loginUser(name, password) {\n  return checkPassword(name, password);\n}' },
+          { id: 'src/auth.ts::checkPassword', name: 'checkPassword', type: 'FUNCTION', filePath: 'src/auth.ts', startLine: 22, endLine: 30, technicalSummary: 'Compares a bcrypt hash in constant time.' },
+        ],
+        edges: [{ from: 'src/auth.ts::loginUser', to: 'src/auth.ts::checkPassword', type: 'CALLS' }],
+      });
+      const sum = (await call('resolve_context', { task: 'how does login work', intent: 'security-audit', repo: 'summarised' })).structuredContent.packet;
+      assert.match(sum, /\nANSWER loginUser \(symbol\) — src\/auth\.ts:3\nWHAT Signs a user in with a password\.\n/);
+      assert.match(sum, /\nN1 loginUser function src\/auth\.ts:3-20 {2}m:Signs a user in with a password\.\n/);
+      assert.match(sum, /\nSEC 1\nN1 high: Handles <b>passwords<\/b>; rate limited\.\n/);
+      assert.match(sum, /\nNODES 1\n/, 'security-audit walks only upstream: the callee is not included');
+      const flow = (await call('resolve_context', { task: 'how does login work', intent: 'flow', repo: 'summarised' })).structuredContent.packet;
+      assert.match(flow, /\nN2 checkPassword function src\/auth\.ts:22-30 {2}m:Compares a bcrypt hash in constant time\.\n/);
+      assert.match(flow, /\nFLOW 1\nN1 -calls-> N2\n/);
+    });
+
     test('repo freshness compares the latest upload with the commit the client names; analyze explains', async () => {
       const fresh = (await call('repo', { action: 'freshness', repo: 'ky', commit: KY_COMMIT.slice(0, 12) })).structuredContent;
       assert.equal(fresh.fresh, true);

@@ -36,6 +36,7 @@ for (const backend of backends) {
           'get_node',
           'impact',
           'repo',
+          'resolve_context',
         ],
       );
       for (const t of tools) {

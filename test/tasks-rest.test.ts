@@ -426,6 +426,7 @@ for (const backend of backends) {
         find_symbols: { args: { query: 'merge headers', limit: 3 }, varies: [], invalid: { query: 'x', limit: 26 }, field: 'limit' },
         get_node: { args: { node: 'source/utils/merge.ts::deepMerge', include: ['callers', 'code'] }, varies: [], invalid: { node: '' }, field: 'node' },
         repo: { args: { action: 'health' }, varies: [], invalid: { action: 'explode' }, field: 'action' },
+        resolve_context: { args: { task: 'merge headers', intent: 'pinpoint' }, varies: [], invalid: { task: 'x', tokenBudget: 10 }, field: 'tokenBudget' },
         impact: { args: { target: 'deepMerge', direction: 'both' }, varies: [], invalid: { target: 'x', radius: 9 }, field: 'radius' },
         devstream_update_task: {
           // Idempotent: active → active twice gives the same previous_status and started_at.

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { findSymbols, renderSymbols } from '../domain/graphs/find-symbols.js';
 import { getNode, NODE_PARTS, renderNode } from '../domain/graphs/get-node.js';
 import { DIRECTIONS, impact, renderImpact } from '../domain/graphs/impact.js';
+import { INTENTS, resolveContext } from '../domain/graphs/resolve-context.js';
 import { GraphSummarySchema } from '../domain/graphs/graphs.js';
 import { NodeLocationSchema, NodeRefSchema, ProvenanceSchema, SymbolHitSchema } from '../domain/graphs/model.js';
 import { renderRepo, REPO_ACTIONS, repoTool } from '../domain/graphs/repo-tool.js';
@@ -179,4 +180,42 @@ export const impactOp = defineOperation({
   render: renderImpact,
 });
 
-export const devlensOperations = [findSymbolsOp, getNodeOp, impactOp, repoOp];
+export const resolveContextOp = defineOperation({
+  name: 'resolve_context',
+  title: 'Resolve context',
+  description:
+    'The front door for questions about an uploaded code graph: one call returns a task-shaped plain-text packet — ' +
+    'an ANSWER line, ranked nodes with one-line meanings, call flow, the files involved with matched-line snippets, ' +
+    'security notes and an id map — within a token budget. Intents: pinpoint, reference-list, flow, overview, concept, ' +
+    'security-audit, exploratory (default).',
+  action: 'resolving context',
+  input: z.strictObject({
+    task: text().trim().min(1, 'task must not be empty').max(2000, 'task must be at most 2000 characters').describe('The question, in plain words'),
+    intent: z.enum(INTENTS).default('exploratory').describe(INTENTS.join(' | ')),
+    focus: z
+      .array(text().trim().min(1).max(2000))
+      .max(20, 'at most 20 focus entries')
+      .optional()
+      .describe('nodeIds, symbol names or file paths to center on'),
+    tokenBudget: z.number().int().min(500).max(100_000).optional().describe('500-100000 (default: by intent, scaled by repo size)'),
+    repo,
+    commitHash: commit('commitHash').optional().describe('Default: the latest uploaded commit'),
+  }),
+  output: z.object({
+    graphId: z.string(),
+    commitHash: z.string(),
+    intent: z.enum(INTENTS),
+    budget: z.number().int(),
+    origin: z.enum(['index']),
+    approxTokens: z.number().int().describe('ceil(packet length / 4)'),
+    packet: z.string(),
+    provenance: ProvenanceSchema,
+  }),
+  scope: 'read',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  routes: [{ method: 'POST', path: '/context' }],
+  handler: resolveContext,
+  render: (out) => out.packet,
+});
+
+export const devlensOperations = [resolveContextOp, findSymbolsOp, getNodeOp, impactOp, repoOp];

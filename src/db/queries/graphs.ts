@@ -296,3 +296,42 @@ export async function neighbours(
      limit ${limit}`.execute(db);
   return { rows: rows.rows, total: rows.rows[0]?.total ?? 0 };
 }
+
+/** What a packet shows of a node. */
+export type PacketNodeRow = Pick<
+  Selectable<GraphNodesTable>,
+  'node_id' | 'name' | 'type' | 'file_path' | 'start_line' | 'end_line' | 'technical_summary' | 'business_summary' | 'security_severity' | 'security_summary' | 'code' | 'score'
+>;
+
+/** The first copy of each of these node ids. */
+export async function nodesByIds(db: Db, g: { graphId: string; commitHash: string }, ids: string[]): Promise<PacketNodeRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await sql<PacketNodeRow>`
+    select distinct on (n.node_id) n.node_id, n.name, n.type, n.file_path, n.start_line, n.end_line, n.technical_summary,
+           n.business_summary, n.security_severity, n.security_summary, n.code, n.score
+      from graph_nodes n
+     where n.graph_id = ${g.graphId} and n.commit_hash = ${g.commitHash} and n.node_id = any(${ids}::text[])
+     order by n.node_id, n.seq`.execute(db);
+  return rows.rows.map((r) => ({ ...r, score: r.score === null ? null : Number(r.score) }));
+}
+
+/** The file nodes of these paths (a `focus` may name a file). */
+export async function fileNodes(db: Db, g: { graphId: string; commitHash: string }, paths: string[]): Promise<string[]> {
+  if (paths.length === 0) return [];
+  const rows = await sql<{ node_id: string }>`
+    select distinct node_id from graph_nodes
+     where graph_id = ${g.graphId} and commit_hash = ${g.commitHash} and type = 'FILE'
+       and (file_path = any(${paths}::text[]) or node_id = any(${paths.map((p) => `file::${p}`)}::text[]))`.execute(db);
+  return rows.rows.map((r) => r.node_id);
+}
+
+/** Edges among these nodes, one per (from, to, type). */
+export async function edgesAmong(db: Db, g: { graphId: string; commitHash: string }, ids: string[]): Promise<Array<{ from_id: string; to_id: string; type: string }>> {
+  if (ids.length === 0) return [];
+  const rows = await sql<{ from_id: string; to_id: string; type: string }>`
+    select distinct from_id, to_id, type from graph_edges
+     where graph_id = ${g.graphId} and commit_hash = ${g.commitHash}
+       and from_id = any(${ids}::text[]) and to_id = any(${ids}::text[]) and from_id <> to_id
+     order by from_id, to_id, type`.execute(db);
+  return rows.rows;
+}

@@ -74,7 +74,7 @@ async function locate(ctx: Pick<Context, 'db'>, graph: ResolvedGraph, target: st
  * it) or along it (downstream). One recursive statement; cycle-safe because every row carries its
  * hop and the walk stops at the radius (UNION drops repeats).
  */
-async function walk(ctx: Pick<Context, 'db'>, g: Graph, nodeId: string, direction: 'upstream' | 'downstream', radius: number): Promise<Dependent[]> {
+export async function walk(ctx: Pick<Context, 'db'>, g: Graph, nodeId: string, direction: 'upstream' | 'downstream', radius: number): Promise<Dependent[]> {
   const [near, far] = direction === 'upstream' ? [sql.ref('e.to_id'), sql.ref('e.from_id')] : [sql.ref('e.from_id'), sql.ref('e.to_id')];
   const rows = await sql<{ node_id: string; hop: number; via: string; name: string | null; type: string | null; file_path: string | null; start_line: number | null }>`
     with recursive reach(node_id, hop, via) as (
