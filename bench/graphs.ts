@@ -70,7 +70,7 @@ async function tool(service: ServiceProcess, name: string, args: Record<string, 
 const VERBS = 'get set create update delete find load save parse render build resolve compute validate merge apply handle fetch send read write open close start stop'.split(' ');
 const NOUNS = 'user order invoice session token cache query schema table column index request response header payload message event queue worker job plan task memory graph node edge repo commit branch file path config option'.split(' ');
 
-function syntheticGraph(nodes: number, seed = 7): string {
+export function syntheticGraph(nodes: number, seed = 7): string {
   const rand = prng(seed);
   const pick = <T>(list: T[]) => list[Math.floor(rand() * list.length)]!;
   const cap = (w: string) => w[0]!.toUpperCase() + w.slice(1);
@@ -300,7 +300,7 @@ function markdown(r: any): string {
   return lines.join('\n') + '\n';
 }
 
-main().then(
+if (process.argv[1]?.endsWith("graphs.ts")) main().then(
   (code) => process.exit(code),
   (error: unknown) => {
     console.error(error);

@@ -552,6 +552,22 @@ for (const backend of backends) {
       assert.match(flow, /\nFLOW 1\nN1 -calls-> N2\n/);
     });
 
+    test('resources: devlens://repos and devlens://graph/{graphId}/meta', async () => {
+      const { resources } = await client.listResources();
+      assert.equal(resources[0]!.uri, 'devlens://repos');
+      const kyMeta = resources.find((r) => r.name === 'ky meta');
+      assert.ok(kyMeta, JSON.stringify(resources.map((r) => r.uri)));
+      const { resourceTemplates } = await client.listResourceTemplates();
+      assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['devlens://graph/{graphId}/meta']);
+      const repos = JSON.parse(((await client.readResource({ uri: 'devlens://repos' })).contents[0] as any).text);
+      assert.ok(repos.graphs.some((g: any) => g.repo === 'ky' && g.latestCommit === KY_COMMIT));
+      const meta = JSON.parse(((await client.readResource({ uri: kyMeta!.uri })).contents[0] as any).text);
+      assert.equal(meta.repo, 'ky');
+      assert.equal(meta.nodes, 192);
+      assert.equal(meta.stats.totalNodesAfterFilter, 192, "the commit file's own statistics");
+      await assert.rejects(client.readResource({ uri: 'devlens://graph/nope/meta' }), /Resource not found/);
+    });
+
     test('repo freshness compares the latest upload with the commit the client names; analyze explains', async () => {
       const fresh = (await call('repo', { action: 'freshness', repo: 'ky', commit: KY_COMMIT.slice(0, 12) })).structuredContent;
       assert.equal(fresh.fresh, true);

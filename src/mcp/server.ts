@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { Caller, Context, Logger, Services } from '../domain/context.js';
 import type { Database } from '../db/schema.js';
 import { invoke, isServerFault, toAppError } from '../operations/invoke.js';
+import { registerResources } from './resources.js';
 import type { AnyOperation } from '../operations/operation.js';
 
 export interface McpDeps {
@@ -63,7 +64,7 @@ export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: str
   const server = new Server(
     { name: 'devstream-hub', version: deps.version },
     {
-      capabilities: { tools: { listChanged: false }, logging: {} },
+      capabilities: { tools: { listChanged: false }, resources: {}, logging: {} },
       instructions:
         'DevStream Hub: shared tasks and plans, semantic memory and code graphs for a team of coding agents. List ' +
         'tasks and plans before creating new ones; project and phase names match exactly (case-insensitive). ' +
@@ -80,6 +81,7 @@ export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: str
     return {};
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  registerResources(server, deps.services);
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const op = byName.get(request.params.name);
     if (!op) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);

@@ -29,13 +29,26 @@ export function queryWords(query: string): string {
   return [...words].join(' ');
 }
 
+/** Words too common to require of a match (they still score). */
+const STOP_WORDS = new Set('a an the and or of to in on for with by is are was be it its this that as at from how what which who why when where does do'.split(' '));
+
+/** The parts every strict match must have: the query's identifier words less stop words. */
+export function queryParts(query: string): string[] {
+  return [...new Set(identifierWords(query).split(' ').filter((w) => w && !STOP_WORDS.has(w)))];
+}
+
+/** The arguments of the symbol search (db/queries/graphs.ts findSymbols) for a query. */
+export function symbolQuery(query: string, limit: number) {
+  return { query: query.trim(), words: queryWords(query), prose: query, limit, parts: queryParts(query) };
+}
+
 /** `find_symbols`: cheap symbol lookup by name, path fragment or concept words (spec: devlens-mcp-reference.md). */
 export async function findSymbols(
   ctx: Pick<Context, 'db' | 'defaultRepo'>,
   input: { query: string; limit: number; repo?: string },
 ): Promise<FindSymbolsResult> {
   const graph = await resolveGraph(ctx, input.repo);
-  const rows = await findSymbolRows(ctx.db, graph, { query: input.query.trim(), words: queryWords(input.query), prose: input.query, limit: input.limit });
+  const rows = await findSymbolRows(ctx.db, graph, symbolQuery(input.query, input.limit));
   const best = Math.max(0, ...rows.filter((r) => !r.exact).map((r) => r.rank));
   const symbols = rows.map((r) => ({
     nodeId: r.node_id,

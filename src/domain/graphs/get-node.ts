@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { findSymbols, neighbours, nodesById, nodesByName, type Neighbour } from '../../db/queries/graphs.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../context.js';
-import { queryWords } from './find-symbols.js';
+import { symbolQuery } from './find-symbols.js';
 import type { NodeLocationSchema, NodeRef, Provenance } from './model.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
 
@@ -77,7 +77,7 @@ export async function getNode(
     // A symbol name: the node of that name (best scored), else the best find_symbols match.
     let candidates = (await nodesByName(ctx.db, graph, input.node)).map((r) => r.node_id);
     if (candidates.length === 0) {
-      const hits = await findSymbols(ctx.db, graph, { query: input.node, words: queryWords(input.node), prose: input.node, limit: 5 });
+      const hits = await findSymbols(ctx.db, graph, symbolQuery(input.node, 5));
       candidates = hits.map((h) => h.node_id);
     }
     if (candidates.length === 0) {

@@ -38,3 +38,19 @@ export async function deleteGraph(ctx: Pick<Context, 'db'>, input: { graphId: st
   if (!(await deleteGraphRows(ctx.db, input.graphId))) throw notFound(`graphId: no graph with id "${input.graphId}"`, { graphId: input.graphId });
   return { success: true, graphId: input.graphId };
 }
+
+/** One graph's summary with its latest commit's statistics and branch; null when there is no such graph. */
+export async function graphMeta(ctx: Pick<Context, 'db'>, graphId: string): Promise<(GraphSummary & { branch: string | null; stats: unknown }) | null> {
+  const { graphs } = await listGraphs(ctx);
+  const graph = graphs.find((g) => g.graphId === graphId);
+  if (!graph) return null;
+  const latest = graph.latestCommit
+    ? await ctx.db
+        .selectFrom('graph_commits')
+        .select(['branch', 'stats'])
+        .where('graph_id', '=', graphId)
+        .where('commit_hash', '=', graph.latestCommit)
+        .executeTakeFirst()
+    : undefined;
+  return { ...graph, branch: latest?.branch ?? null, stats: latest?.stats ?? null };
+}

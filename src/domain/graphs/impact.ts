@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { findSymbols, nodesById, nodesByName } from '../../db/queries/graphs.js';
 import { notFound, validationError } from '../../errors.js';
 import type { Context } from '../context.js';
-import { queryWords } from './find-symbols.js';
+import { symbolQuery } from './find-symbols.js';
 import type { Provenance } from './model.js';
 import { provenanceOf, resolveGraph, type ResolvedGraph } from './resolve-graph.js';
 
@@ -64,7 +64,7 @@ async function locate(ctx: Pick<Context, 'db'>, graph: ResolvedGraph, target: st
   if (byId.length > 0) return byId[0]!;
   const named = await nodesByName(ctx.db, graph, target);
   const id =
-    named[0]?.node_id ?? (await findSymbols(ctx.db, graph, { query: target, words: queryWords(target), prose: target, limit: 1 }))[0]?.node_id;
+    named[0]?.node_id ?? (await findSymbols(ctx.db, graph, symbolQuery(target, 1)))[0]?.node_id;
   if (!id) throw notFound(`target: no node "${target}" in ${graph.repo} @ ${graph.commitHash.slice(0, 10)}; find_symbols lists candidates`, { target });
   return (await nodesById(ctx.db, graph, id))[0]!;
 }

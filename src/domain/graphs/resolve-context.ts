@@ -1,6 +1,6 @@
 import { edgesAmong, fileNodes, findSymbols, nodesByIds, nodesByName, type PacketNodeRow } from '../../db/queries/graphs.js';
 import type { Context } from '../context.js';
-import { queryWords } from './find-symbols.js';
+import { queryWords, symbolQuery } from './find-symbols.js';
 import { walk } from './impact.js';
 import type { Provenance } from './model.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
@@ -190,7 +190,7 @@ export async function resolveContext(
     }
   }
   const words = queryWords(input.task);
-  const lexical = await findSymbols(ctx.db, g, { query: input.task.trim(), words, prose: input.task, limit: LEXICAL_HITS });
+  const lexical = await findSymbols(ctx.db, g, symbolQuery(input.task, LEXICAL_HITS));
   const seeds = [...new Set([...focusIds, ...lexical.slice(0, LEXICAL_SEEDS).map((h) => h.node_id)])];
 
   // Expansion by intent: each node keeps its nearest hop.
