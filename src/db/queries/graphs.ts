@@ -231,7 +231,14 @@ export async function findSymbols(
       return rows.rows.map((r) => r.seq);
     });
   let matched = strict ? await match(strict) : [];
-  if (matched.length < q.limit && anyWord) matched = [...new Set([...matched, ...(await match(anyWord))])];
+  if (matched.length < q.limit && anyWord) {
+    // A query that names a symbol exactly is answered: any-word matches would only trail it.
+    const named = await sql<{ seq: number }>`
+      select n.seq from graph_nodes n
+       where n.graph_id = ${g.graphId} and n.commit_hash = ${g.commitHash} and (lower(n.name) = lower(${q.query}) or n.node_id = ${q.query})
+       limit 1`.execute(db);
+    if (named.rows.length === 0 || matched.length === 0) matched = [...new Set([...matched, ...(await match(anyWord))])];
+  }
 
   // 3. Ranking: exact names first, then field coverage (see above), ts_rank breaking ties.
   const likeSuffix = sql`('%.' || replace(replace(replace(lower(${q.query}), '\\', '\\\\'), '%', '\\%'), '_', '\\_'))`;
