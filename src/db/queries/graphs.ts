@@ -181,9 +181,9 @@ const pathPenalty = (alias: string) => {
 };
 
 /** Candidates ranked by ts_rank before the finer field-coverage scoring (bounds its cost). */
-const SYMBOL_CANDIDATES = 100;
+const SYMBOL_CANDIDATES = 50;
 /** Nodes matching the query that are ranked at all (bounds the cost of a query of common words on a large graph). */
-const MAX_MATCHED = 500;
+const MAX_MATCHED = 300;
 
 /**
  * Symbols of one commit matching `query`: exact identifier matches (the name, a method's name
@@ -204,61 +204,46 @@ export async function findSymbols(
   const quote = (column: string) => sql`'''' || replace(replace(${sql.ref(column)}, '\\', '\\\\'), '''', '''''') || ''''`;
   const wordsCte = sql`words as (${lexemes('simple', q.words)}), prose as (${lexemes('english', q.prose)} except select lex from words)`;
 
-  // 1. The queries as text: any word (identifier words and prose stems), and the strict one — every
-  //    part of the query, as its identifier word or its english stem. Computed first so that the
-  //    match below is planned with them as constants (the planner then knows how common they are).
-  const texts = await sql<{ any_word: string | null; strict: string | null }>`
-    with ${wordsCte}
-    select (select string_agg(${quote('lex')}, ' | ') from (select lex from words union all select lex from prose) l) as any_word,
-           (select string_agg('(' || ${quote('part')} || coalesce(' | ' || ${quote('stem')}, '') || ')', ' & ')
-              from (select p.part, (select lex from unnest(tsvector_to_array(to_tsvector('english', p.part))) lex limit 1) as stem
-                      from unnest(${q.parts ?? []}::text[]) as p(part)) s) as strict`.execute(db);
-  const { any_word: anyWord, strict } = texts.rows[0] ?? { any_word: null, strict: null };
-
-  // 2. Matches: the strict query when it finds enough, else any word; at most MAX_MATCHED are ranked.
-  // Through the GIN index always: with a LIMIT and a common word the planner picks a sequential scan
-  // that stops early, but testing each row's tsvector costs far more than it expects (36 ms against
-  // 3 ms for 'order' at 50k nodes). SET LOCAL needs the transaction.
-  const match = async (tsquery: string) =>
-    db.transaction().execute(async (trx) => {
-      await sql`set local enable_seqscan = off`.execute(trx);
-      const rows = await sql<{ seq: number }>`
-        select n.seq from graph_nodes n
-         -- The graph written so that no index serves it: ANDing the whole graph's bitmap with the
-         -- word's costs more than checking the word's rows.
-         where n.graph_id || '' = ${g.graphId} and n.commit_hash || '' = ${g.commitHash} and n.search @@ ${tsquery}::tsquery
-         limit ${sql.lit(MAX_MATCHED)}`.execute(trx);
-      return rows.rows.map((r) => r.seq);
-    });
-  let matched = strict ? await match(strict) : [];
-  if (matched.length < q.limit && anyWord) {
-    // A query that names a symbol exactly is answered: any-word matches would only trail it.
-    const named = await sql<{ seq: number }>`
-      select n.seq from graph_nodes n
-       where n.graph_id = ${g.graphId} and n.commit_hash = ${g.commitHash} and (lower(n.name) = lower(${q.query}) or n.node_id = ${q.query})
-       limit 1`.execute(db);
-    if (named.rows.length === 0 || matched.length === 0) matched = [...new Set([...matched, ...(await match(anyWord))])];
-  }
-
+  // 1. The queries: any word (identifier words and prose stems), and the strict one — every part of
+  //    the query, as its identifier word or its english stem.
+  // 2. Matches (graph_search_matches, migrations/0006): the strict query when it finds enough or
+  //    the query names a symbol exactly, else any word; at most MAX_MATCHED are ranked.
   // 3. Ranking: exact names first, then field coverage (see above), ts_rank breaking ties.
+  // One statement: each round trip costs as much as a step here.
   const likeSuffix = sql`('%.' || replace(replace(replace(lower(${q.query}), '\\', '\\\\'), '%', '\\%'), '_', '\\_'))`;
+  const graphRow = sql`n.graph_id = ${g.graphId} and n.commit_hash = ${g.commitHash}`;
   const rows = await sql<NodeHit>`
     with ${wordsCte},
     tsq as (
-      select ${anyWord}::tsquery as q,
+      select (select string_agg(${quote('lex')}, ' | ') from (select lex from words union all select lex from prose) l)::tsquery as q,
+             (select string_agg('(' || ${quote('part')} || coalesce(' | ' || ${quote('stem')}, '') || ')', ' & ')
+                from (select p.part, (select lex from unnest(tsvector_to_array(to_tsvector('english', p.part))) lex limit 1) as stem
+                        from unnest(${q.parts ?? []}::text[]) as p(part)) s)::tsquery as strict,
              -- Identifier words count in every field; prose stems only in summaries/code and security
              -- (an english stem matching a name part would count a word twice: headers → header).
              (select array_agg((${quote('lex')} || ':A')::tsquery) from words) as a,
              (select array_agg((${quote('lex')} || ':B')::tsquery) from words) as b,
              (select array_agg((${quote('lex')} || ':C')::tsquery) from (select lex from words union all select lex from prose) l) as c,
              (select array_agg((${quote('lex')} || ':D')::tsquery) from (select lex from words union all select lex from prose) l) as d
+    ), named as materialized (
+      select n.seq from graph_nodes n where ${graphRow} and (lower(n.name) = lower(${q.query}) or n.node_id = ${q.query})
+    ), strict_matches as materialized (
+      select m as seq from tsq, graph_search_matches(${g.graphId}, ${g.commitHash}, tsq.strict, ${sql.lit(MAX_MATCHED)}) m
+       where tsq.strict is not null
+    ), matched as (
+      select seq from strict_matches
+      union
+      select m from tsq, graph_search_matches(${g.graphId}, ${g.commitHash}, tsq.q, ${sql.lit(MAX_MATCHED)}) m
+       where tsq.q is not null
+         and ((select count(*) from strict_matches) = 0
+              or ((select count(*) from strict_matches) < ${q.limit} and not exists (select 1 from named)))
     ), candidates as (
       select n.seq, n.node_id, n.name, n.type, n.file_path, n.start_line, n.end_line, n.score, n.search,
              (lower(n.name) = lower(${q.query}) or n.node_id = ${q.query} or lower(n.name) like ${likeSuffix}) as exact,
              coalesce(ts_rank(${FIELD_WEIGHTS}::float4[], n.search, (select q from tsq)), 0) as ts
         from graph_nodes n
-       where n.graph_id = ${g.graphId} and n.commit_hash = ${g.commitHash} and n.type <> 'GHOST'
-         and (n.seq = any(${matched}::int[]) or lower(n.name) = lower(${q.query}) or n.node_id = ${q.query})
+       where ${graphRow} and n.type <> 'GHOST'
+         and n.seq in (select seq from matched union select seq from named)
        order by exact desc, ts desc
        limit ${sql.lit(SYMBOL_CANDIDATES)}
     )
