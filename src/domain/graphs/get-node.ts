@@ -3,7 +3,7 @@ import { findSymbols, neighbours, nodesById, nodesByName, type Neighbour } from 
 import { notFound } from '../../errors.js';
 import type { Context } from '../context.js';
 import { symbolQuery } from './find-symbols.js';
-import type { NodeLocationSchema, NodeRef, Provenance } from './model.js';
+import { edgeEnd, type NodeLocationSchema, type NodeRef, type Provenance } from './model.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
 
 type NodeLocation = z.output<typeof NodeLocationSchema>;
@@ -43,15 +43,7 @@ export interface GetNodeResult {
 }
 
 function ref(n: Neighbour): NodeRef {
-  // An edge to a node the commit does not hold: a GHOST reference, named from its id.
-  return {
-    nodeId: n.node_id,
-    name: n.name ?? n.node_id.split('::').pop() ?? n.node_id,
-    type: n.type ?? 'GHOST',
-    filePath: n.file_path ?? '',
-    startLine: n.start_line ?? 0,
-    edgeType: n.edge_type,
-  };
+  return { ...edgeEnd(n), edgeType: n.edge_type };
 }
 
 /** `get_node`: one node's summaries, metadata, callers, callees and (asked for) code. */

@@ -3,7 +3,7 @@ import { findSymbols, nodesById, nodesByName } from '../../db/queries/graphs.js'
 import { notFound, validationError } from '../../errors.js';
 import type { Context } from '../context.js';
 import { symbolQuery } from './find-symbols.js';
-import type { Provenance } from './model.js';
+import { edgeEnd, type Provenance } from './model.js';
 import { provenanceOf, resolveGraph, type ResolvedGraph } from './resolve-graph.js';
 
 export const DIRECTIONS = ['upstream', 'downstream', 'both'] as const;
@@ -93,11 +93,7 @@ export async function walk(ctx: Pick<Context, 'db'>, g: Graph, nodeId: string, d
                           order by x.seq limit 1) n on true
      order by d.hop, n.file_path nulls last, n.start_line nulls last, d.node_id`.execute(ctx.db);
   return rows.rows.map((r) => ({
-    nodeId: r.node_id,
-    name: r.name ?? r.node_id.split('::').pop() ?? r.node_id,
-    type: r.type ?? 'GHOST',
-    filePath: r.file_path ?? '',
-    startLine: r.start_line ?? 0,
+    ...edgeEnd(r),
     hop: r.hop,
     direction,
     via: r.via,
