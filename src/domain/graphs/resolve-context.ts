@@ -1,6 +1,6 @@
 import { edgesAmong, fileNodes, findSymbols, nodesByIds, nodesByName, type PacketNodeRow } from '../../db/queries/graphs.js';
 import type { Context } from '../context.js';
-import { queryWords, symbolQuery } from './find-symbols.js';
+import { symbolQuery } from './find-symbols.js';
 import { walk } from './impact.js';
 import type { Provenance } from './model.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
@@ -189,8 +189,8 @@ export async function resolveContext(
       else focusIds.push(...(await nodesByName(ctx.db, g, f)).slice(0, 3).map((r) => r.node_id));
     }
   }
-  const words = queryWords(input.task);
-  const lexical = await findSymbols(ctx.db, g, symbolQuery(input.task, LEXICAL_HITS));
+  const search = symbolQuery(input.task, LEXICAL_HITS);
+  const lexical = await findSymbols(ctx.db, g, search);
   const seeds = [...new Set([...focusIds, ...lexical.slice(0, LEXICAL_SEEDS).map((h) => h.node_id)])];
 
   // Expansion by intent: each node keeps its nearest hop.
@@ -244,7 +244,7 @@ export async function resolveContext(
       ? `exact match for "${top.name}"`
       : `closest match for "${input.task.slice(0, 80)}" is "${top.name}" — verify intent`;
   const edges = await edgesAmong(ctx.db, g, candidates.map((c) => c.row.node_id));
-  const snippetWords = [...new Set(words.split(' ').filter((w) => w.length >= 3 && !STOP_WORDS.has(w)))];
+  const snippetWords = [...new Set(search.words.split(' ').filter((w) => w.length >= 3 && !STOP_WORDS.has(w)))];
 
   let included = candidates;
   let cut: Candidate[] = [];
