@@ -86,7 +86,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const services: Services = {
     db,
     defaultProject: config.defaultProject,
-    memory: { embedder, indexes, accesses, queued: () => worker.kick(), weights: config.searchWeights },
+    memory: { embedder, indexes, accesses, queued: (kind) => (kind === 'vector' ? worker.vectorStaged() : worker.kick()), weights: config.searchWeights },
   };
 
   const callerOf = (): Caller => ANONYMOUS;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { backends, type TestDb } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
 import { FakeOllama } from './helpers/fake-ollama.js';
@@ -200,6 +201,59 @@ for (const backend of backends) {
       assert.equal(stored.status, 201);
       assert.equal(stored.body.embedding_generated, false);
       assert.match(stored.body.embedding_note, /404.*no-such-model.*not found/);
+    });
+
+    test('a store stages its vector: searches find it before and after the worker indexes it, filtered alike', async () => {
+      await restart(ollama(fake));
+      const db = database.db.kysely;
+      const stored = await api('POST', '/api/v1/memories', { content: 'Staged vectors wait in the job table for the HNSW insert.', content_type: 'learning', project: 'Staging' });
+      assert.equal(stored.status, 201);
+      assert.equal(stored.body.embedding_generated, true);
+      const id: string = stored.body.memory_id;
+      const state = async () => {
+        const job = await db.selectFrom('embedding_jobs').select('memory_id').where('memory_id', '=', id).executeTakeFirst();
+        const row = await db.selectFrom('semantic_memory').select(sql<boolean>`embedding is not null`.as('indexed')).where('id', '=', id).executeTakeFirstOrThrow();
+        return { staged: job !== undefined, indexed: row.indexed };
+      };
+      // The worker moves the vector into the row (and the index) off the store's path.
+      await eventually(async () => { const s = await state(); return !s.staged && s.indexed ? true : undefined; }, 30_000);
+      const search = (project: string) => api('POST', '/api/v1/memories/search', { query: 'jobs waiting for an index insert', project });
+      const indexed = (await search('Staging')).body.results.find((r: any) => r.memory_id === id);
+      assert.ok(indexed?.vector_rank, 'found by the vector branch once indexed');
+
+      // Back to the state a store leaves behind: the vector in the job, the row without it.
+      await sql`insert into embedding_jobs (memory_id, embedding) select id, embedding from semantic_memory where id = ${id}`.execute(db);
+      await sql`update semantic_memory set embedding = null where id = ${id}`.execute(db);
+      const staged = (await search('Staging')).body.results.find((r: any) => r.memory_id === id);
+      assert.equal(staged?.vector_rank, indexed.vector_rank, 'a staged vector ranks as an indexed one');
+      assert.ok(Math.abs(staged.distance - indexed.distance) < 1e-6);
+      assert.equal((await search('Elsewhere')).body.results.length, 0, 'filters apply to staged vectors');
+      const got = await memory(id);
+      assert.equal(got.embedding_model, 'nomic-embed-text');
+      assert.equal(got.embedding_dimensions, 768);
+
+      // The next store wakes the worker, which indexes every staged vector.
+      await api('POST', '/api/v1/memories', { content: 'Another note wakes the worker.', content_type: 'context', project: 'Staging' });
+      await eventually(async () => { const s = await state(); return !s.staged && s.indexed ? true : undefined; }, 30_000);
+      assert.equal((await search('Staging')).body.results.find((r: any) => r.memory_id === id)?.vector_rank, indexed.vector_rank);
+    });
+
+    test('a duplicate is answered without waiting for a hung embedder', async () => {
+      await restart(ollama(fake, { timeoutMs: 3_000 }));
+      const content = 'Duplicates are found while the embedder works.';
+      const first = await api('POST', '/api/v1/memories', { content, content_type: 'context', project: 'Dup Hang' });
+      fake.delayMs = 10_000;
+      try {
+        const started = Date.now();
+        const again = await api('POST', '/api/v1/memories', { content, content_type: 'context', project: 'dup hang' });
+        const elapsed = Date.now() - started;
+        assert.equal(again.status, 201);
+        assert.equal(again.body.duplicate, true);
+        assert.equal(again.body.memory_id, first.body.memory_id);
+        assert.ok(elapsed < 2_500, `the duplicate waited ${elapsed} ms for the embedder (timeout 3 s)`);
+      } finally {
+        fake.delayMs = 0;
+      }
     });
 
     test('EMBEDDING_PROVIDER=none: keyword search, no embed calls, nothing queued', async () => {

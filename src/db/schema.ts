@@ -135,6 +135,8 @@ export interface EmbeddingJobsTable {
   leased_until: NullableTimestamp;
   last_error: string | null;
   created_at: Timestamp;
+  /** A vector the embedder already returned, waiting to be moved into the memory (migration 0007). */
+  embedding: string | null;
 }
 
 /** How many live memories of a project hold each lexeme (kept by a trigger; BM25's document frequency). */

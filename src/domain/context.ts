@@ -25,8 +25,8 @@ export interface MemoryServices {
   indexes: VectorIndexes;
   /** Search hits, counted into access_count / last_accessed_at in batches. */
   accesses: AccessTracker;
-  /** A memory was queued for embedding: wake the worker. */
-  queued(): void;
+  /** A memory was queued for embedding, or its vector staged for the index: wake the worker. */
+  queued(kind: 'embedding' | 'vector'): void;
   /** RRF weights of the vector and keyword branches, and the neighbour share of the keyword branch. */
   weights: { vector: number; keyword: number; neighbours: number };
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { claimJobs, completeJobs, enqueueStale, makeJobsDue, retryJobs } from '../db/queries/embedding-jobs.js';
+import { claimJobs, completeJobs, enqueueStale, indexStagedVectors, makeJobsDue, retryJobs } from '../db/queries/embedding-jobs.js';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../domain/context.js';
 import type { Embedder } from './embedder.js';
@@ -15,13 +15,19 @@ export interface WorkerOptions {
 }
 
 const MIN_BACKOFF_MS = 1_000;
+/**
+ * How long a staged vector may wait for its HNSW insert: stores in a burst are indexed in one
+ * batch, and the worker's statements do not compete with each store's (searches see staged vectors).
+ */
+const STAGED_INDEX_DELAY_MS = 250;
 const MAX_BACKOFF_MS = 60_000;
 
 /**
  * Embeds every memory that lacks a vector of the current model: the rows queued in embedding_jobs
  * when the embedder was down at store time, task notes, and (after a model change) everything.
- * Runs inside the service; any number of instances can run one against the same database.
- * Failures back off (1 s doubling to a minute) and never drop a job.
+ * First, it moves the vectors that stores staged in their jobs into the memories (the HNSW insert
+ * a store leaves to it). Runs inside the service; any number of instances can run one against the
+ * same database. Failures back off (1 s doubling to a minute) and never drop a job.
  */
 export class EmbeddingWorker {
   private readonly batchSize: number;
@@ -31,8 +37,10 @@ export class EmbeddingWorker {
   private stopped = true;
   /** Non-zero while waiting out a failure. */
   private backoffMs = 0;
-  /** A kick arrived during a run: run again right after it. */
-  private again = false;
+  /** A kick arrived during a run: run again this long after it (Infinity: no kick). */
+  private again = Infinity;
+  /** When the scheduled run starts (performance.now(); Infinity: none scheduled). */
+  private dueAt = Infinity;
   private readonly leaseMs: number;
 
   constructor(
@@ -70,14 +78,22 @@ export class EmbeddingWorker {
     this.kick();
   }
 
-  /** Work the queue now (a memory was queued). Ignored while backing off from a failure. */
-  kick(): void {
+  /**
+   * Work the queue within `delayMs` (a memory was queued, or its vector staged: a short delay lets
+   * stores in a burst be indexed in one batch, off their way). Ignored while backing off from a failure.
+   */
+  kick(delayMs = 0): void {
     if (this.stopped) return;
     if (this.running) {
-      this.again = true;
+      this.again = Math.min(this.again, delayMs);
       return;
     }
-    if (this.backoffMs === 0) this.schedule(0);
+    if (this.backoffMs === 0 && this.dueAt > performance.now() + delayMs) this.schedule(delayMs);
+  }
+
+  /** A store staged a vector: index it soon. */
+  vectorStaged(): void {
+    this.kick(STAGED_INDEX_DELAY_MS);
   }
 
   /** Stops taking new batches and waits for the one in flight. */
@@ -85,6 +101,7 @@ export class EmbeddingWorker {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.dueAt = Infinity;
     await this.running;
   }
 
@@ -93,6 +110,7 @@ export class EmbeddingWorker {
    * vector. `devstream-hub reembed` calls this directly.
    */
   async drain(): Promise<{ embedded: number; failed: string | null }> {
+    while ((await indexStagedVectors(this.db, this.batchSize)) > 0);
     let embedded = 0;
     for (;;) {
       const outcome = await this.runBatch();
@@ -105,8 +123,10 @@ export class EmbeddingWorker {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
+    this.dueAt = performance.now() + delayMs;
     this.timer = setTimeout(() => {
       this.timer = null;
+      this.dueAt = Infinity;
       this.running = this.loop().finally(() => {
         this.running = null;
       });
@@ -115,7 +135,7 @@ export class EmbeddingWorker {
   }
 
   private async loop(): Promise<void> {
-    this.again = false;
+    this.again = Infinity;
     let failed: string | null;
     try {
       failed = (await this.drain()).failed;
@@ -129,7 +149,7 @@ export class EmbeddingWorker {
       this.schedule(this.backoffMs);
     } else {
       this.backoffMs = 0;
-      this.schedule(this.again ? 0 : this.idlePollMs);
+      this.schedule(Math.min(this.again, this.idlePollMs));
     }
   }
 

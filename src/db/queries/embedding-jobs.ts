@@ -21,7 +21,7 @@ export async function claimJobs(db: Db, batch: number, leaseMs: number): Promise
   const result = await sql<ClaimedJob & { archived: boolean }>`
     with due as (
       select memory_id from embedding_jobs
-       where run_after <= now() and (leased_until is null or leased_until < now())
+       where embedding is null and run_after <= now() and (leased_until is null or leased_until < now())
        order by run_after
        limit ${batch}
        for update skip locked
@@ -67,6 +67,30 @@ export async function completeJobs(
   return result.rows.length;
 }
 
+/**
+ * Moves up to `batch` staged vectors (stored with their memory, see insertMemory) into their rows,
+ * and so into the HNSW index, and removes their jobs, in one statement. Locks the memories first
+ * (SKIP LOCKED: several instances share the work), in the order deleteMemory takes its locks.
+ * Returns how many jobs it took (0: none left).
+ */
+export async function indexStagedVectors(db: Db, batch: number): Promise<number> {
+  const result = await sql<{ taken: number }>`
+    with staged as (
+      select j.memory_id, j.embedding from embedding_jobs j join semantic_memory m on m.id = j.memory_id
+       where j.embedding is not null
+       limit ${batch}
+       for update of m skip locked
+    ), moved as (
+      update semantic_memory m set embedding = s.embedding
+        from staged s
+       where m.id = s.memory_id and m.embedding is null and m.archived_at is null
+    ), done as (
+      delete from embedding_jobs j using staged s where j.memory_id = s.memory_id
+    )
+    select count(*)::int as taken from staged`.execute(db);
+  return result.rows[0]?.taken ?? 0;
+}
+
 /** Puts claimed jobs back, due again after `delayMs`, with the reason they failed. */
 export async function retryJobs(db: Db, memoryIds: string[], delayMs: number, error: string): Promise<void> {
   if (memoryIds.length === 0) return;
@@ -89,14 +113,15 @@ export async function makeJobsDue(db: Db): Promise<void> {
 /**
  * Queues every live memory that has no vector of `model` (new memories stored while the embedder
  * was down are queued already; this catches a model change), or with `all`, every live memory.
- * Returns how many were queued.
+ * A vector staged for a queued memory is dropped: the embedder makes a new one. Returns how many
+ * were queued.
  */
 export async function enqueueStale(db: Db, model: string, options: { all?: boolean } = {}): Promise<number> {
   const result = await sql`
     insert into embedding_jobs (memory_id)
     select id from semantic_memory
      where archived_at is null and (${options.all === true} or embedding_model is distinct from ${model})
-    on conflict (memory_id) do update set run_after = now(), leased_until = null`.execute(db);
+    on conflict (memory_id) do update set run_after = now(), leased_until = null, embedding = null`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 

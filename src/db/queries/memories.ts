@@ -30,8 +30,12 @@ export type NewMemory = Pick<
 > & {
   /** Exact project title, case-insensitive; it must exist (see insertMemory). */
   project: string;
+  /**
+   * The memory's vector: staged in its embedding job (the row gets the model and dimensions now,
+   * the worker moves the vector into the row and the HNSW index; searches see staged vectors).
+   */
   embedding: { vector: number[]; model: string; dims: number } | null;
-  /** Queue the memory for the embedding worker (when it has no vector but should get one). */
+  /** Queue the memory for the embedding worker when it has no vector but should get one. */
   enqueue: boolean;
 };
 
@@ -41,12 +45,13 @@ export type InsertOutcome =
   | { kind: 'no-project' };
 
 /**
- * Stores a memory in one statement: into the project titled `project` (case-insensitive), queued
- * for embedding when asked, unless the same content is already stored in that project, in which
- * case the existing memory comes back as a duplicate. Writes nothing when the project does not exist.
+ * Stores a memory in one statement: into the project titled `project` (case-insensitive), with its
+ * vector staged or queued for embedding when asked, unless the same content is already stored in
+ * that project, in which case the existing memory comes back as a duplicate. Writes nothing when
+ * the project does not exist.
  */
 export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome> {
-  const embedding = m.embedding ? sql`${vectorLiteral(m.embedding.vector)}::halfvec` : sql`null`;
+  const staged = m.embedding ? sql`${vectorLiteral(m.embedding.vector)}::halfvec` : sql`null::halfvec`;
   const insert = sql<{ project_id: string | null } & Partial<MemoryRow>>`
     with target as (
       select id, title from intervention_plans where lower(title) = lower(${m.project})
@@ -55,13 +60,13 @@ export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome>
                                    importance_score, content_hash, source, embedding, embedding_model,
                                    embedding_dims, created_by)
       select ${m.id}, target.id, ${m.task_id}, ${m.content}, ${m.content_type}, ${m.content_format},
-             ${m.keywords}::text[], ${m.importance_score}, ${m.content_hash}, ${m.source}, ${embedding},
+             ${m.keywords}::text[], ${m.importance_score}, ${m.content_hash}, ${m.source}, null,
              ${m.embedding?.model ?? null}, ${m.embedding?.dims ?? null}, ${m.created_by}
         from target
       on conflict (coalesce(project_id, ''), content_hash) where archived_at is null do nothing
       returning *
     ), job as (
-      insert into embedding_jobs (memory_id) select id from ins where ${m.enqueue}
+      insert into embedding_jobs (memory_id, embedding) select id, ${staged} from ins where ${m.enqueue || m.embedding !== null}
     )
     select target.id as project_id, target.title as project, ins.id, ins.task_id, ins.content, ins.content_type,
            ins.content_format, ins.keywords, ins.importance_score, ins.source, ins.embedding_model, ins.embedding_dims,
@@ -340,14 +345,16 @@ const EXACT_SCAN_RATIO = 1000;
  * The vector branch: cosine distance to the query vector over memories with a vector of the
  * query's model, filtered before the limit. Small scopes (a project of a few thousand memories)
  * are scanned exactly, through the filter index; large ones go through the HNSW index of the
- * query's dimension (iterative scan, see client.ts). Both are in the statement; one runs.
+ * query's dimension (iterative scan, see client.ts). Both are in the statement; one runs. Vectors
+ * still staged in embedding jobs (see insertMemory) are scanned exactly beside either.
  */
 function vectorBranchSql(p: SearchParams, vector: NonNullable<SearchParams['vector']>, where: RawBuilder<unknown>): RawBuilder<unknown> {
   const dims = sql.lit(vector.dims);
   const literal = vectorLiteral(vector.values);
   // Half precision, as the vectors are stored (migrations/0005): the HNSW index's own expression.
   const distance = sql`m.embedding::halfvec(${dims}) <=> ${literal}::halfvec(${dims})`;
-  const scoped = (filters: RawBuilder<unknown>) => sql`m.embedding_dims = ${dims} and m.embedding_model = ${vector.model} and ${filters}`;
+  const ofModel = sql`m.embedding_dims = ${dims} and m.embedding_model = ${vector.model}`;
+  const scoped = (filters: RawBuilder<unknown>) => sql`${ofModel} and m.embedding is not null and ${filters}`;
   // A date range shrinks the scope too (searching last week's notes in a year of them): its
   // memories are counted through the created_at index, up to the largest scope scanned exactly.
   const dates = dateFilterParts(p.filters, sql`d.created_at`);
@@ -379,8 +386,14 @@ function vectorBranchSql(p: SearchParams, vector: NonNullable<SearchParams['vect
         where not (select exact from vec_scope) and ${scoped(filterSql(p.filters, { indexable: false }))}
         order by ${distance}
         limit ${p.k})
+      union all
+      -- Vectors stored but not yet moved into their rows (and the index) by the worker: few, exact.
+      (select m.id, j.embedding::halfvec(${dims}) <=> ${literal}::halfvec(${dims}) as distance
+         from embedding_jobs j join semantic_memory m on m.id = j.memory_id
+        where j.embedding is not null and m.embedding is null and ${ofModel} and ${where})
     ), vec_ranked as (
-      select id, distance, row_number() over (order by distance, id) as r from vec
+      select id, distance, r from (select id, distance, row_number() over (order by distance, id) as r from vec) v
+       where r <= ${p.k}
     )`;
 }
 

@@ -49,11 +49,13 @@ export async function storeMemory(ctx: Context, input: StoreMemoryInput): Promis
   const pending = embedder.enabled
     ? 'queued: the embedding worker adds the vector when the embedder answers'
     : 'embeddings are disabled (EMBEDDING_PROVIDER=none)';
+  // The duplicate check runs while the embedder works: a new memory's store waits for one of them,
+  // not both; a duplicate is answered at once and its embedding (tryEmbed never rejects) dropped.
+  const embedStarted = performance.now();
+  const embedding = embedder.tryEmbed([input.content], 'document');
   const existing = await findDuplicate(ctx.db, project, hash);
   if (existing) return result(existing, true, pending);
-
-  const embedStarted = performance.now();
-  const attempt = await embedder.tryEmbed([input.content], 'document');
+  const attempt = await embedding;
   ctx.timing('embed', performance.now() - embedStarted);
   if (attempt.ok) await indexes.ensure(attempt.dims);
   const memory: NewMemory = {
@@ -73,7 +75,10 @@ export async function storeMemory(ctx: Context, input: StoreMemoryInput): Promis
   };
 
   const outcome = await insertIntoProject(ctx, memory);
-  if (outcome.kind === 'inserted' && memory.enqueue) ctx.memory.queued();
+  if (outcome.kind === 'inserted') {
+    if (memory.enqueue) ctx.memory.queued('embedding');
+    else if (memory.embedding) ctx.memory.queued('vector');
+  }
   const note = attempt.ok ? null : attempt.reason;
   return result(outcome.memory, outcome.kind === 'duplicate', outcome.kind === 'duplicate' ? pending : note);
 }

@@ -62,7 +62,7 @@ export async function updateTask(ctx: Context, input: UpdateTaskInput): Promise<
     if (stored.kind === 'no-project') throw new Error(`project "${row.project}" of task ${row.id} vanished`);
     return { row, memoryId: stored.memory.id, queued: stored.kind === 'inserted' && enqueue };
   });
-  if (result.queued) ctx.memory.queued();
+  if (result.queued) ctx.memory.queued('embedding');
   const { previous_status, ...task } = result.row;
   return { success: true, task: toTask(task), previous_status, memory_id: result.memoryId };
 }
