@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { ConfigError, isLoopbackHost, loadConfig, type Config } from './config.js';
 import { openDb, type Db } from './db/client.js';
 import { loadMigrations, migrate } from './db/migrate.js';
+import { analyzeCommand } from './commands/analyze.js';
 import { reembed } from './commands/reembed.js';
 import { upload } from './commands/upload.js';
 import { VERSION } from './version.js';
@@ -16,6 +17,9 @@ Commands:
   migrate   Apply pending migrations and exit
   reembed   Embed every memory that has no vector of OLLAMA_EMBEDDING_MODEL now
             (--all: every memory). With embedded PGlite, stop the server first.
+  analyze   Build the code graph of a repository (TypeScript, JavaScript, Python) and write
+            and/or upload it: analyze <path> [--out <file>] [--upload <server>] [--repo <name>]
+            [--token <key>] [--branch <name>] [--include <glob>]… [--exclude <glob>]… [--quiet]
   upload    Upload a DevLens commit file or graph folder to a server:
             upload <file | folder> --url <server> [--repo <name>] [--commit <hash>] [--branch <name>]
   help      Show this text
@@ -81,6 +85,8 @@ async function runMigrate(config: Config): Promise<void> {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // A client of the file system and of a running server: its own options, no configuration.
+  if (argv[0] === 'analyze') return analyzeCommand(argv.slice(1));
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,

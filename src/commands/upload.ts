@@ -47,26 +47,36 @@ async function isGzip(file: string): Promise<boolean> {
   }
 }
 
-/** `devstream-hub upload`: returns the exit code (0 uploaded, 1 refused by the server, 2 bad arguments). */
-export async function upload(args: UploadArgs): Promise<number> {
-  if (!args.target || !args.url) {
-    console.error(UPLOAD_USAGE);
-    return 2;
-  }
-  const { file, repo: suggested } = await locate(args.target);
-  const repo = args.repo ?? suggested;
-  if (!repo) {
-    console.error('--repo is required (the repository name the graph is found by)');
-    return 2;
-  }
-  const query = new URLSearchParams({ repo });
-  if (args.commit) query.set('commit', args.commit);
-  if (args.branch) query.set('branch', args.branch);
-  const endpoint = new URL(`/api/v1/graphs?${query}`, args.url);
-  const source = createReadStream(file);
-  const body = (await isGzip(file)) ? source : source.pipe(createGzip());
+export interface PostGraphOptions {
+  /** The server's base URL. */
+  url: string;
+  repo: string;
+  commit?: string;
+  branch?: string;
+  /** API key, sent as `Authorization: Bearer …`. */
+  token?: string;
+  /** The commit file's bytes: gzip-compressed when `gzipped`, else JSON (compressed on the way). */
+  body: Readable;
+  gzipped: boolean;
+}
+
+/** The server's answer to an upload: the stored graph, or why it refused. */
+export type PostGraphResult =
+  | { ok: true; repo: string; graphId: string; commitHash: string; nodes: number; edges: number }
+  | { ok: false; status: number; message: string };
+
+/**
+ * Sends a DevLens commit file to `POST <url>/api/v1/graphs` (gzip, streamed). Resolves with the
+ * server's answer; rejects only when the server cannot be reached.
+ */
+export async function postGraph(options: PostGraphOptions): Promise<PostGraphResult> {
+  const query = new URLSearchParams({ repo: options.repo });
+  if (options.commit) query.set('commit', options.commit);
+  if (options.branch) query.set('branch', options.branch);
+  const endpoint = new URL(`/api/v1/graphs?${query}`, options.url);
+  const body = options.gzipped ? options.body : options.body.pipe(createGzip());
   const headers: Record<string, string> = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
-  if (args.token) headers.authorization = `Bearer ${args.token}`;
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
   const response = await fetch(endpoint, {
     method: 'POST',
     headers,
@@ -81,9 +91,41 @@ export async function upload(args: UploadArgs): Promise<number> {
     /* not JSON */
   }
   if (!response.ok) {
-    console.error(`upload failed: ${response.status} ${answer?.error ? `${answer.error.code}: ${answer.error.message}` : text.slice(0, 500)}`);
+    return { ok: false, status: response.status, message: answer?.error ? `${answer.error.code}: ${answer.error.message}` : text.slice(0, 500) };
+  }
+  return { ok: true, repo: answer.repo, graphId: answer.graphId, commitHash: answer.commitHash, nodes: answer.nodes, edges: answer.edges };
+}
+
+/** `repo ky (graph 096f…), commit 3419…, 192 nodes, 230 edges` */
+export function describeUpload(result: Extract<PostGraphResult, { ok: true }>): string {
+  return `repo ${result.repo} (graph ${result.graphId}), commit ${result.commitHash}, ${result.nodes} nodes, ${result.edges} edges`;
+}
+
+/** `devstream-hub upload`: returns the exit code (0 uploaded, 1 refused by the server, 2 bad arguments). */
+export async function upload(args: UploadArgs): Promise<number> {
+  if (!args.target || !args.url) {
+    console.error(UPLOAD_USAGE);
+    return 2;
+  }
+  const { file, repo: suggested } = await locate(args.target);
+  const repo = args.repo ?? suggested;
+  if (!repo) {
+    console.error('--repo is required (the repository name the graph is found by)');
+    return 2;
+  }
+  const result = await postGraph({
+    url: args.url,
+    repo,
+    commit: args.commit,
+    branch: args.branch,
+    token: args.token,
+    body: createReadStream(file),
+    gzipped: await isGzip(file),
+  });
+  if (!result.ok) {
+    console.error(`upload failed: ${result.status} ${result.message}`);
     return 1;
   }
-  console.log(`Uploaded ${basename(file)} to ${args.url}: repo ${answer.repo} (graph ${answer.graphId}), commit ${answer.commitHash}, ${answer.nodes} nodes, ${answer.edges} edges`);
+  console.log(`Uploaded ${basename(file)} to ${args.url}: ${describeUpload(result)}`);
   return 0;
 }

@@ -1,0 +1,108 @@
+import { execFile } from 'node:child_process';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import ignore, { type Ignore } from 'ignore';
+
+const run = promisify(execFile);
+
+/** Extensions the analyzer reads, by language. */
+export const TYPESCRIPT_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts'];
+export const JAVASCRIPT_EXTENSIONS = ['.js', '.jsx', '.mjs', '.cjs'];
+export const PYTHON_EXTENSIONS = ['.py'];
+const EXTENSIONS = new Set([...TYPESCRIPT_EXTENSIONS, ...JAVASCRIPT_EXTENSIONS, ...PYTHON_EXTENSIONS]);
+
+/** Folders never analyzed, wherever they are: dependencies, build output, caches, virtualenvs. */
+const SKIPPED_DIRS = new Set([
+  'node_modules', 'bower_components', 'jspm_packages', 'vendor', 'third_party',
+  'dist', 'build', 'out', 'coverage', '.nyc_output',
+  '.git', '.hg', '.svn', '.next', '.nuxt', '.svelte-kit', '.turbo', '.cache', '.parcel-cache', '.yarn',
+  '__pycache__', '.venv', 'venv', '.tox', '.mypy_cache', '.pytest_cache', 'site-packages',
+]);
+
+/** Files past this size are generated or bundled code, not source worth a graph. */
+export const MAX_FILE_BYTES = 1024 * 1024;
+
+export interface SourceFileOptions {
+  /** gitignore-style patterns: when given, only files matching one of them are analyzed. */
+  include?: string[];
+  /** gitignore-style patterns of files (or folders) to leave out. */
+  exclude?: string[];
+}
+
+export interface SourceFiles {
+  /** Repo-relative paths with forward slashes, sorted. */
+  files: string[];
+  /** Whether git listed them (honouring every .gitignore and .git/info/exclude). */
+  hasGit: boolean;
+  /** Source files left out for their size (over MAX_FILE_BYTES). */
+  oversized: string[];
+}
+
+const toPosix = (p: string) => p.split('\\').join('/');
+
+function wanted(path: string): boolean {
+  const dot = path.lastIndexOf('.');
+  if (dot < 0 || !EXTENSIONS.has(path.slice(dot))) return false;
+  if (/\.d\.[cm]?ts$/.test(path) || /[.-]min\.[cm]?js$/.test(path)) return false;
+  return !path.split('/').slice(0, -1).some((segment) => SKIPPED_DIRS.has(segment));
+}
+
+/** Tracked and untracked-but-not-ignored files, from git; null when `root` is not in a work tree. */
+async function gitFiles(root: string): Promise<string[] | null> {
+  try {
+    const { stdout } = await run('git', ['-C', root, 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+      maxBuffer: 512 * 1024 * 1024,
+    });
+    return [...new Set(stdout.split('\0').filter(Boolean).map(toPosix))];
+  } catch {
+    return null;
+  }
+}
+
+/** A walk of `root` that applies every .gitignore it meets (no symlinks followed). */
+async function walkFiles(root: string): Promise<string[]> {
+  const files: string[] = [];
+  const visit = async (dir: string, rules: Array<{ base: string; ig: Ignore }>) => {
+    const gitignore = await readFile(join(dir, '.gitignore'), 'utf8').catch(() => null);
+    const here = gitignore === null ? rules : [...rules, { base: toPosix(relative(root, dir)), ig: ignore().add(gitignore) }];
+    const ignored = (rel: string, isDir: boolean) =>
+      here.some(({ base, ig }) => {
+        const inner = base ? rel.slice(base.length + 1) : rel;
+        return ig.ignores(isDir ? `${inner}/` : inner);
+      });
+    const entries = await readdir(dir, { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const rel = toPosix(relative(root, join(dir, entry.name)));
+      if (entry.isDirectory()) {
+        if (!SKIPPED_DIRS.has(entry.name) && !ignored(rel, true)) await visit(join(dir, entry.name), here);
+      } else if (entry.isFile() && !ignored(rel, false)) {
+        files.push(rel);
+      }
+    }
+  };
+  await visit(root, []);
+  return files;
+}
+
+/**
+ * The source files of the repository at `root` the analyzer reads: from `git ls-files` when
+ * `root` is in a git work tree, else from a walk that applies the .gitignore files it finds.
+ * Either way, dependency, build and cache folders (node_modules, dist, vendor, __pycache__…),
+ * declaration files, minified bundles and files over 1 MiB are left out, then `include` and
+ * `exclude` apply.
+ */
+export async function listSourceFiles(root: string, options: SourceFileOptions = {}): Promise<SourceFiles> {
+  const fromGit = await gitFiles(root);
+  const candidates = (fromGit ?? (await walkFiles(root))).filter(wanted);
+  const include = options.include?.length ? ignore().add(options.include) : null;
+  const exclude = options.exclude?.length ? ignore().add(options.exclude) : null;
+  const selected = candidates.filter((f) => (!include || include.ignores(f)) && !(exclude && exclude.ignores(f)));
+  // git lists deleted files until the deletion is staged: only files that are there count.
+  const sizes = await Promise.all(selected.map(async (f) => ({ f, info: await stat(join(root, f)).catch(() => null) })));
+  const present = sizes.filter(({ info }) => info?.isFile());
+  const files = present.filter(({ info }) => info!.size <= MAX_FILE_BYTES).map(({ f }) => f).sort();
+  const oversized = present.filter(({ info }) => info!.size > MAX_FILE_BYTES).map(({ f }) => f).sort();
+  return { files, hasGit: fromGit !== null, oversized };
+}
