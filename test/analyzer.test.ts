@@ -197,6 +197,12 @@ def round_up(value):
 def sample():
     return total([Product("pen", 2), m.Product.free("air")])
 `,
+  'py/shop/report.py': `from shop.pricing import total
+
+
+def report():
+    return total([])
+`,
   'py/app.py': `from shop import total
 from shop.models import Product
 
@@ -263,6 +269,8 @@ const EXPECTED_NODES: Array<[string, string, number, number]> = [
   ['py/shop/models.py::Product.save', 'METHOD', 18, 20],
   ['py/shop/models.py::Product.free', 'METHOD', 22, 24],
   ['file::py/shop/pricing.py', 'FILE', 1, 17],
+  ['file::py/shop/report.py', 'FILE', 1, 5],
+  ['py/shop/report.py::report', 'FUNCTION', 4, 5],
   ['py/shop/pricing.py::total', 'FUNCTION', 7, 9],
   ['py/shop/pricing.py::round_up', 'FUNCTION', 12, 13],
   ['py/shop/pricing.py::sample', 'FUNCTION', 16, 17],
@@ -311,6 +319,7 @@ const EXPECTED_EDGES = [
   'IMPORTS file::py/shop/__init__.py -> file::py/shop/models.py',
   'IMPORTS file::py/shop/__init__.py -> file::py/shop/pricing.py',
   'IMPORTS file::py/shop/pricing.py -> file::py/shop/models.py',
+  'IMPORTS file::py/shop/report.py -> file::py/shop/pricing.py', // `shop.pricing`: py/ is on the path, not a package
   'IMPORTS file::py/tests/test_pricing.py -> file::py/shop/pricing.py',
   'CALLS py/app.py::checkout -> py/shop/pricing.py::total', // through the package's re-export
   'CALLS py/app.py::checkout -> py/shop/models.py::Product',
@@ -325,6 +334,7 @@ const EXPECTED_EDGES = [
   'CALLS py/shop/pricing.py::sample -> py/shop/pricing.py::total',
   'CALLS py/shop/pricing.py::sample -> py/shop/models.py::Product',
   'CALLS py/shop/pricing.py::sample -> py/shop/models.py::Product.free', // module alias, then class attribute
+  'CALLS py/shop/report.py::report -> py/shop/pricing.py::total',
   'CALLS py/tests/test_pricing.py::test_total -> py/shop/pricing.py::total',
   'TESTS file::py/tests/test_pricing.py -> py/shop/pricing.py::total',
 ];
@@ -372,7 +382,7 @@ describe('analyzer: the fixture repository', () => {
     assert.deepEqual(actual.sort(), [...EXPECTED_NODES].sort());
     assertWellFormed(commit);
     assert.equal(commit.analyzedAt, '2026-01-02T03:04:05.000Z');
-    assert.deepEqual(commit.stats.files, { total: 12, typescript: 6, javascript: 1, python: 5 });
+    assert.deepEqual(commit.stats.files, { total: 13, typescript: 6, javascript: 1, python: 6 });
     assert.equal(commit.stats.hasGit, false);
   });
 
@@ -427,9 +437,12 @@ describe('analyzer: the fixture repository', () => {
     const python = await analyzeRepository(repo, { include: ['py/'], exclude: ['tests/'] });
     assert.deepEqual(
       python.nodes.filter((n) => n.type === 'FILE' || n.type === 'TEST').map((n) => n.id).sort(),
-      ['file::py/app.py', 'file::py/shop/__init__.py', 'file::py/shop/models.py', 'file::py/shop/pricing.py'],
+      ['file::py/app.py', 'file::py/shop/__init__.py', 'file::py/shop/models.py', 'file::py/shop/pricing.py', 'file::py/shop/report.py'],
     );
     assertWellFormed(python);
+    // The package analyzed on its own: its modules are known by the folder's name too.
+    const shop = await analyzeRepository(join(repo, 'py/shop'));
+    assert.ok(edgeLines(shop).includes('CALLS report.py::report -> pricing.py::total'));
     const noTsx = await analyzeRepository(repo, { exclude: ['*.tsx', 'py/'] });
     assert.equal(noTsx.stats.files.total, 6);
     assert.ok(!noTsx.nodes.some((n) => n.filePath.endsWith('.tsx')));
@@ -439,10 +452,10 @@ describe('analyzer: the fixture repository', () => {
     const seen: string[] = [];
     await analyzeRepository(repo, { onProgress: (p) => seen.push(`${p.phase} ${p.filesDone}/${p.filesTotal}`) });
     assert.equal(seen[0], 'listing 0/0');
-    assert.equal(seen[seen.length - 1], 'done 12/12');
+    assert.equal(seen[seen.length - 1], 'done 13/13');
     for (const phase of ['parsing', 'resolving']) {
-      assert.ok(seen.includes(`${phase} 7/12`), `${phase}: the TypeScript files`);
-      assert.ok(seen.includes(`${phase} 12/12`), `${phase}: then the Python files`);
+      assert.ok(seen.includes(`${phase} 7/13`), `${phase}: the TypeScript files`);
+      assert.ok(seen.includes(`${phase} 13/13`), `${phase}: then the Python files`);
     }
   });
 

@@ -48,13 +48,17 @@ function wanted(path: string): boolean {
   return !path.split('/').slice(0, -1).some((segment) => SKIPPED_DIRS.has(segment));
 }
 
-/** Tracked and untracked-but-not-ignored files, from git; null when `root` is not in a work tree. */
+/**
+ * Tracked and untracked-but-not-ignored files, from git; null when `root` is not in a work tree,
+ * or git lists nothing there (a folder an enclosing repository ignores: walked instead).
+ */
 async function gitFiles(root: string): Promise<string[] | null> {
   try {
     const { stdout } = await run('git', ['-C', root, 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
       maxBuffer: 512 * 1024 * 1024,
     });
-    return [...new Set(stdout.split('\0').filter(Boolean).map(toPosix))];
+    const files = [...new Set(stdout.split('\0').filter(Boolean).map(toPosix))];
+    return files.length > 0 ? files : null;
   } catch {
     return null;
   }

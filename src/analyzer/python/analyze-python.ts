@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { GraphBuilder } from '../graph-builder.js';
 import type { ProgressReporter } from '../progress.js';
 import { isTestFile } from '../test-files.js';
@@ -166,7 +166,7 @@ export async function analyzePython(root: string, paths: string[], graph: GraphB
     parser.delete();
   }
 
-  const linker = new PythonLinker(modules, new PythonModuleIndex(paths), graph);
+  const linker = new PythonLinker(modules, new PythonModuleIndex(paths, basename(root)), graph);
   for (const mod of modules.values()) linker.bindImports(mod);
   let done = 0;
   for (const mod of modules.values()) {

@@ -2,13 +2,15 @@
  * Where a Python module lives: dotted names → repo-relative files. A file is known by its path
  * from the repository root (`src/app/db.py` → `src.app.db`) and by its path from the folder above
  * its topmost package (`app.db` when `src/app/__init__.py` exists and `src/__init__.py` does not),
- * which is how it is imported when that folder is on sys.path.
+ * which is how it is imported when that folder is on sys.path. When the analyzed folder is itself a
+ * package (it holds `__init__.py`), its modules are also known under the folder's name
+ * (`email.utils` for `utils.py` in a folder `email`).
  */
 export class PythonModuleIndex {
   private readonly byName = new Map<string, string>();
   private readonly files: Set<string>;
 
-  constructor(paths: string[]) {
+  constructor(paths: string[], rootName?: string) {
     this.files = new Set(paths);
     const names: Array<[string, string]> = [];
     for (const path of paths) {
@@ -23,6 +25,9 @@ export class PythonModuleIndex {
       const parts = path.replace(/\.py$/, '').split('/').slice(top);
       if (parts[parts.length - 1] === '__init__') parts.pop();
       if (parts.length > 0) names.push([parts.join('.'), path]);
+    }
+    if (rootName && this.files.has('__init__.py')) {
+      for (const [name, path] of [...names]) names.push([name ? `${rootName}.${name}` : rootName, path]);
     }
     // Full names first: a module's own path wins over a shorter name another file also has.
     for (const [name, path] of names) if (name && !this.byName.has(name)) this.byName.set(name, path);
