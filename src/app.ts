@@ -8,6 +8,8 @@ import { Embedder } from './embeddings/embedder.js';
 import { ollamaProvider } from './embeddings/ollama.js';
 import { noEmbeddings } from './embeddings/provider.js';
 import { VectorIndexes } from './embeddings/vector-indexes.js';
+import { analyzeJob } from './jobs/analyze-job.js';
+import { JobRunner } from './jobs/job-runner.js';
 import { EmbeddingWorker } from './embeddings/worker.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerGraphUpload } from './http/graph-upload.js';
@@ -72,13 +74,16 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const indexes = new VectorIndexes(db, app.log);
   // A claimed job's lease outlives the longest embedder call.
   const worker = new EmbeddingWorker(db, embedder, indexes, app.log, { leaseMs: 2 * embedding.timeoutMs + 30_000 });
+  const jobs = new JobRunner(db, { analyze: analyzeJob({ db, analyzeRoots: config.graphs.analyzeRoots, retention: config.graphs.retention, log: app.log }) }, app.log);
   const accesses = new AccessTracker(db, app.log);
   const compactor = new KeywordStatsCompactor(db, app.log);
   app.addHook('onReady', async () => {
     compactor.start();
     await worker.start();
+    jobs.start();
   });
   app.addHook('onClose', async () => {
+    await jobs.stop();
     await worker.stop();
     await compactor.stop();
     await accesses.flush();
@@ -86,6 +91,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const services: Services = {
     db,
     defaultProject: config.defaultProject,
+    jobs: { analyzeRoots: config.graphs.analyzeRoots, queued: () => jobs.kick() },
     memory: { embedder, indexes, accesses, queued: (kind) => (kind === 'vector' ? worker.vectorStaged() : worker.kick()), weights: config.searchWeights },
   };
 

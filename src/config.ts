@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -84,6 +84,7 @@ const envSchema = z.object({
     })
     .transform(Number),
   GRAPH_RETENTION: int(1, 10_000, 20),
+  ANALYZE_ROOTS: list.refine((roots) => (roots ?? []).every((r) => isAbsolute(r)), { error: 'must be absolute folder paths, comma-separated' }),
   GRAPH_UPLOAD_LIMIT: z
     .string()
     .default('256MB')
@@ -134,6 +135,8 @@ const configSchema = envSchema.transform((e) => ({
     retention: e.GRAPH_RETENTION,
     /** Largest graph upload, in bytes, before and after decompression. */
     uploadLimit: e.GRAPH_UPLOAD_LIMIT,
+    /** Folders `repo {action: "analyze", path}` may read (none: analysis on the server is off). */
+    analyzeRoots: e.ANALYZE_ROOTS ?? [],
   },
 }));
 

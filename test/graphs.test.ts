@@ -48,7 +48,7 @@ for (const backend of backends) {
 
     before(async () => {
       database = await backend.open();
-      server = await startServer(database, { graphs: { retention: 2, uploadLimit: 4 * 1024 * 1024 } });
+      server = await startServer(database, { graphs: { retention: 2, uploadLimit: 4 * 1024 * 1024, analyzeRoots: [] } });
     });
     after(async () => {
       await server?.close();

@@ -71,6 +71,7 @@ export async function runBreakdown(
     caller: { name: null, scopes: new Set(['read', 'write', 'admin']) },
     log: silent,
     defaultProject: 'default',
+    jobs: { analyzeRoots: [], queued() {} },
     memory: {
       embedder: new Embedder(noEmbeddings, silent),
       indexes: new VectorIndexes(kysely, silent),

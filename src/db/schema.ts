@@ -215,7 +215,28 @@ export interface GraphEdgesTable {
   metadata: Json<Record<string, unknown> | null> | null;
 }
 
+export type JobKind = 'analyze';
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/** A background job (migration 0008): claimed with a lease, renewed while it runs. */
+export interface JobsTable {
+  id: string;
+  kind: JobKind;
+  status: Generated<JobStatus>;
+  params: Json<Record<string, unknown>>;
+  progress: Json<Record<string, unknown> | null> | null;
+  result: Json<Record<string, unknown> | null> | null;
+  error: string | null;
+  attempts: Generated<number>;
+  leased_until: NullableTimestamp;
+  created_by: string | null;
+  created_at: Timestamp;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+}
+
 export interface Database {
+  jobs: JobsTable;
   code_graphs: CodeGraphsTable;
   graph_commits: GraphCommitsTable;
   graph_nodes: GraphNodesTable;

@@ -31,8 +31,17 @@ export interface MemoryServices {
   weights: { vector: number; keyword: number; neighbours: number };
 }
 
+/** Background jobs (code analysis on the server). */
+export interface JobServices {
+  /** Folders the server may analyze (ANALYZE_ROOTS); empty: none. */
+  analyzeRoots: readonly string[];
+  /** A job was queued: wake the runner. */
+  queued(): void;
+}
+
 /** The service's long-lived parts, the same for every request. */
 export interface Services {
+  jobs: JobServices;
   db: Kysely<Database>;
   /** Project name used when a caller names none (DEFAULT_PROJECT). */
   defaultProject: string;

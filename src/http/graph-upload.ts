@@ -1,8 +1,8 @@
 import { Transform, type Duplex, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
 import { z } from 'zod';
+import { analyzeGraphTables } from '../db/queries/graphs.js';
 import type { Caller, Services } from '../domain/context.js';
 import { UploadQuerySchema, UploadResultSchema, uploadGraph } from '../domain/graphs/upload-graph.js';
 import { AppError } from '../errors.js';
@@ -106,10 +106,8 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
             request.query,
             stages,
           );
-          // An upload changes the tables' statistics a lot: refresh them before answering rather than at
-          // autovacuum's next pass, a minute or more later — searches planned on the old statistics ran
-          // 5–10× slower at 50k nodes. The upload is committed either way.
-          await sql`analyze graph_nodes, graph_edges`.execute(options.services.db).catch((error: unknown) => {
+          // Before answering, so the next search is planned on the new statistics. The upload is committed either way.
+          await analyzeGraphTables(options.services.db).catch((error: unknown) => {
             request.log.warn({ err: error }, 'analyze after graph upload failed');
           });
           return await reply.code(201).send(result);

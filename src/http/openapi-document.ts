@@ -17,7 +17,7 @@ export async function openApiDocument(): Promise<unknown> {
       defaultProject: 'default',
       embedding: { provider: 'none', ollamaHost: 'http://127.0.0.1:11434', model: 'nomic-embed-text', timeoutMs: 1_000 },
       searchWeights: { vector: 1, keyword: 1, neighbours: 0.4 },
-      graphs: { retention: 20, uploadLimit: 256 * 1024 * 1024 },
+      graphs: { retention: 20, uploadLimit: 256 * 1024 * 1024, analyzeRoots: [] },
     },
     { db, schemaVersion: 0 },
   );

@@ -6,6 +6,7 @@ import { INTENTS, resolveContext } from '../domain/graphs/resolve-context.js';
 import { GraphSummarySchema } from '../domain/graphs/graphs.js';
 import { NodeLocationSchema, NodeRefSchema, ProvenanceSchema, SymbolHitSchema } from '../domain/graphs/model.js';
 import { renderRepo, REPO_ACTIONS, repoTool } from '../domain/graphs/repo-tool.js';
+import { JobSchema } from '../domain/jobs.js';
 import { text } from './fields.js';
 import { defineOperation } from './operation.js';
 
@@ -101,12 +102,15 @@ export const repoOp = defineOperation({
   description:
     'Manage uploaded code graphs: list (every repo with its latest commit), health (summary coverage and ' +
     'dependency cycles as strongly connected components of CALLS/IMPORTS), freshness (latest uploaded commit against ' +
-    'the commit you name) and analyze (how to build and upload a graph).',
+    'the commit you name) and analyze (with path: analyze a folder on the server as a background job, answering ' +
+    'with its jobId; without: how to build and upload a graph).',
   action: 'reading repos',
   input: z.strictObject({
     action: z.enum(REPO_ACTIONS).describe('list | health | freshness | analyze'),
     repo,
     commit: text().trim().max(100).optional().describe('freshness: your commit (e.g. git rev-parse HEAD)'),
+    path: text().trim().min(1).max(4096).optional().describe('analyze: an absolute folder on the server, inside ANALYZE_ROOTS'),
+    branch: text().trim().min(1).max(200).optional().describe('analyze: the branch the graph is recorded under'),
   }),
   output: z.object({
     action: z.enum(REPO_ACTIONS),
@@ -122,9 +126,11 @@ export const repoOp = defineOperation({
     fresh: z.boolean().nullable().optional(),
     message: z.string(),
     provenance: ProvenanceSchema.optional(),
+    job: JobSchema.optional().describe('analyze with a path: the queued job'),
   }),
   scope: 'read',
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  // analyze with a path queues a job (a write); every other action only reads.
+  annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   routes: [],
   handler: repoTool,
   render: renderRepo,

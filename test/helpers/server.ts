@@ -17,7 +17,7 @@ export const testConfig = (overrides: Partial<ServerConfig> = {}): ServerConfig 
   // No embedder unless a test runs its fake Ollama (see fake-ollama.ts).
   embedding: { provider: 'none', ollamaHost: 'http://127.0.0.1:9', model: 'nomic-embed-text', timeoutMs: 2_000 },
   searchWeights: { vector: 1, keyword: 1, neighbours: 0.4 },
-  graphs: { retention: 20, uploadLimit: 256 * 1024 * 1024 },
+  graphs: { retention: 20, uploadLimit: 256 * 1024 * 1024, analyzeRoots: [] },
   ...overrides,
 });
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Context } from '../context.js';
+import { queueAnalysis, type Job } from '../jobs.js';
 import { listGraphs, type GraphSummary } from './graphs.js';
 import type { Provenance } from './model.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
@@ -25,6 +26,8 @@ export interface RepoResult {
   fresh?: boolean | null;
   message: string;
   provenance?: Provenance;
+  /** analyze with a path: the queued job. */
+  job?: Job;
 }
 
 /**
@@ -88,21 +91,31 @@ export function cyclesOf(edges: Array<[string, string]>): string[][] {
 }
 
 const ANALYZE_HELP =
-  'The server cannot see your working folder: graphs are built where the code is and uploaded. Run the ' +
-  'analyzer (DevLens today: `devlens analyze .`) in the repository, then upload its commit file: ' +
-  '`devstream-hub upload ~/.devlens/graphs/<graphId> --url <this server> --repo <name>` (or POST it to ' +
-  '/api/v1/graphs?repo=<name>, gzip welcome). In CI, do both on every push to main.';
+  'The server cannot see your working folder: graphs are built where the code is and uploaded. In the ' +
+  'repository run `npx devstream-hub analyze . --upload <this server> --repo <name>` (in CI, on every push ' +
+  'to main), or upload a DevLens graph: `devstream-hub upload ~/.devlens/graphs/<graphId> --url <this server> ' +
+  '--repo <name>`. A checkout mounted on the server (inside ANALYZE_ROOTS) is analyzed here with ' +
+  'repo {action: "analyze", path: "<folder on the server>"}.';
 
 /** `repo`: list the graphs, a graph's health (summary coverage, dependency cycles), its freshness, or how to analyze. */
 export async function repoTool(
-  ctx: Pick<Context, 'db' | 'defaultRepo'>,
-  input: { action: RepoAction; repo?: string; commit?: string },
+  ctx: Pick<Context, 'db' | 'defaultRepo' | 'jobs' | 'caller'>,
+  input: { action: RepoAction; repo?: string | undefined; commit?: string | undefined; path?: string | undefined; branch?: string | undefined },
 ): Promise<RepoResult> {
   if (input.action === 'list') {
     const { graphs } = await listGraphs(ctx);
     return { action: 'list', repos: graphs, message: graphs.length ? `${graphs.length} code graph(s)` : `No code graph uploaded yet. ${ANALYZE_HELP}` };
   }
-  if (input.action === 'analyze') return { action: 'analyze', message: ANALYZE_HELP };
+  if (input.action === 'analyze') {
+    if (input.path === undefined) return { action: 'analyze', message: ANALYZE_HELP };
+    const job = await queueAnalysis(ctx, { path: input.path, repo: input.repo, branch: input.branch });
+    return {
+      action: 'analyze',
+      repo: String(job.params.repo),
+      job,
+      message: `Analysis of ${String(job.params.path)} queued as job ${job.jobId} (graph "${String(job.params.repo)}"): follow it with devstream_get_job {jobId: "${job.jobId}"} or GET /api/v1/jobs/${job.jobId}.`,
+    };
+  }
 
   const graph = await resolveGraph(ctx, input.repo);
   const base = { graphId: graph.graphId, repo: graph.repo, commitHash: graph.commitHash, provenance: provenanceOf(graph) };

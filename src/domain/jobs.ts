@@ -1,0 +1,69 @@
+import { basename } from 'node:path';
+import { z } from 'zod';
+import { getJob as findJob, insertJob, type JobRow } from '../db/queries/jobs.js';
+import { notFound } from '../errors.js';
+import { analyzablePath, type AnalyzeParams } from '../jobs/analyze-job.js';
+import type { Context } from './context.js';
+import { newId } from './ids.js';
+
+export const JobSchema = z.object({
+  jobId: z.string(),
+  kind: z.enum(['analyze']),
+  status: z.enum(['queued', 'running', 'succeeded', 'failed']),
+  params: z.record(z.string(), z.unknown()),
+  progress: z.record(z.string(), z.unknown()).nullable().describe('analyze: phase (listing, parsing, resolving, done, storing), filesDone, filesTotal, elapsedMs'),
+  result: z.record(z.string(), z.unknown()).nullable().describe('analyze: the stored graph (graphId, repo, commitHash, nodes, edges, uploadedAt)'),
+  error: z.string().nullable(),
+  attempts: z.number().int(),
+  createdBy: z.string().nullable(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+});
+export type Job = z.output<typeof JobSchema>;
+
+function present(row: JobRow): Job {
+  const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+  return {
+    jobId: row.id,
+    kind: row.kind,
+    status: row.status,
+    params: row.params,
+    progress: row.progress,
+    result: row.result,
+    error: row.error,
+    attempts: row.attempts,
+    createdBy: row.created_by,
+    createdAt: row.created_at.toISOString(),
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
+  };
+}
+
+/**
+ * Queues the analysis of a folder the server can read (inside ANALYZE_ROOTS; checked now, and
+ * again when the job runs). The graph is stored under `repo`, by default the folder's name.
+ */
+export async function queueAnalysis(ctx: Pick<Context, 'db' | 'jobs' | 'caller'>, input: { path: string; repo?: string | undefined; branch?: string | undefined }): Promise<Job> {
+  const path = await analyzablePath(input.path, ctx.jobs.analyzeRoots);
+  const params: AnalyzeParams = { path, repo: input.repo ?? basename(path), ...(input.branch ? { branch: input.branch } : {}) };
+  const row = await insertJob(ctx.db, { id: newId(), kind: 'analyze', params, createdBy: ctx.caller.name });
+  ctx.jobs.queued();
+  return present(row);
+}
+
+export async function getJob(ctx: Pick<Context, 'db'>, input: { jobId: string }): Promise<{ job: Job }> {
+  const row = await findJob(ctx.db, input.jobId.toLowerCase());
+  if (!row) throw notFound(`job ${input.jobId} not found`);
+  return { job: present(row) };
+}
+
+export function renderJob(out: { job: Job }): string {
+  const j = out.job;
+  const lines = [`Job ${j.jobId} (${j.kind}): ${j.status.toUpperCase()}`];
+  if (j.progress && j.status === 'running') lines.push(`Progress: ${JSON.stringify(j.progress)}`);
+  if (j.result) lines.push(`Result: ${JSON.stringify(j.result)}`);
+  if (j.error) lines.push(`Error: ${j.error}`);
+  lines.push(`Queued ${j.createdAt}${j.startedAt ? `, started ${j.startedAt}` : ''}${j.finishedAt ? `, finished ${j.finishedAt}` : ''}`);
+  return lines.join('\n');
+}

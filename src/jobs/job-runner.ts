@@ -1,0 +1,158 @@
+import type { Kysely } from 'kysely';
+import { claimJob, finishJob, reportProgress, requeueJob, type JobRow } from '../db/queries/jobs.js';
+import type { Database, JobKind } from '../db/schema.js';
+import type { Logger } from '../domain/context.js';
+import { AppError } from '../errors.js';
+
+/**
+ * Runs one job: resolves to its result, or throws (an AppError's message is shown to the caller as
+ * is). `report` records progress; `signal` aborts when the service stops or the job was lost.
+ */
+export type JobHandler = (
+  job: JobRow,
+  report: (progress: Record<string, unknown>) => void,
+  signal: AbortSignal,
+) => Promise<Record<string, unknown>>;
+
+export interface JobRunnerOptions {
+  /** How long a claim lasts without renewal (default 60 s; renewed every third of it while running). */
+  leaseMs?: number;
+  /** How often an idle runner looks for jobs (default 5 s); queueing one wakes it at once. */
+  pollMs?: number;
+}
+
+/** A job whose runner died this many times is failed rather than started again. */
+const MAX_ATTEMPTS = 3;
+/** Progress is written at most this often (plus with each lease renewal). */
+const PROGRESS_EVERY_MS = 1_000;
+
+/**
+ * Works the `jobs` queue inside the service, one job at a time (analysis is CPU-heavy; several
+ * service instances share the queue). A job claimed by an instance that dies is taken up again
+ * once its lease runs out, at most MAX_ATTEMPTS times; a job stopped by a shutdown goes back to
+ * the queue.
+ */
+export class JobRunner {
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+  private again = false;
+  private current: AbortController | null = null;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly handlers: Partial<Record<JobKind, JobHandler>>,
+    private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>,
+    options: JobRunnerOptions = {},
+  ) {
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.pollMs = options.pollMs ?? 5_000;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.kick();
+  }
+
+  /** A job was queued: look now. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  /** Stops: the running job is aborted and queued again; waits for that. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.current?.abort();
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.loop().finally(() => {
+        this.running = null;
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async loop(): Promise<void> {
+    this.again = false;
+    try {
+      while (!this.stopped && (await this.runOne()));
+    } catch (error) {
+      this.log.warn({ err: error }, 'job runner could not reach the database');
+    }
+    this.schedule(this.again ? 0 : this.pollMs);
+  }
+
+  /** Claims and runs one job; false when none is due. */
+  private async runOne(): Promise<boolean> {
+    const job = await claimJob(this.db, this.leaseMs);
+    if (!job) return false;
+    if (job.attempts > MAX_ATTEMPTS) {
+      await finishJob(this.db, job.id, { error: `gave up after ${MAX_ATTEMPTS} attempts: the service running the job stopped each time` });
+      return true;
+    }
+    const handler = this.handlers[job.kind];
+    if (!handler) {
+      await finishJob(this.db, job.id, { error: `this service cannot run ${job.kind} jobs` });
+      return true;
+    }
+
+    const abort = new AbortController();
+    this.current = abort;
+    let progress: Record<string, unknown> = job.progress ?? {};
+    let written = 0;
+    const renew = () => {
+      written = Date.now();
+      reportProgress(this.db, job.id, progress, this.leaseMs).then(
+        (ours) => {
+          if (!ours) abort.abort(new Error('the job was taken over or finished elsewhere'));
+        },
+        (error: unknown) => this.log.warn({ err: error, job: job.id }, 'could not renew a job lease'),
+      );
+    };
+    const heartbeat = setInterval(renew, this.leaseMs / 3);
+    heartbeat.unref();
+    this.log.info({ job: job.id, kind: job.kind, attempt: job.attempts }, 'job started');
+    try {
+      const result = await handler(
+        job,
+        (next) => {
+          progress = next;
+          if (Date.now() - written >= PROGRESS_EVERY_MS) renew();
+        },
+        abort.signal,
+      );
+      clearInterval(heartbeat);
+      await finishJob(this.db, job.id, { result }, progress);
+      this.log.info({ job: job.id, kind: job.kind }, 'job succeeded');
+    } catch (error) {
+      clearInterval(heartbeat);
+      if (this.stopped) {
+        await requeueJob(this.db, job.id);
+        this.log.info({ job: job.id }, 'job stopped by shutdown: queued again');
+      } else if (!abort.signal.aborted) {
+        const message = error instanceof AppError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+        await finishJob(this.db, job.id, { error: message }, progress);
+        this.log.warn({ job: job.id, kind: job.kind, err: error }, 'job failed');
+      }
+    } finally {
+      this.current = null;
+    }
+    return true;
+  }
+}
