@@ -45,6 +45,12 @@ export interface PyModule {
 
 const ROUTE_VERBS: Record<string, string> = { get: 'GET', post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE', head: 'HEAD', options: 'OPTIONS' };
 
+/** The class whose body is being read, for methods and `self` calls. */
+interface ClassScope {
+  cls: PyClass;
+  className: string;
+}
+
 const named = (node: SyntaxNode | null) => (node ? node.namedChildren.filter((c): c is SyntaxNode => c !== null) : []);
 
 /** A Python string literal's value: prefixes and quotes off, indentation removed as inspect.cleandoc does. */
@@ -160,7 +166,7 @@ export function readPythonModule(tree: Tree, source: string, path: string, isTes
   };
 
   /** A definition (its decorated wrapper, if any, gives the range); returns the node id when one was made. */
-  const define = (definition: SyntaxNode, wrapper: SyntaxNode, scope: { classId: string; className: string } | null): string | undefined => {
+  const define = (definition: SyntaxNode, wrapper: SyntaxNode, scope: ClassScope | null): string | undefined => {
     const name = definition.childForFieldName('name')?.text;
     if (!name) return undefined;
     const decorators = decoratorsOf(wrapper).map((d) => d.text.replace(/^@/, ''));
@@ -173,7 +179,7 @@ export function readPythonModule(tree: Tree, source: string, path: string, isTes
       if (!mod.symbols.has(name)) mod.symbols.set(name, id);
       if (!mod.classes.has(name)) mod.classes.set(name, cls);
       const added = graph.addNode(node(id, name, 'CLASS', wrapper, docstring(body), { bases, decorators, methodNames: [] }));
-      walk(body, id, { classId: id, className: name }, 'class');
+      walk(body, id, { cls, className: name }, 'class');
       if (added.id === id) added.metadata.methodNames = [...cls.methods.keys()];
       return id;
     }
@@ -182,8 +188,7 @@ export function readPythonModule(tree: Tree, source: string, path: string, isTes
     const metadata: Record<string, unknown> = { params: params(definition), isAsync: isAsync(definition), decorators };
     if (scope) {
       Object.assign(metadata, { className: scope.className, isStatic: decorators.includes('staticmethod'), isConstructor: name === '__init__' });
-      const cls = [...mod.classes.values()].find((c) => c.id === scope.classId);
-      if (cls && !cls.methods.has(name)) cls.methods.set(name, id);
+      if (!scope.cls.methods.has(name)) scope.cls.methods.set(name, id);
     } else {
       metadata.exported = !name.startsWith('_');
       if (!mod.symbols.has(name)) mod.symbols.set(name, id);
@@ -202,7 +207,7 @@ export function readPythonModule(tree: Tree, source: string, path: string, isTes
   };
 
   /** Visits statements and expressions: definitions where they make nodes, imports, calls. */
-  const walk = (at: SyntaxNode | null, owner: string, scope: { classId: string; className: string } | null, level: 'module' | 'class' | 'function') => {
+  const walk = (at: SyntaxNode | null, owner: string, scope: ClassScope | null, level: 'module' | 'class' | 'function') => {
     if (!at) return;
     for (const child of named(at)) {
       const wrapped = child.type === 'decorated_definition' ? child.childForFieldName('definition') : child;
@@ -217,7 +222,7 @@ export function readPythonModule(tree: Tree, source: string, path: string, isTes
       }
       if (child.type === 'call') {
         const parts = dottedParts(child.childForFieldName('function'));
-        if (parts) mod.calls.push({ owner, parts, ...(scope ? { classId: scope.classId } : {}) });
+        if (parts) mod.calls.push({ owner, parts, ...(scope ? { classId: scope.cls.id } : {}) });
       }
       walk(child, owner, scope, level);
     }
