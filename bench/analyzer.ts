@@ -87,7 +87,7 @@ function runChild(root: string, out: string): Promise<RunReport> {
 const VERBS = 'get set create update delete find load save parse render build resolve compute validate merge apply handle fetch send read write open close start stop'.split(' ');
 const NOUNS = 'user order invoice session token cache query schema table column index request response header payload message event queue worker job plan task memory graph node edge repo commit branch file path config option'.split(' ');
 
-export async function generateTree(dir: string, files: number, seed = 5): Promise<void> {
+async function generateTree(dir: string, files: number, seed = 5): Promise<void> {
   const rand = prng(seed);
   const pick = <T>(list: T[]) => list[Math.floor(rand() * list.length)]!;
   const cap = (w: string) => w[0]!.toUpperCase() + w.slice(1);
@@ -161,7 +161,7 @@ function firstSentence(doc: string): string {
  * sentence without any word of the function's name (`listSourceFiles` drops list, source, files),
  * so the name cannot answer it. Sentences left with fewer than 4 words are not used.
  */
-export function questions(commit: CommitFile, count = QUESTIONS, seed = 3): Question[] {
+function questions(commit: CommitFile, count = QUESTIONS, seed = 3): Question[] {
   const candidates: Question[] = [];
   for (const node of commit.nodes) {
     if (node.type !== 'FUNCTION' || !node.filePath.startsWith('src/') || !node.technicalSummary) continue;

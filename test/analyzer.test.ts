@@ -198,10 +198,11 @@ def sample():
     return total([Product("pen", 2), m.Product.free("air")])
 `,
   'py/shop/report.py': `from shop.pricing import total
+from shop.models import *
 
 
 def report():
-    return total([])
+    return total([Base()])
 `,
   'py/app.py': `from shop import total
 from shop.models import Product
@@ -269,8 +270,8 @@ const EXPECTED_NODES: Array<[string, string, number, number]> = [
   ['py/shop/models.py::Product.save', 'METHOD', 18, 20],
   ['py/shop/models.py::Product.free', 'METHOD', 22, 24],
   ['file::py/shop/pricing.py', 'FILE', 1, 17],
-  ['file::py/shop/report.py', 'FILE', 1, 5],
-  ['py/shop/report.py::report', 'FUNCTION', 4, 5],
+  ['file::py/shop/report.py', 'FILE', 1, 6],
+  ['py/shop/report.py::report', 'FUNCTION', 5, 6],
   ['py/shop/pricing.py::total', 'FUNCTION', 7, 9],
   ['py/shop/pricing.py::round_up', 'FUNCTION', 12, 13],
   ['py/shop/pricing.py::sample', 'FUNCTION', 16, 17],
@@ -320,6 +321,7 @@ const EXPECTED_EDGES = [
   'IMPORTS file::py/shop/__init__.py -> file::py/shop/pricing.py',
   'IMPORTS file::py/shop/pricing.py -> file::py/shop/models.py',
   'IMPORTS file::py/shop/report.py -> file::py/shop/pricing.py', // `shop.pricing`: py/ is on the path, not a package
+  'IMPORTS file::py/shop/report.py -> file::py/shop/models.py',
   'IMPORTS file::py/tests/test_pricing.py -> file::py/shop/pricing.py',
   'CALLS py/app.py::checkout -> py/shop/pricing.py::total', // through the package's re-export
   'CALLS py/app.py::checkout -> py/shop/models.py::Product',
@@ -335,6 +337,7 @@ const EXPECTED_EDGES = [
   'CALLS py/shop/pricing.py::sample -> py/shop/models.py::Product',
   'CALLS py/shop/pricing.py::sample -> py/shop/models.py::Product.free', // module alias, then class attribute
   'CALLS py/shop/report.py::report -> py/shop/pricing.py::total',
+  'CALLS py/shop/report.py::report -> py/shop/models.py::Base', // through `import *`
   'CALLS py/tests/test_pricing.py::test_total -> py/shop/pricing.py::total',
   'TESTS file::py/tests/test_pricing.py -> py/shop/pricing.py::total',
 ];
@@ -426,6 +429,8 @@ describe('analyzer: the fixture repository', () => {
     assert.deepEqual(edge('CALLS src/main.ts::main -> src/shapes.ts::Circle').metadata, { calledName: 'Round', isNew: true });
     assert.deepEqual(edge('CALLS src/main.ts::main -> src/shapes.ts::square').metadata, { calledName: 'shapes.square' });
     assert.deepEqual(edge('EXTENDS py/shop/models.py::Product -> py/shop/models.py::Base').metadata, { extendsType: 'Base' });
+    assert.deepEqual(edge('IMPORTS file::py/app.py -> file::py/shop/models.py').metadata, { importPath: 'shop.models', importedName: 'Product' });
+    assert.deepEqual(edge('IMPORTS file::py/shop/pricing.py -> file::py/shop/models.py').metadata, { importPath: '.models', importedName: 'Product' });
 
     // Called from three places and calling one: format outranks pad, which only it calls.
     assert.ok(node('src/format.ts::format').score! > node('src/format.ts::pad').score!);

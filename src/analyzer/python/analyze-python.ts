@@ -17,6 +17,8 @@ const MAX_DEPTH = 8;
 /** Resolution across the modules of one repository (imports, re-exports, classes and their bases). */
 class PythonLinker {
   private readonly bindings = new Map<string, Map<string, Binding>>();
+  /** Modules whose names a module takes in whole (`from x import *`). */
+  private readonly starImports = new Map<string, string[]>();
   private readonly classes = new Map<string, PyClass>();
 
   constructor(
@@ -54,17 +56,29 @@ class PythonLinker {
           names.set(alias ?? name, { kind: 'symbol', path: target, name });
         }
       }
-      if (imp.names.length === 0 && target) this.graph.addEdge(mod.fileId, `file::${target}`, 'IMPORTS', { importPath, importedName: '*' });
+      if (imp.names.length === 0 && target) {
+        this.graph.addEdge(mod.fileId, `file::${target}`, 'IMPORTS', { importPath, importedName: '*' });
+        this.starImports.set(mod.path, [...(this.starImports.get(mod.path) ?? []), target]);
+      }
     }
   }
 
-  /** A name as seen from a module: its own definition, else what an import bound it to (followed through re-exports). */
+  /**
+   * A name as seen from a module: its own definition, else what an import bound it to (followed
+   * through re-exports), else what a `from x import *` brings.
+   */
   private lookup(path: string, name: string, depth = 0): Target | undefined {
     if (depth > MAX_DEPTH) return undefined;
     const own = this.modules.get(path)?.symbols.get(name);
     if (own) return { kind: 'node', id: own };
     const binding = this.bindings.get(path)?.get(name);
-    if (!binding) return undefined;
+    if (!binding) {
+      for (const star of this.starImports.get(path) ?? []) {
+        const found = this.lookup(star, name, depth + 1);
+        if (found) return found;
+      }
+      return undefined;
+    }
     if (binding.kind === 'module') return { kind: 'module', path: binding.path };
     if (binding.kind === 'symbol') return this.lookup(binding.path, binding.name, depth + 1);
     const file = this.index.absolute(binding.dotted);

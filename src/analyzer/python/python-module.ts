@@ -4,7 +4,7 @@ import { clipCode, isDocumentation, tidyDoc } from '../doc-text.js';
 import { fileNode } from '../file-node.js';
 import type { GraphBuilder } from '../graph-builder.js';
 
-/** `import a.b as c` (names null) or `from ..a.b import x as y, z` (level = the dots). */
+/** `import a.b as c` (names null) or `from ..a.b import x as y, z` (level = the dots; names empty for `*`). */
 export interface PyImport {
   module: string;
   level: number;
@@ -136,7 +136,7 @@ function imports(statement: SyntaxNode): PyImport[] {
     module = named(moduleNode).find((c) => c.type === 'dotted_name')?.text ?? '';
   }
   const wildcard = named(statement).some((c) => c.type === 'wildcard_import');
-  const names = wildcard ? [] : named(statement).filter((c) => c !== moduleNode && (c.type === 'dotted_name' || c.type === 'aliased_import')).map(aliased);
+  const names = wildcard ? [] : statement.childrenForFieldName('name').filter((c): c is SyntaxNode => c !== null).map(aliased);
   return [{ module, level, names }];
 }
 
