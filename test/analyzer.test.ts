@@ -84,6 +84,18 @@ export default function describeAll(values: number[]): string {
   return values.map((v) => formatSquare(v)).join('\\n');
 }
 `,
+  'src/options.ts': `export const Options = { verbose: false };
+
+/** The options a run takes. */
+export type Options = typeof Options;
+
+export class Runner {
+  /** Starts a runner with the given options, or the defaults. */
+  constructor();
+  constructor(options: Options);
+  constructor(readonly options: Options = Options) {}
+}
+`,
   'src/index.ts': `export { Circle, square } from './shapes.js';
 export * from './format.js';
 export { default as describeAll } from './format.js';
@@ -234,6 +246,10 @@ const EXPECTED_NODES: Array<[string, string, number, number]> = [
   ['file::src/index.ts', 'FILE', 1, 4],
   ['file::src/main.ts', 'FILE', 1, 9],
   ['src/main.ts::main', 'FUNCTION', 4, 7],
+  ['file::src/options.ts', 'FILE', 1, 11],
+  ['src/options.ts::Options', 'INTERFACE', 4, 4], // the type: the value beside it is no definition
+  ['src/options.ts::Runner', 'CLASS', 6, 11],
+  ['src/options.ts::Runner.constructor', 'METHOD', 10, 10], // the implementation of the overloads
   ['file::src/server.js', 'FILE', 1, 20],
   ['src/server.js::listUsers', 'FUNCTION', 7, 9],
   ['src/server.js::loadUsers', 'FUNCTION', 11, 13],
@@ -385,7 +401,7 @@ describe('analyzer: the fixture repository', () => {
     assert.deepEqual(actual.sort(), [...EXPECTED_NODES].sort());
     assertWellFormed(commit);
     assert.equal(commit.analyzedAt, '2026-01-02T03:04:05.000Z');
-    assert.deepEqual(commit.stats.files, { total: 13, typescript: 6, javascript: 1, python: 6 });
+    assert.deepEqual(commit.stats.files, { total: 14, typescript: 7, javascript: 1, python: 6 });
     assert.equal(commit.stats.hasGit, false);
   });
 
@@ -404,6 +420,8 @@ describe('analyzer: the fixture repository', () => {
     assert.equal(summary('file::py/shop/pricing.py'), 'Prices and totals.', 'a module docstring');
     assert.equal(summary('file::src/shapes.ts'), undefined, 'the first comment documents Shape, not the file');
     assert.equal(summary('src/format.ts::describeAll'), undefined);
+    assert.equal(summary('src/options.ts::Options'), 'The options a run takes.');
+    assert.equal(summary('src/options.ts::Runner.constructor'), 'Starts a runner with the given options, or the defaults.');
     assert.equal(nodes.get('src/shapes.ts::square')!.metadata.summarySource, 'doc-comment');
     assert.equal(nodes.get('src/format.ts::describeAll')!.metadata.summarySource, undefined);
   });
@@ -449,7 +467,7 @@ describe('analyzer: the fixture repository', () => {
     const shop = await analyzeRepository(join(repo, 'py/shop'));
     assert.ok(edgeLines(shop).includes('CALLS report.py::report -> pricing.py::total'));
     const noTsx = await analyzeRepository(repo, { exclude: ['*.tsx', 'py/'] });
-    assert.equal(noTsx.stats.files.total, 6);
+    assert.equal(noTsx.stats.files.total, 7);
     assert.ok(!noTsx.nodes.some((n) => n.filePath.endsWith('.tsx')));
   });
 
@@ -457,10 +475,10 @@ describe('analyzer: the fixture repository', () => {
     const seen: string[] = [];
     await analyzeRepository(repo, { onProgress: (p) => seen.push(`${p.phase} ${p.filesDone}/${p.filesTotal}`) });
     assert.equal(seen[0], 'listing 0/0');
-    assert.equal(seen[seen.length - 1], 'done 13/13');
+    assert.equal(seen[seen.length - 1], 'done 14/14');
     for (const phase of ['parsing', 'resolving']) {
-      assert.ok(seen.includes(`${phase} 7/13`), `${phase}: the TypeScript files`);
-      assert.ok(seen.includes(`${phase} 13/13`), `${phase}: then the Python files`);
+      assert.ok(seen.includes(`${phase} 8/14`), `${phase}: the TypeScript files`);
+      assert.ok(seen.includes(`${phase} 14/14`), `${phase}: then the Python files`);
     }
   });
 

@@ -66,11 +66,22 @@ function unwrap(expression: ts.Expression, sourceFile: ts.SourceFile): ts.Expres
 
 const isFunctionValue = (e: ts.Expression): e is ts.ArrowFunction | ts.FunctionExpression => ts.isArrowFunction(e) || ts.isFunctionExpression(e);
 
-/** Which of a symbol's declarations stands for it when several share an id: implementations first. */
+/** A function or class a variable or property holds (those make nodes; other values do not). */
+function holdsDefinition(d: ts.VariableDeclaration | ts.PropertyDeclaration): boolean {
+  if (!d.initializer) return false;
+  const value = unwrap(d.initializer, d.getSourceFile());
+  return isFunctionValue(value) || ts.isClassExpression(value);
+}
+
+/**
+ * Which of a symbol's declarations stands for it when several share an id: implementations
+ * first; 9 for declarations that make no node (`const Options = {…}` beside `type Options`).
+ */
 function rank(d: ts.Declaration): number {
   if ((ts.isFunctionDeclaration(d) || ts.isMethodDeclaration(d) || ts.isConstructorDeclaration(d)) && d.body) return 0;
   if (ts.isClassDeclaration(d)) return 1;
-  if (ts.isVariableDeclaration(d) || ts.isPropertyDeclaration(d) || ts.isAccessor(d)) return 2;
+  if (ts.isVariableDeclaration(d) || ts.isPropertyDeclaration(d)) return holdsDefinition(d) ? 2 : 9;
+  if (ts.isAccessor(d)) return 2;
   if (ts.isFunctionDeclaration(d) || ts.isMethodDeclaration(d) || ts.isConstructorDeclaration(d)) return 3;
   if (ts.isEnumDeclaration(d)) return 4;
   if (ts.isInterfaceDeclaration(d)) return 5;
@@ -142,7 +153,13 @@ function addMember(ctx: TsContext, file: TsFile, className: string, member: ts.C
   if (ts.isMethodDeclaration(member) || ts.isConstructorDeclaration(member) || ts.isAccessor(member)) fn = member;
   else if (ts.isPropertyDeclaration(member) && member.initializer && isFunctionValue(member.initializer)) fn = member.initializer;
   if (!fn) return;
-  const docAnchors = claim(ctx, id, member, member.name);
+  // Constructors have no name to find their overloads by: the one with a body stands for them all.
+  const constructors = ts.isConstructorDeclaration(member) ? member.parent.members.filter(ts.isConstructorDeclaration) : [];
+  if (constructors.some((c) => c.body) && ts.isConstructorDeclaration(member) && !member.body) {
+    ctx.declarationIds.set(member, id);
+    return;
+  }
+  const docAnchors = claim(ctx, id, member, member.name)?.concat(constructors.filter((c) => c !== member));
   if (!docAnchors) return;
   const kind = ts.isConstructorDeclaration(member) ? 'constructor' : ts.isGetAccessor(member) ? 'getter' : ts.isSetAccessor(member) ? 'setter' : ts.isPropertyDeclaration(member) ? 'property' : 'method';
   ctx.graph.addNode(
