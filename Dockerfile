@@ -18,7 +18,9 @@ RUN npm run build
 FROM node:20-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# No install scripts here either: the only runtime package with one is tree-sitter-python, whose
+# native binding we never load (the analyzer uses its .wasm grammar through web-tree-sitter).
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 # Layout matters: dist/db/migrate.js reads ../../migrations, dist/version.js reads ../package.json.
 COPY --from=build /app/dist ./dist
 COPY migrations ./migrations
