@@ -27,6 +27,7 @@ for (const backend of backends) {
         [
           'devstream_create_task',
           'devstream_delete_memory',
+          'devstream_get_job',
           'devstream_list_plans',
           'devstream_list_tasks',
           'devstream_search_memory',

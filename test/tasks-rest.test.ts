@@ -394,6 +394,12 @@ for (const backend of backends) {
         body: readFileSync(new URL('../../shared/fixtures/graphs/ky/3419113b48e034fdcf8fa6bd3be3da7b3d0d758f.json', import.meta.url)),
       });
       assert.equal(graph.status, 201);
+      // A finished job (the runner leaves it alone) for devstream_get_job.
+      const jobId = 'ab12cd34ef56';
+      await database.db.kysely
+        .insertInto('jobs')
+        .values({ id: jobId, kind: 'analyze', status: 'failed', params: JSON.stringify({ path: '/nowhere', repo: 'x' }), error: 'mirror', finished_at: new Date() })
+        .execute();
       type Args = Record<string, unknown>;
       const cases: Record<string, { args: Args | (() => Promise<Args>); varies: string[]; invalid: Args; field: string }> = {
         devstream_store_memory: {
@@ -426,6 +432,7 @@ for (const backend of backends) {
         find_symbols: { args: { query: 'merge headers', limit: 3 }, varies: [], invalid: { query: 'x', limit: 26 }, field: 'limit' },
         get_node: { args: { node: 'source/utils/merge.ts::deepMerge', include: ['callers', 'code'] }, varies: [], invalid: { node: '' }, field: 'node' },
         repo: { args: { action: 'health' }, varies: [], invalid: { action: 'explode' }, field: 'action' },
+        devstream_get_job: { args: { jobId }, varies: [], invalid: { jobId: '../etc' }, field: 'jobId' },
         resolve_context: { args: { task: 'merge headers', intent: 'pinpoint' }, varies: [], invalid: { task: 'x', tokenBudget: 10 }, field: 'tokenBudget' },
         impact: { args: { target: 'deepMerge', direction: 'both' }, varies: [], invalid: { target: 'x', radius: 9 }, field: 'radius' },
         devstream_update_task: {
