@@ -238,6 +238,33 @@ for (const backend of backends) {
       assert.equal((await search('Staging')).body.results.find((r: any) => r.memory_id === id)?.vector_rank, indexed.vector_rank);
     });
 
+    test('vectors of any size: past what a B-tree entry (1,536-D) or HNSW (4,096-D) holds, stores and searches still work', async () => {
+      fake.models.set('wide-embed', 1536);
+      fake.models.set('huge-embed', 4096);
+      for (const model of ['wide-embed', 'huge-embed']) {
+        await restart(ollama(fake, { model }));
+        const project = `Dims ${model}`;
+        const stored = await api('POST', '/api/v1/memories', { content: `Vectors from ${model} about lighthouse keepers.`, content_type: 'context', project });
+        assert.equal(stored.status, 201);
+        assert.equal(stored.body.embedding_model, model);
+        assert.equal(stored.body.embedding_dimensions, fake.models.get(model));
+        const indexed = await eventually(async () => {
+          const row = await database.db.kysely.selectFrom('semantic_memory').select(sql<boolean>`embedding is not null`.as('has')).where('id', '=', stored.body.memory_id).executeTakeFirstOrThrow();
+          return row.has ? true : undefined;
+        }, 30_000);
+        assert.equal(indexed, true, 'the worker moved the staged vector into the row');
+        for (const scope of [{ project }, {}]) {
+          const found = await api('POST', '/api/v1/memories/search', { query: 'lighthouse keepers', ...scope });
+          assert.equal(found.status, 200, JSON.stringify(found.body));
+          assert.equal(found.body.method, 'hybrid');
+          const hit = found.body.results.find((r: any) => r.memory_id === stored.body.memory_id);
+          assert.equal(hit?.vector_rank, 1, `${model} ${JSON.stringify(scope)}`);
+        }
+      }
+      const indexes = await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'semantic_memory' and indexname ~ '_(1536|4096)$'`.execute(database.db.kysely);
+      assert.deepEqual(indexes.rows.map((r) => r.name).sort(), ['idx_semantic_memory_embedding_1536'], 'HNSW up to 4,000-D; the covering B-tree up to 1,024-D');
+    });
+
     test('a duplicate is answered without waiting for a hung embedder', async () => {
       await restart(ollama(fake, { timeoutMs: 3_000 }));
       const content = 'Duplicates are found while the embedder works.';

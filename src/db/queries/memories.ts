@@ -412,7 +412,7 @@ export async function searchMemories(db: Kysely<Database>, params: SearchParams)
 /** pgvector's HNSW indexes `halfvec` up to this many dimensions; beyond it, vector search scans. */
 export const MAX_INDEXED_DIMS = 4000;
 /** A B-tree entry holds a halfvec up to about this many dimensions (see migrations/0009). */
-const MAX_SCOPE_INDEXED_DIMS = 1200;
+const MAX_SCOPE_INDEXED_DIMS = 1024;
 
 /**
  * Creates the indexes for vectors of this dimension unless they exist (768's ship with the schema):
