@@ -241,10 +241,11 @@ for (const backend of backends) {
     test('vectors of any size: past what a B-tree entry (1,536-D) or HNSW (4,096-D) holds, stores and searches still work', async () => {
       fake.models.set('wide-embed', 1536);
       fake.models.set('huge-embed', 4096);
-      for (const model of ['wide-embed', 'huge-embed']) {
+      // Each model's memory in words no other memory has: the vector branch must rank it first everywhere.
+      for (const [model, topic] of [['wide-embed', 'lighthouse keepers'], ['huge-embed', 'glacier surveyors']] as const) {
         await restart(ollama(fake, { model }));
         const project = `Dims ${model}`;
-        const stored = await api('POST', '/api/v1/memories', { content: `Vectors from ${model} about lighthouse keepers.`, content_type: 'context', project });
+        const stored = await api('POST', '/api/v1/memories', { content: `Notes on ${topic}.`, content_type: 'context', project });
         assert.equal(stored.status, 201);
         assert.equal(stored.body.embedding_model, model);
         assert.equal(stored.body.embedding_dimensions, fake.models.get(model));
@@ -254,7 +255,7 @@ for (const backend of backends) {
         }, 30_000);
         assert.equal(indexed, true, 'the worker moved the staged vector into the row');
         for (const scope of [{ project }, {}]) {
-          const found = await api('POST', '/api/v1/memories/search', { query: 'lighthouse keepers', ...scope });
+          const found = await api('POST', '/api/v1/memories/search', { query: topic, ...scope });
           assert.equal(found.status, 200, JSON.stringify(found.body));
           assert.equal(found.body.method, 'hybrid');
           const hit = found.body.results.find((r: any) => r.memory_id === stored.body.memory_id);
