@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { BackgroundLoop, type RoundResult } from '../background-loop.js';
 import { claimJobs, completeJobs, enqueueStale, indexStagedVectors, makeJobsDue, retryJobs } from '../db/queries/embedding-jobs.js';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../domain/context.js';
@@ -32,15 +33,9 @@ const MAX_BACKOFF_MS = 60_000;
 export class EmbeddingWorker {
   private readonly batchSize: number;
   private readonly idlePollMs: number;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = true;
+  private readonly loop = new BackgroundLoop(() => this.round());
   /** Non-zero while waiting out a failure. */
   private backoffMs = 0;
-  /** A kick arrived during a run: run again this long after it (Infinity: no kick). */
-  private again = Infinity;
-  /** When the scheduled run starts (performance.now(); Infinity: none scheduled). */
-  private dueAt = Infinity;
   private readonly leaseMs: number;
 
   constructor(
@@ -59,7 +54,7 @@ export class EmbeddingWorker {
         .catch((error: unknown) => this.log.warn({ err: error }, 'could not make embedding jobs due'))
         .finally(() => {
           this.backoffMs = 0;
-          this.kick();
+          this.loop.resume();
         });
     });
   }
@@ -67,42 +62,33 @@ export class EmbeddingWorker {
   /** Queues memories without a vector of the current model, then works the queue in the background. */
   async start(): Promise<void> {
     const model = this.embedder.model;
-    if (!this.embedder.enabled || model === null || !this.stopped) return;
-    this.stopped = false;
+    if (!this.embedder.enabled || model === null || this.loop.active) return;
+    this.loop.start();
     try {
       const queued = await enqueueStale(this.db, model);
       if (queued > 0) this.log.info({ queued, model }, 'memories queued for embedding with the current model');
     } catch (error) {
       this.log.warn({ err: error }, 'could not queue memories for embedding; will retry with the queue');
     }
-    this.kick();
+    this.loop.kick();
+  }
+
+  /** Work the queue now (a memory was queued). Ignored while backing off from a failure. */
+  kick(): void {
+    this.loop.kick();
   }
 
   /**
-   * Work the queue within `delayMs` (a memory was queued, or its vector staged: a short delay lets
-   * stores in a burst be indexed in one batch, off their way). Ignored while backing off from a failure.
+   * A store staged a vector: index it soon (the delay lets stores in a burst be indexed in one
+   * batch, off their way). Ignored while backing off from a failure.
    */
-  kick(delayMs = 0): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = Math.min(this.again, delayMs);
-      return;
-    }
-    if (this.backoffMs === 0 && this.dueAt > performance.now() + delayMs) this.schedule(delayMs);
-  }
-
-  /** A store staged a vector: index it soon. */
   vectorStaged(): void {
-    this.kick(STAGED_INDEX_DELAY_MS);
+    this.loop.kick(STAGED_INDEX_DELAY_MS);
   }
 
   /** Stops taking new batches and waits for the one in flight. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.dueAt = Infinity;
-    await this.running;
+    await this.loop.stop();
   }
 
   /**
@@ -120,22 +106,8 @@ export class EmbeddingWorker {
     }
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.dueAt = performance.now() + delayMs;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.dueAt = Infinity;
-      this.running = this.loop().finally(() => {
-        this.running = null;
-      });
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  private async loop(): Promise<void> {
-    this.again = Infinity;
+  /** One round: drain the queue, then wait for the idle poll, or back off after a failure. */
+  private async round(): Promise<RoundResult> {
     let failed: string | null;
     try {
       failed = (await this.drain()).failed;
@@ -146,11 +118,10 @@ export class EmbeddingWorker {
     }
     if (failed) {
       this.backoffMs = Math.min(Math.max(this.backoffMs * 2, MIN_BACKOFF_MS), MAX_BACKOFF_MS);
-      this.schedule(this.backoffMs);
-    } else {
-      this.backoffMs = 0;
-      this.schedule(Math.min(this.again, this.idlePollMs));
+      return { nextMs: this.backoffMs, hold: true };
     }
+    this.backoffMs = 0;
+    return { nextMs: this.idlePollMs };
   }
 
   private async runBatch(): Promise<{ claimed: number; embedded: number; failed: string | null }> {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { BackgroundLoop, type RoundResult } from '../background-loop.js';
 import { claimJob, finishJob, reportProgress, requeueJob, type JobRow } from '../db/queries/jobs.js';
 import type { Database, JobKind } from '../db/schema.js';
 import type { Logger } from '../domain/context.js';
@@ -35,10 +36,7 @@ const PROGRESS_EVERY_MS = 1_000;
 export class JobRunner {
   private readonly leaseMs: number;
   private readonly pollMs: number;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = true;
-  private again = false;
+  private readonly loop = new BackgroundLoop(() => this.round());
   private current: AbortController | null = null;
 
   constructor(
@@ -52,50 +50,30 @@ export class JobRunner {
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.kick();
+    if (this.loop.active) return;
+    this.loop.start();
+    this.loop.kick();
   }
 
   /** A job was queued: look now. */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.schedule(0);
+    this.loop.kick();
   }
 
   /** Stops: the running job is aborted and queued again; waits for that. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    const stopped = this.loop.stop();
     this.current?.abort();
-    await this.running;
+    await stopped;
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.loop().finally(() => {
-        this.running = null;
-      });
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  private async loop(): Promise<void> {
-    this.again = false;
+  private async round(): Promise<RoundResult> {
     try {
-      while (!this.stopped && (await this.runOne()));
+      while (this.loop.active && (await this.runOne()));
     } catch (error) {
       this.log.warn({ err: error }, 'job runner could not reach the database');
     }
-    this.schedule(this.again ? 0 : this.pollMs);
+    return { nextMs: this.pollMs };
   }
 
   /** Claims and runs one job; false when none is due. */
@@ -142,7 +120,7 @@ export class JobRunner {
       this.log.info({ job: job.id, kind: job.kind }, 'job succeeded');
     } catch (error) {
       clearInterval(heartbeat);
-      if (this.stopped) {
+      if (!this.loop.active) {
         await requeueJob(this.db, job.id);
         this.log.info({ job: job.id }, 'job stopped by shutdown: queued again');
       } else if (!abort.signal.aborted) {
