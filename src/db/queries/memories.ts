@@ -149,7 +149,12 @@ export interface SearchParams {
   query: string;
   filters: SearchFilters;
   limit: number;
-  /** Candidates per branch. */
+  /**
+   * Candidates per branch. Written into the statement's text (a literal, unlike the other values):
+   * with a known LIMIT the planner costs the generic plan right and picks it, so a project's
+   * search is planned once per connection instead of on every call (~2.5 ms saved, 100k memories).
+   * Callers keep the number of distinct values small: each is a prepared statement per connection.
+   */
   k: number;
   /** Absent: keyword-only. */
   vector?: { values: number[]; model: string; dims: number } | undefined;
@@ -248,7 +253,7 @@ function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): RawBuild
     ), kw_more as (
       -- Evaluated once, and only when the rare words found fewer than k memories.
       select m.id, m.fts, m.project_id, m.created_at from semantic_memory m
-       where (select count(*) from kw_candidates) < ${p.k}
+       where (select count(*) from kw_candidates) < ${sql.lit(p.k)}
          and m.fts @@ (select any_word from kw_query) and not m.fts @@ (select selective from kw_query) and ${where}
     ), kw_terms as (
       select c.id, c.project_id, c.created_at, length(c.fts)::float8 as dl, q.idf,
@@ -281,7 +286,7 @@ const NEIGHBOURS = 2;
  */
 function neighbourSql(p: SearchParams): RawBuilder<unknown> {
   if (p.weights.neighbours <= 0) {
-    return sql`kw_final as (select id, score from kw_scored order by score desc, id limit ${p.k})`;
+    return sql`kw_final as (select id, score from kw_scored order by score desc, id limit ${sql.lit(p.k)})`;
   }
   const side = (op: RawBuilder<unknown>, order: RawBuilder<unknown>) => sql`
     (select y.id from semantic_memory y
@@ -302,7 +307,7 @@ function neighbourSql(p: SearchParams): RawBuilder<unknown> {
         left join kw_scored s on s.id = nb.neighbour
        group by t.id, t.score
        order by score desc, t.id
-       limit ${p.k}
+       limit ${sql.lit(p.k)}
     )`;
 }
 
@@ -313,6 +318,7 @@ function neighbourSql(p: SearchParams): RawBuilder<unknown> {
  * LIMIT, fused by reciprocal rank (k = 60).
  */
 export function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
+  if (!Number.isSafeInteger(p.k) || p.k < 1) throw new Error(`bad candidate count ${p.k}`);
   const where = filterSql(p.filters);
   return sql<SearchHit>`
     with ${keywordBranchSql(p, where)}, ${p.vector ? vectorBranchSql(p, p.vector, where) : sql`vec_ranked as (select null::varchar as id, null::float8 as distance, null::bigint as r where false)`}, fused as (
@@ -380,12 +386,12 @@ function vectorBranchSql(p: SearchParams, vector: NonNullable<SearchParams['vect
           where (select exact from vec_scope) and ${scoped(where)}
          offset 0) scope
         order by distance
-        limit ${p.k})
+        limit ${sql.lit(p.k)})
       union all
       (select m.id, ${distance} as distance from semantic_memory m
         where not (select exact from vec_scope) and ${scoped(filterSql(p.filters, { indexable: false }))}
         order by ${distance}
-        limit ${p.k})
+        limit ${sql.lit(p.k)})
       union all
       -- Vectors stored but not yet moved into their rows (and the index) by the worker: few, exact.
       (select m.id, j.embedding::halfvec(${dims}) <=> ${literal}::halfvec(${dims}) as distance
@@ -393,7 +399,7 @@ function vectorBranchSql(p: SearchParams, vector: NonNullable<SearchParams['vect
         where j.embedding is not null and m.embedding is null and ${ofModel} and ${where})
     ), vec_ranked as (
       select id, distance, r from (select id, distance, row_number() over (order by distance, id) as r from vec) v
-       where r <= ${p.k}
+       where r <= ${sql.lit(p.k)}
     )`;
 }
 

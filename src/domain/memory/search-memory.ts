@@ -24,6 +24,15 @@ export interface SearchMemoryResult {
 }
 
 /**
+ * Candidates each branch ranks before fusion: three times the limit, at least 30, rounded up to a
+ * multiple of 30 — five values for limits 1–50, because each is its own prepared statement (see
+ * SearchParams.k).
+ */
+export function candidatesFor(limit: number): number {
+  return Math.ceil(Math.max(30, limit * 3) / 30) * 30;
+}
+
+/**
  * Hybrid search (vector + keyword, fused by RRF) over live memories, or keyword-only when the query
  * cannot be embedded. Filters apply inside both branches before their limits; an unknown project
  * matches nothing. Every hit's access count goes up by one (written within a second, in a batch).
@@ -44,7 +53,7 @@ export async function searchMemory(ctx: Context, input: SearchMemoryInput): Prom
     query: input.query,
     filters,
     limit: input.limit,
-    k: Math.max(20, input.limit * 3),
+    k: candidatesFor(input.limit),
     vector: attempt.ok ? { values: attempt.vectors[0]!, model: attempt.model, dims: attempt.dims } : undefined,
     weights,
   });
