@@ -15,7 +15,7 @@ const scope = process.argv[2] ?? 'bench 3';
 const times: number[] = [];
 for (let i = 0; i < 60; i++) {
   const q = qs[(i * 7919) % qs.length]!;
-  const p = { query: q, filters: scope === 'all' ? {} : { project: scope }, limit: 10, k: 30, weights: { vector: 1, keyword: 1, neighbours: 0.4 }, vector: { values: FakeOllama.vector(q, 768, true), model: 'nomic-embed-text', dims: 768 } };
+  const p = { query: q, filters: { ...(scope === 'all' ? {} : { project: scope }), ...(process.env.SINCE ? { content_type: 'decision', created_after: process.env.SINCE } : {}) }, limit: 10, k: 30, weights: { vector: 1, keyword: 1, neighbours: 0.4 }, vector: { values: FakeOllama.vector(q, 768, true), model: 'nomic-embed-text', dims: 768 } };
   const c = hybridSearchSql(p as any).compile(kysely);
   const t = performance.now();
   await client.query({ name: 'probe', text: c.sql, values: c.parameters as unknown[] });
