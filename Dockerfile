@@ -34,6 +34,8 @@ RUN mkdir -p /data && chown node:node /data
 # port matches any port, so these loopback names keep working if the published port changes;
 # add e.g. `hub.example.internal` (or `hub.example.internal:7000`) to serve other names.
 # ALLOWED_ORIGINS (browsers only) defaults to the loopback origins with PORT.
+# Listening beyond the container's loopback means AUTH=required: pass ADMIN_TOKEN (-e) to create
+# the first API keys over REST.
 ENV HOST=0.0.0.0 \
     PORT=7000 \
     DATA_DIR=/data \

@@ -1,7 +1,8 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
-import type { Caller, Services } from './domain/context.js';
+import { Authenticator } from './auth/authenticator.js';
+import type { Services } from './domain/context.js';
 import { AccessTracker } from './domain/memory/access-tracker.js';
 import { KeywordStatsCompactor } from './domain/memory/keyword-stats-compactor.js';
 import { Embedder } from './embeddings/embedder.js';
@@ -11,7 +12,8 @@ import { VectorIndexes } from './embeddings/vector-indexes.js';
 import { analyzeJob } from './jobs/analyze-job.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { EmbeddingWorker } from './embeddings/worker.js';
-import { registerErrorHandling } from './http/errors.js';
+import { callerOf, registerAuth } from './http/auth.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { registerGraphUpload } from './http/graph-upload.js';
 import { registerHealth } from './http/health.js';
 import { registerHostCheck } from './http/host-check.js';
@@ -25,8 +27,8 @@ export interface AppDeps {
   db: Db;
   /** The newest migration version; /readyz wants the database at it. */
   schemaVersion: number;
-  /** Fastify logger options (default: pino at config.logLevel). */
-  logger?: FastifyServerOptions['logger'];
+  /** Where log lines go (default: stdout), e.g. a test capturing them. */
+  logStream?: { write(line: string): void };
 }
 
 type AppConfig = Pick<
@@ -40,9 +42,9 @@ type AppConfig = Pick<
   | 'embedding'
   | 'searchWeights'
   | 'graphs'
+  | 'auth'
+  | 'limits'
 >;
-
-const ANONYMOUS: Caller = { name: null, scopes: new Set(['read', 'write', 'admin']) };
 
 /**
  * Builds the service: REST under /api/v1, MCP at /mcp, /openapi.json, /healthz and /readyz.
@@ -50,7 +52,19 @@ const ANONYMOUS: Caller = { name: null, scopes: new Set(['read', 'write', 'admin
  */
 export async function buildApp(config: AppConfig, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel },
+    // Fastify logs no headers; should anything log one, the credentials are blanked.
+    logger: {
+      level: config.logLevel,
+      redact: ['req.headers.authorization', 'headers.authorization'],
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
+    },
+    bodyLimit: config.limits.bodyLimit,
+    requestTimeout: config.limits.requestTimeoutMs,
+    // Node ids in paths (GET /api/v1/nodes/{id}) run to 2,000 bytes, ~6 KB percent-encoded.
+    maxParamLength: 16_384,
+    // Router and HTTP-parser faults in the service's error body, not Fastify's or Node's.
+    frameworkErrors,
+    clientErrorHandler,
     // Validation is the operations' own (one zod path for MCP and REST); schemas here document routes.
     schemaErrorFormatter: (errors) => new Error(errors.map((e) => e.message).join('; ')),
   });
@@ -61,9 +75,13 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
 
   registerErrorHandling(app);
   registerHostCheck(app, { allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins });
+  const db = deps.db.kysely;
+  await registerAuth(app, {
+    authenticator: new Authenticator(db, config.auth.mode, config.auth.adminToken, app.log),
+    rateLimit: { max: config.limits.rateLimitMax, windowMs: config.limits.rateLimitWindowMs },
+  });
   await registerOpenApi(app);
 
-  const db = deps.db.kysely;
   const embedding = config.embedding;
   const embedder = new Embedder(
     embedding.provider === 'ollama'
@@ -95,7 +113,6 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     memory: { embedder, indexes, accesses, queued: (kind) => (kind === 'vector' ? worker.vectorStaged() : worker.kick()), weights: config.searchWeights },
   };
 
-  const callerOf = (): Caller => ANONYMOUS;
   registerHealth(app, { db, schemaVersion: deps.schemaVersion, embedder });
   registerOperationRoutes(app, {
     services,
@@ -111,6 +128,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     tools,
     stateless: config.mcpStateless,
     sessionIdleMs: config.sessionIdleMs,
+    maxSessions: config.limits.maxSessions,
     callerOf,
   });
   return app;

@@ -85,6 +85,26 @@ const envSchema = z.object({
     .transform(Number),
   GRAPH_RETENTION: int(1, 10_000, 20),
   ANALYZE_ROOTS: list.refine((roots) => (roots ?? []).every((r) => isAbsolute(r)), { error: 'must be absolute folder paths, comma-separated' }),
+  AUTH: z.enum(['required', 'off'], { error: 'must be required or off' }).optional(),
+  ADMIN_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => (v?.trim() ? v.trim() : undefined))
+    .refine((v) => v === undefined || v.length >= 32, { error: 'must be at least 32 characters (e.g. openssl rand -base64 32)' }),
+  RATE_LIMIT_MAX: int(1, 1_000_000, 600),
+  RATE_LIMIT_WINDOW: z
+    .string()
+    .trim()
+    .default('1 minute')
+    .refine((v) => parseDuration(v) !== null, { error: "must be a duration like '1 minute', '30 seconds' or 60000 (ms)" })
+    .transform((v) => parseDuration(v)!),
+  BODY_LIMIT: z
+    .string()
+    .default('2MB')
+    .refine((v) => parseBytes(v) !== null, { error: 'must be a size like 2097152, 2MB or 512KB (at least 1KB)' })
+    .transform((v) => parseBytes(v)!),
+  REQUEST_TIMEOUT_S: int(1, 86_400, 300),
+  MAX_SESSIONS: int(1, 1_000_000, 1000),
   GRAPH_UPLOAD_LIMIT: z
     .string()
     .default('256MB')
@@ -101,14 +121,34 @@ export function parseBytes(text: string): number | null {
   return Number.isSafeInteger(bytes) && bytes >= 1024 ? bytes : null;
 }
 
+/** `60000` (ms), `30 seconds`, `1 minute`, `2 hours`, `1 day` → milliseconds; null when unreadable or zero. */
+export function parseDuration(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?|d|days?)?\s*$/i.exec(text);
+  if (!m) return null;
+  const unit = (m[2] ?? 'ms').toLowerCase();
+  const scale = unit.startsWith('ms') || unit.startsWith('milli') ? 1 : unit.startsWith('s') ? 1000 : unit.startsWith('m') ? 60_000 : unit.startsWith('h') ? 3_600_000 : 86_400_000;
+  const ms = Math.round(Number(m[1]) * scale);
+  return Number.isSafeInteger(ms) && ms >= 1 ? ms : null;
+}
+
 /** Every environment variable the service reads (each is documented in README.md). */
 export const ENV_VARS = Object.keys(envSchema.shape);
 
 /** Variables whose values must never appear in a message or a log line. */
-const SECRET_VARS = new Set(['DATABASE_URL']);
+const SECRET_VARS = new Set(['DATABASE_URL', 'ADMIN_TOKEN']);
 
 /** The environment as the service uses it: the one schema's output, renamed for code. */
-const configSchema = envSchema.transform((e) => ({
+const configSchema = envSchema
+  .superRefine((e, ctx) => {
+    if (e.AUTH === 'off' && !isLoopbackHost(e.HOST)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['AUTH'],
+        message: `off is refused when HOST (${e.HOST}) is reachable from other machines: use AUTH=required with API keys, or HOST=127.0.0.1`,
+      });
+    }
+  })
+  .transform((e) => ({
   port: e.PORT,
   host: e.HOST,
   /** Unset: embedded PGlite in `dataDir`. */
@@ -130,6 +170,26 @@ const configSchema = envSchema.transform((e) => ({
   },
   /** RRF weights of the two search branches. */
   searchWeights: { vector: e.SEARCH_VECTOR_WEIGHT, keyword: e.SEARCH_KEYWORD_WEIGHT, neighbours: e.SEARCH_NEIGHBOR_WEIGHT },
+  auth: {
+    /**
+     * Default: off only when nothing but this machine can reach the service — a loopback HOST and no
+     * other name in ALLOWED_HOSTS (a reverse proxy on the same machine forwards the world's requests).
+     */
+    mode: e.AUTH ?? (isLoopbackHost(e.HOST) && (e.ALLOWED_HOSTS ?? []).every((h) => isLoopbackHost(h.replace(/:\d+$/, ''))) ? 'off' : 'required'),
+    /** A bootstrap credential with every scope (for creating the first keys). */
+    adminToken: e.ADMIN_TOKEN,
+  } as { mode: 'required' | 'off'; adminToken: string | undefined },
+  limits: {
+    /** Requests per key (per client address when AUTH=off) per window. */
+    rateLimitMax: e.RATE_LIMIT_MAX,
+    rateLimitWindowMs: e.RATE_LIMIT_WINDOW,
+    /** Largest JSON body, bytes. */
+    bodyLimit: e.BODY_LIMIT,
+    /** Time to receive a whole request. */
+    requestTimeoutMs: e.REQUEST_TIMEOUT_S * 1000,
+    /** Open MCP sessions; the least recently used one is closed to make room. */
+    maxSessions: e.MAX_SESSIONS,
+  },
   graphs: {
     /** Commits kept per graph; older ones are dropped when a newer one is uploaded. */
     retention: e.GRAPH_RETENTION,

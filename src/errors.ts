@@ -6,11 +6,12 @@
  */
 export const ERROR_CODES = {
   VALIDATION_ERROR: { status: 400, summary: 'The input failed validation; the message names each bad field.' },
-  UNAUTHORIZED: { status: 401, summary: 'Missing or unknown credentials.' },
-  FORBIDDEN: { status: 403, summary: 'The caller may not do this (e.g. a foreign Host or Origin header).' },
+  UNAUTHORIZED: { status: 401, summary: 'Missing, unknown or revoked API key (send Authorization: Bearer <token>).' },
+  FORBIDDEN: { status: 403, summary: "The caller may not do this: the key lacks the operation's scope, or a foreign Host or Origin header." },
   NOT_FOUND: { status: 404, summary: 'The task, plan, route or tool does not exist.' },
   CONFLICT: { status: 409, summary: 'The write conflicts with existing data (a unique name).' },
   PAYLOAD_TOO_LARGE: { status: 413, summary: 'The request body is larger than the service accepts.' },
+  RATE_LIMITED: { status: 429, summary: 'Too many requests from this key (or address) in the window; see Retry-After.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'The request body is not JSON.' },
   AUTO_CREATE_FAILED: { status: 500, summary: 'A missing project or phase could not be created.' },
   DATABASE_ERROR: { status: 500, summary: 'The database failed the operation (503 when it is unreachable).' },

@@ -4,6 +4,7 @@ import { ConfigError, isLoopbackHost, loadConfig, type Config } from './config.j
 import { openDb, type Db } from './db/client.js';
 import { loadMigrations, migrate } from './db/migrate.js';
 import { analyzeCommand } from './commands/analyze.js';
+import { keysCommand } from './commands/keys.js';
 import { reembed } from './commands/reembed.js';
 import { upload } from './commands/upload.js';
 import { VERSION } from './version.js';
@@ -20,6 +21,8 @@ Commands:
   analyze   Build the code graph of a repository (TypeScript, JavaScript, Python) and write
             and/or upload it: analyze <path> [--out <file>] [--upload <server>] [--repo <name>]
             [--token <key>] [--branch <name>] [--include <glob>]… [--exclude <glob>]… [--quiet]
+  keys      Manage API keys in DATABASE_URL: keys create <name> [--scopes read,write,admin],
+            keys list [--all], keys revoke <name> (with embedded PGlite: use /api/v1/keys)
   upload    Upload a DevLens commit file or graph folder to a server:
             upload <file | folder> --url <server> [--repo <name>] [--commit <hash>] [--branch <name>]
   help      Show this text
@@ -69,7 +72,7 @@ async function serve(config: Config): Promise<void> {
     app.log.warn({ host: config.host }, 'listening beyond loopback: set ALLOWED_HOSTS to the names clients use');
   }
   app.log.info(
-    { database: where(config), stateless: config.mcpStateless },
+    { database: where(config), stateless: config.mcpStateless, auth: config.auth.mode },
     `devstream-hub ${VERSION} listening on ${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port} (MCP at /mcp, REST at /api/v1)`,
   );
 }
@@ -100,6 +103,7 @@ export async function main(argv: string[]): Promise<number> {
       commit: { type: 'string' },
       branch: { type: 'string' },
       token: { type: 'string' },
+      scopes: { type: 'string' },
     },
   });
   const command = values.help ? 'help' : values.version ? 'version' : (positionals[0] ?? 'serve');
@@ -123,7 +127,7 @@ export async function main(argv: string[]): Promise<number> {
       token: str(values.token),
     });
   }
-  if (command !== 'serve' && command !== 'migrate' && command !== 'reembed') {
+  if (command !== 'serve' && command !== 'migrate' && command !== 'reembed' && command !== 'keys') {
     console.error(`Unknown command "${command}".\n\n${USAGE}`);
     return 2;
   }
@@ -136,6 +140,13 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     throw error;
+  }
+  if (command === 'keys') {
+    return keysCommand(config, async () => (await openMigrated(config)).db, {
+      positionals: positionals.slice(1),
+      scopes: typeof values.scopes === 'string' ? values.scopes : undefined,
+      all: values.all === true,
+    });
   }
   if (command === 'migrate') await runMigrate(config);
   else if (command === 'reembed') {

@@ -8,7 +8,7 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openDb } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
-import { backends } from './helpers/backends.js';
+import { backends, postgresBackend } from './helpers/backends.js';
 import { FakeOllama } from './helpers/fake-ollama.js';
 import { startServer } from './helpers/server.js';
 
@@ -17,7 +17,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Environment for a child service: ours minus anything that would point it elsewhere. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const key of ['DATABASE_URL', 'PORT', 'HOST', 'DATA_DIR', 'MCP_STATELESS', 'ALLOWED_HOSTS', 'ALLOWED_ORIGINS']) delete env[key];
+  for (const key of ['DATABASE_URL', 'PORT', 'HOST', 'DATA_DIR', 'MCP_STATELESS', 'ALLOWED_HOSTS', 'ALLOWED_ORIGINS', 'AUTH', 'ADMIN_TOKEN', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'BODY_LIMIT', 'MAX_SESSIONS']) delete env[key];
   for (const key of Object.keys(env)) if (key.startsWith('OLLAMA_') || key.startsWith('EMBEDDING_')) delete env[key];
   return { ...env, LOG_LEVEL: 'warn', EMBEDDING_PROVIDER: 'none', ...extra };
 }
@@ -130,6 +130,57 @@ describe('the devstream-hub command', () => {
     assert.match(r.stderr, /DATABASE_URL: /);
     assert.doesNotMatch(r.stderr + r.stdout, /s3cret/);
     assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
+  });
+
+  test('AUTH=off on a HOST other machines can reach is refused at start-up', async () => {
+    const r = await cli(['serve'], { HOST: '0.0.0.0', AUTH: 'off', DATA_DIR: await tempDir() });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /AUTH: off is refused when HOST \(0\.0\.0\.0\) is reachable from other machines/);
+  });
+
+  test('keys: with embedded PGlite the CLI points at the REST routes instead of opening the data directory', async () => {
+    const dataDir = await tempDir();
+    const r = await cli(['keys', 'create', 'alice'], { DATA_DIR: dataDir });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /POST \/api\/v1\/keys/);
+    assert.deepEqual(await readdir(dataDir), [], 'the data directory was not touched');
+    const usage = await cli(['keys', 'rotate'], { DATA_DIR: dataDir });
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /Unknown keys action "rotate"/);
+  });
+
+  test('keys create, list and revoke against Postgres; the token works until revoked', { skip: !postgresBackend && 'no Postgres' }, async () => {
+    const database = await postgresBackend!.open();
+    const env = { DATABASE_URL: database.url! };
+    try {
+      const created = await cli(['keys', 'create', 'ci-bot', '--scopes', 'read,write'], env);
+      assert.equal(created.code, 0, created.stderr);
+      const token = /^(dsh_\S+)$/m.exec(created.stdout)?.[1];
+      assert.ok(token, created.stdout);
+      const bad = await cli(['keys', 'create', 'other', '--scopes', 'read,root'], env);
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /VALIDATION_ERROR: scopes\.1/);
+      const dup = await cli(['keys', 'create', 'CI-BOT'], env);
+      assert.equal(dup.code, 1);
+      assert.match(dup.stderr, /CONFLICT/);
+      const listed = await cli(['keys', 'list'], env);
+      assert.match(listed.stdout, /^ci-bot\s+read,write\s+created .* last used never$/m);
+      assert.ok(!listed.stdout.includes(token!), 'list shows no tokens');
+
+      const server = await startServer(database, { auth: { mode: 'required', adminToken: undefined } });
+      try {
+        const headers = { authorization: `Bearer ${token}` };
+        assert.equal((await fetch(`${server.url}/api/v1/tasks`, { headers })).status, 200);
+        const revoked = await cli(['keys', 'revoke', 'ci-bot'], env);
+        assert.equal(revoked.code, 0, revoked.stderr);
+        assert.equal((await fetch(`${server.url}/api/v1/tasks`, { headers })).status, 401);
+        assert.equal((await cli(['keys', 'revoke', 'ci-bot'], env)).code, 1, 'nothing left to revoke');
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await database.dispose();
+    }
   });
 
   test('an unknown command is refused with the usage text', async () => {

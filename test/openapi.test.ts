@@ -116,6 +116,10 @@ describe('OpenAPI document', () => {
       mcpTools.map((t) => `/api/v1/tools/${t.name}`).sort(),
       'a tool route for every MCP tool and no other',
     );
+    assert.deepEqual(generated.components.securitySchemes.apiKey, { type: 'http', scheme: 'bearer', description: generated.components.securitySchemes.apiKey.description });
+    assert.deepEqual(generated.security, [{ apiKey: [] }], 'every route needs an API key (with AUTH=required)…');
+    assert.deepEqual(generated.paths['/healthz'].get.security, [], '…but the probes');
+    assert.match(generated.paths['/api/v1/keys'].post.description, /`admin` scope/);
     for (const path of ['/mcp', '/openapi.json', '/api/v1/tools/{name}']) {
       assert.ok(!paths.includes(path), `${path} is hidden (JSON-RPC, the document itself, the unknown-tool catch-all)`);
     }

@@ -40,7 +40,8 @@ export async function startService(options: {
   onLine?: (line: string) => void;
 }): Promise<ServiceProcess> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1' };
+  // Benchmarks send far more than a client may (RATE_LIMIT_MAX 600/min): no limit unless one is asked for.
+  const env: NodeJS.ProcessEnv = { RATE_LIMIT_MAX: '1000000', ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1' };
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts', 'serve'], {
     cwd: options.cwd,
     env,

@@ -235,7 +235,20 @@ export interface JobsTable {
   finished_at: NullableTimestamp;
 }
 
+/** API keys: a SHA-256 hash of each token, never the token (migrations/0010). */
+export interface ApiKeysTable {
+  id: string;
+  name: string;
+  token_hash: string;
+  scopes: string[];
+  created_by: string | null;
+  created_at: Timestamp;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
 export interface Database {
+  api_keys: ApiKeysTable;
   jobs: JobsTable;
   code_graphs: CodeGraphsTable;
   graph_commits: GraphCommitsTable;

@@ -4,7 +4,7 @@ import type { Embedder } from '../embeddings/embedder.js';
 import type { VectorIndexes } from '../embeddings/vector-indexes.js';
 import type { AccessTracker } from './memory/access-tracker.js';
 
-/** Who is calling. `name` is the API key's name once keys exist; null for an anonymous caller. */
+/** Who is calling: the API key's name (recorded as created_by), null when AUTH=off; its scopes. */
 export interface Caller {
   name: string | null;
   scopes: ReadonlySet<'read' | 'write' | 'admin'>;

@@ -11,7 +11,11 @@ const isJsonParseFailure = (error: FastifyError) =>
 /** Fastify's own request faults (bad JSON, wrong content type, body too large) as catalogue errors. */
 function fromFastifyError(error: FastifyError): AppError | undefined {
   if (isJsonParseFailure(error)) {
-    return new AppError('VALIDATION_ERROR', `Malformed JSON body: ${error.message}`, { details: { issues: [{ field: '(body)', message: error.message }] } });
+    // Fastify's parser says the same when the JSON is well formed but holds a `__proto__` or
+    // `constructor.prototype` key (refused: prototype poisoning).
+    const message =
+      error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'not valid JSON, or it holds a __proto__ or constructor.prototype key (refused)' : error.message;
+    return new AppError('VALIDATION_ERROR', `(body): malformed JSON: ${message}`, { details: { issues: [{ field: '(body)', message: `malformed JSON: ${message}` }] } });
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -24,6 +28,41 @@ function fromFastifyError(error: FastifyError): AppError | undefined {
       }
       return undefined;
   }
+}
+
+/**
+ * Fastify's router faults as catalogue errors: a path that is not valid percent-encoded UTF-8
+ * (FST_ERR_BAD_URL, e.g. an encoded lone surrogate) and a path parameter longer than the router's
+ * `maxParamLength` (FST_ERR_MAX_PARAM_LENGTH, 414). Fastify answers these itself, in its own body
+ * shape, unless this is given as its `frameworkErrors` option (app.ts).
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const message = tooLong ? 'a path segment is longer than the service accepts' : 'the path is not valid percent-encoded UTF-8';
+  return sendError(reply, new AppError('VALIDATION_ERROR', `(path): ${message}`, { details: { issues: [{ field: '(path)', message }] } }));
+}
+
+/**
+ * Faults Node's HTTP parser answers before Fastify sees a request: headers over Node's 16 KB (a
+ * huge URL) → 431, anything else malformed → 400, in the service's error body. Given to Fastify
+ * as `clientErrorHandler` (app.ts).
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: import('node:net').Socket): void {
+  if (!socket.writable) {
+    socket.destroy(error);
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify(
+    tooLarge
+      ? new AppError('PAYLOAD_TOO_LARGE', 'The request line and headers are larger than the service accepts (16 KB)', { status }).toJSON()
+      : new AppError('VALIDATION_ERROR', '(request): not a well-formed HTTP request', { details: { issues: [{ field: '(request)', message: 'not a well-formed HTTP request' }] } }).toJSON(),
+  );
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 /**

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { analyzeGraphTables } from '../db/queries/graphs.js';
 import type { Caller, Services } from '../domain/context.js';
 import { UploadQuerySchema, UploadResultSchema, uploadGraph } from '../domain/graphs/upload-graph.js';
+import { requireScope } from '../auth/scopes.js';
 import { AppError } from '../errors.js';
 import { ErrorBodySchema } from './operation-routes.js';
 
@@ -89,6 +90,8 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
         },
       },
       async (request, reply) => {
+        const caller = options.callerOf(request);
+        requireScope(caller, 'write', 'uploading a code graph');
         const declared = Number(request.headers['content-length']);
         if (Number.isFinite(declared) && declared > options.uploadLimit) {
           throw new AppError('PAYLOAD_TOO_LARGE', `The graph upload is larger than ${options.uploadLimit} bytes (GRAPH_UPLOAD_LIMIT)`);
@@ -102,7 +105,7 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
         if (encoding !== 'identity') stages.push(createGunzip(), byteLimit(options.uploadLimit, 'unpacked'));
         try {
           const result = await uploadGraph(
-            { db: options.services.db, caller: options.callerOf(request), retention: options.retention },
+            { db: options.services.db, caller, retention: options.retention },
             request.query,
             stages,
           );

@@ -14,8 +14,8 @@ export function registerHealth(
   app: FastifyInstance,
   deps: { db: Kysely<Database>; schemaVersion: number; embedder: Embedder },
 ): void {
-  app.get('/healthz', { schema: { operationId: 'get_healthz', tags: ['service'], summary: 'Liveness: the process is up' } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { operationId: 'get_readyz', tags: ['service'], summary: 'Readiness: database reachable and migrated' } }, async (_request, reply) => {
+  app.get('/healthz', { schema: { operationId: 'get_healthz', tags: ['service'], security: [], summary: 'Liveness: the process is up' } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { operationId: 'get_readyz', tags: ['service'], security: [], summary: 'Readiness: database reachable and migrated' } }, async (_request, reply) => {
     try {
       const result = await sql<{ v: number | null }>`
         select (select max(version) from schema_version) as v`.execute(deps.db);

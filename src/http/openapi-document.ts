@@ -1,4 +1,5 @@
 import { buildApp } from '../app.js';
+import { loadConfig } from '../config.js';
 import { openDb } from '../db/client.js';
 
 /**
@@ -7,18 +8,9 @@ import { openDb } from '../db/client.js';
  */
 export async function openApiDocument(): Promise<unknown> {
   const db = await openDb({ dataDir: 'memory://' });
+  const defaults = loadConfig({});
   const app = await buildApp(
-    {
-      logLevel: 'silent',
-      mcpStateless: false,
-      allowedHosts: undefined,
-      allowedOrigins: undefined,
-      sessionIdleMs: 60_000,
-      defaultProject: 'default',
-      embedding: { provider: 'none', ollamaHost: 'http://127.0.0.1:11434', model: 'nomic-embed-text', timeoutMs: 1_000 },
-      searchWeights: { vector: 1, keyword: 1, neighbours: 0.4 },
-      graphs: { retention: 20, uploadLimit: 256 * 1024 * 1024, analyzeRoots: [] },
-    },
+    { ...defaults, logLevel: 'silent', embedding: { ...defaults.embedding, provider: 'none' } },
     { db, schemaVersion: 0 },
   );
   try {

@@ -39,21 +39,24 @@ function innerType(schema: z.ZodType): z.ZodType {
  * else is left as it came, for the schema to reject with the field's name.
  */
 export function coerceQuery(schema: z.ZodObject, query: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(query)) {
-    const field = schema.shape[key] as z.ZodType | undefined;
-    const kind = field ? innerType(field) : undefined;
-    if (typeof value === 'string' && kind instanceof z.ZodArray) out[key] = value.split(',').map((v) => v.trim()).filter(Boolean);
-    else if (typeof value === 'string' && kind instanceof z.ZodNumber && /^-?\d+(\.\d+)?$/.test(value.trim())) out[key] = Number(value);
-    else if (typeof value === 'string' && kind instanceof z.ZodBoolean && (value === 'true' || value === 'false')) out[key] = value === 'true';
-    else out[key] = value;
-  }
-  return out;
+  // Built by Object.fromEntries, so a `__proto__` or `constructor` key stays an own (unknown, refused) field:
+  // `out[key] = value` would set or ignore the prototype and drop the key unseen.
+  return Object.fromEntries(
+    Object.entries(query).map(([key, value]) => {
+      const field = Object.hasOwn(schema.shape, key) ? (schema.shape[key] as z.ZodType) : undefined;
+      const kind = field ? innerType(field) : undefined;
+      if (typeof value === 'string' && kind instanceof z.ZodArray) return [key, value.split(',').map((v) => v.trim()).filter(Boolean)];
+      if (typeof value === 'string' && kind instanceof z.ZodNumber && /^-?\d+(\.\d+)?$/.test(value.trim())) return [key, Number(value)];
+      if (typeof value === 'string' && kind instanceof z.ZodBoolean && (value === 'true' || value === 'false')) return [key, value === 'true'];
+      return [key, value];
+    }),
+  );
 }
 
+/** The arguments in a JSON body: an object, or none at all (no body) for an operation without required fields. */
 function asObject(body: unknown): Record<string, unknown> {
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) {
+  if (body === undefined) return {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new AppError('VALIDATION_ERROR', '(body): must be a JSON object', { details: { issues: [{ field: '(body)', message: 'must be a JSON object' }] } });
   }
   return body as Record<string, unknown>;
@@ -66,13 +69,18 @@ export function repoHeader(request: FastifyRequest): string | undefined {
   return text ? text.slice(0, 500) : undefined;
 }
 
+/** The OpenAPI tag of a resource route, by its first path segment. */
+const TAGS: Record<string, string> = { tasks: 'tasks', plans: 'tasks', memories: 'memory', jobs: 'jobs', keys: 'keys' };
+const tagOf = (route: HttpRoute | 'tool') => (route === 'tool' ? 'tools' : (TAGS[route.path.split('/')[1] ?? ''] ?? 'graphs'));
+
 /** Route documentation for @fastify/swagger; validation itself is `invoke`'s, shared with MCP. */
 function routeSchema(op: AnyOperation, route: HttpRoute | 'tool', status: number) {
+  const scope = `Needs an API key with the \`${op.scope}\` scope${op.scopeFor ? ' (more for some arguments)' : ''}.`;
   const common = {
     operationId: route === 'tool' ? `tool_${op.name}` : `${route.method.toLowerCase()}_${op.name.replace(/^devstream_/, '')}`,
     summary: route === 'tool' ? `${op.title} (MCP tool mirror)` : op.title,
-    description: route === 'tool' ? `Calls the MCP tool \`${op.name}\`: body = its arguments, response = its structuredContent. ${op.description}` : op.description,
-    tags: [route === 'tool' ? 'tools' : 'tasks'],
+    description: `${route === 'tool' ? `Calls the MCP tool \`${op.name}\`: body = its arguments, response = its structuredContent. ` : ''}${op.description} ${scope}`,
+    tags: [tagOf(route)],
     response: {
       [status]: op.output,
       '4XX': ErrorBodySchema,
@@ -102,7 +110,7 @@ function renameFields(schema: z.ZodObject, names: Record<string, string>): z.Zod
 /** Query-string keys under their input field names. */
 function renameQuery(query: Record<string, unknown>, names: Record<string, string> | undefined): Record<string, unknown> {
   if (!names) return query;
-  return Object.fromEntries(Object.entries(query).map(([key, value]) => [names[key] ?? key, value]));
+  return Object.fromEntries(Object.entries(query).map(([key, value]) => [Object.hasOwn(names, key) ? names[key]! : key, value]));
 }
 
 /**

@@ -12,7 +12,9 @@ export interface McpHttpOptions extends McpDeps {
   stateless: boolean;
   /** A session with no request and no open stream for this long is closed. */
   sessionIdleMs: number;
-  /** The caller of a request (anonymous until API keys exist). */
+  /** Open sessions at most; opening one more closes the least recently used. */
+  maxSessions: number;
+  /** The caller of a request (set by the auth hook). */
   callerOf(request: FastifyRequest): Caller;
 }
 
@@ -22,6 +24,8 @@ const MCP_ROUTE = { schema: { hide: true } };
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: Server;
+  /** The API key that opened the session (null with AUTH=off): no other key may use it. */
+  owner: string | null;
   lastSeen: number;
   openStreams: number;
 }
@@ -41,6 +45,8 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   const sessions = new Map<string, Session>();
 
   const handoff = async (request: FastifyRequest, reply: FastifyReply, transport: StreamableHTTPServerTransport) => {
+    // Headers set before the hand-off (x-ratelimit-*) go out with the transport's answer.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
     await transport.handleRequest(request.raw, reply.raw, request.body);
   };
@@ -68,7 +74,8 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
       return undefined;
     }
     const session = sessions.get(id);
-    if (!session) {
+    // Another key's session is answered as if it did not exist: its id reveals nothing.
+    if (!session || session.owner !== options.callerOf(request).name) {
       rpcError(reply, 404, -32001, 'Session not found: it ended or expired; initialize a new session');
       return undefined;
     }
@@ -85,11 +92,13 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     if (!isInitializeRequest(request.body)) {
       return rpcError(reply, 400, -32000, 'Bad Request: no Mcp-Session-Id header and the request is not initialize');
     }
-    const server = createMcpServer(options, options.callerOf(request), sessionRepo(request));
+    const caller = options.callerOf(request);
+    const server = createMcpServer(options, caller, sessionRepo(request));
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, lastSeen: Date.now(), openStreams: 0 });
+        if (sessions.size >= options.maxSessions) evictLeastRecentlyUsed();
+        sessions.set(id, { transport, server, owner: caller.name, lastSeen: Date.now(), openStreams: 0 });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
@@ -121,6 +130,20 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     if (session) await handoff(request, reply, session.transport);
     return reply;
   });
+
+  /** Makes room for a new session: the least recently used one goes, idle ones (no open stream) first. */
+  const evictLeastRecentlyUsed = () => {
+    let victim: [string, Session] | undefined;
+    const busy = (s: Session) => (s.openStreams > 0 ? 1 : 0);
+    for (const entry of sessions) {
+      const [, s] = entry;
+      if (!victim || busy(s) < busy(victim[1]) || (busy(s) === busy(victim[1]) && s.lastSeen < victim[1].lastSeen)) victim = entry;
+    }
+    if (!victim) return;
+    sessions.delete(victim[0]);
+    app.log.info({ sessions: sessions.size + 1, max: options.maxSessions }, 'MCP session limit reached: closed the least recently used session');
+    void victim[1].transport.close();
+  };
 
   const sweep = setInterval(
     () => {

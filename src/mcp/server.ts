@@ -1,4 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { AnyObjectSchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -8,9 +10,16 @@ import {
   SetLevelRequestSchema,
   type CallToolResult,
   type LoggingLevel,
+  type Notification,
+  type Request,
+  type Result,
+  type ServerNotification,
+  type ServerRequest,
+  type ServerResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { SCOPES, type Scope } from '../auth/scopes.js';
 import type { Caller, Context, Logger, Services } from '../domain/context.js';
 import type { Database } from '../db/schema.js';
 import { invoke, isServerFault, toAppError } from '../operations/invoke.js';
@@ -26,20 +35,58 @@ export interface McpDeps {
 
 const LEVELS = LoggingLevelSchema.options;
 
+/** A zod error as one line naming each bad field: `params.name: Invalid input: expected string`. */
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(request)'}: ${i.message}`).join('; ');
+}
+
+/**
+ * The SDK's Server, except that a request not fitting its method's schema (`tools/call` without
+ * params, `logging/setLevel` with an unknown level…) is answered -32602 Invalid params naming the
+ * fields. The SDK parses each request before its handler and answers a failure as -32603 Internal
+ * error with zod's issue dump: a server fault for the client's mistake. Every handler, the SDK's own
+ * (initialize, ping) included, is registered through this override.
+ */
+class StrictServer extends Server {
+  override setRequestHandler<T extends AnyObjectSchema>(
+    schema: T,
+    handler: (
+      request: SchemaOutput<T>,
+      extra: RequestHandlerExtra<ServerRequest | Request, ServerNotification | Notification>,
+    ) => ServerResult | Result | Promise<ServerResult | Result>,
+  ): void {
+    const method = ((schema as unknown as z.ZodObject).shape.method as z.ZodLiteral<string>).value;
+    super.setRequestHandler(z.looseObject({ method: z.literal(method) }), (request, extra) => {
+      const parsed = (schema as unknown as z.ZodType).safeParse(request);
+      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid ${method} request: ${describeIssues(parsed.error)}`);
+      return handler(parsed.data as SchemaOutput<T>, extra);
+    });
+  }
+}
+
 /** A tool's JSON Schema as MCP lists it: zod's, without the `$schema` key that some validators reject. */
 export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
   const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   return json as Tool['inputSchema'];
 }
 
-const described = new WeakMap<AnyOperation[], Tool[]>();
+const described = new WeakMap<AnyOperation[], Map<string, Tool[]>>();
 
-/** The MCP descriptions of the given operations, computed once per list (not per session). */
-export function describeTools(tools: AnyOperation[]): Tool[] {
-  let list = described.get(tools);
+/**
+ * The MCP descriptions of the tools a caller with these scopes may call, computed once per list and
+ * set of scopes (not per session): a key without `write` is not shown the tools that need it.
+ */
+export function describeTools(tools: AnyOperation[], scopes: ReadonlySet<Scope> = new Set(SCOPES)): Tool[] {
+  let byScopes = described.get(tools);
+  if (!byScopes) {
+    byScopes = new Map();
+    described.set(tools, byScopes);
+  }
+  const key = SCOPES.filter((s) => scopes.has(s)).join(',');
+  let list = byScopes.get(key);
   if (!list) {
-    list = tools.map(describeTool);
-    described.set(tools, list);
+    list = tools.filter((op) => scopes.has(op.scope)).map(describeTool);
+    byScopes.set(key, list);
   }
   return list;
 }
@@ -61,7 +108,7 @@ function describeTool(op: AnyOperation): Tool {
  * (unknown tool) are JSON-RPC errors.
  */
 export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: string): Server {
-  const server = new Server(
+  const server = new StrictServer(
     { name: 'devstream-hub', version: deps.version },
     {
       capabilities: { tools: { listChanged: false }, resources: {}, logging: {} },
@@ -72,7 +119,7 @@ export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: str
         'analyzer uploaded: name the repo (repo argument, ?repo= on this URL or an X-Repo header) when there are several.',
     },
   );
-  const tools = describeTools(deps.tools);
+  const tools = describeTools(deps.tools, caller.scopes);
   const byName = new Map(deps.tools.map((op) => [op.name, op]));
   let minLevel: LoggingLevel = 'info';
 

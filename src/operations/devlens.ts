@@ -15,10 +15,7 @@ import { defineOperation } from './operation.js';
  * as DevLens's own, over the graphs uploaded to this server. `repo` replaces DevLens's working-folder
  * lookup (the server cannot see the client's folder): a name, graphId or path suffix.
  */
-const repo = text()
-  .trim()
-  .min(1, 'repo must not be empty')
-  .max(500, 'repo must be at most 500 characters')
+const repo = text(500, { what: 'repo', trim: true, nonEmpty: true })
   .optional()
   .describe('Repository: name, graphId or path ending in its name (default: ?repo= on the MCP URL, X-Repo, or the only graph)');
 
@@ -31,7 +28,7 @@ export const findSymbolsOp = defineOperation({
     'with file:line, no code. For a question in plain words prefer resolve_context.',
   action: 'finding symbols',
   input: z.strictObject({
-    query: text().trim().min(1, 'query must not be empty').max(2000, 'query must be at most 2000 characters').describe('A symbol name, path fragment or words'),
+    query: text(2000, { what: 'query', trim: true, nonEmpty: true }).describe('A symbol name, path fragment or words'),
     limit: z.number().int().min(1).max(25).default(10).describe('Results (1-25, default 10)'),
     repo,
   }),
@@ -62,7 +59,7 @@ export const getNodeOp = defineOperation({
     'find_symbols/resolve_context (`<id>#<k>` for the k-th of repeated ids), or a symbol name to auto-locate.',
   action: 'getting node',
   input: z.strictObject({
-    node: text().trim().min(1, 'node must not be empty').max(2000, 'node must be at most 2000 characters').describe('nodeId or symbol name'),
+    node: text(2000, { what: 'node', trim: true, nonEmpty: true }).describe('nodeId or symbol name'),
     include: z.array(z.enum(NODE_PARTS)).max(NODE_PARTS.length).optional().describe('Parts to return (default: all but code)'),
     repo,
   }),
@@ -108,9 +105,9 @@ export const repoOp = defineOperation({
   input: z.strictObject({
     action: z.enum(REPO_ACTIONS).describe('list | health | freshness | analyze'),
     repo,
-    commit: text().trim().max(100).optional().describe('freshness: your commit (e.g. git rev-parse HEAD)'),
-    path: text().trim().min(1).max(4096).optional().describe('analyze: an absolute folder on the server, inside ANALYZE_ROOTS'),
-    branch: text().trim().min(1).max(200).optional().describe('analyze: the branch the graph is recorded under'),
+    commit: text(100, { what: 'commit', trim: true }).optional().describe('freshness: your commit (e.g. git rev-parse HEAD)'),
+    path: text(4096, { what: 'path', trim: true, nonEmpty: true }).optional().describe('analyze: an absolute folder on the server, inside ANALYZE_ROOTS'),
+    branch: text(200, { what: 'branch', trim: true, nonEmpty: true }).optional().describe('analyze: the branch the graph is recorded under'),
   }),
   output: z.object({
     action: z.enum(REPO_ACTIONS),
@@ -129,14 +126,15 @@ export const repoOp = defineOperation({
     job: JobSchema.optional().describe('analyze with a path: the queued job'),
   }),
   scope: 'read',
-  // analyze with a path queues a job (a write); every other action only reads.
+  // analyze with a path queues a job that stores a graph (a write); every other action only reads.
+  scopeFor: (input) => (input.action === 'analyze' && input.path !== undefined ? 'write' : 'read'),
   annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
   routes: [],
   handler: repoTool,
   render: renderRepo,
 });
 
-const commit = (what: string) => text().trim().min(1).max(100, `${what} must be at most 100 characters`);
+const commit = (what: string) => text(100, { what, trim: true, nonEmpty: true });
 
 export const impactOp = defineOperation({
   name: 'impact',
@@ -147,7 +145,7 @@ export const impactOp = defineOperation({
     'ADDED, REMOVED and CODECHANGED between two uploaded commits, each with its direct dependents.',
   action: 'computing impact',
   input: z.strictObject({
-    target: text().trim().min(1, 'target must not be empty').max(2000).optional().describe('nodeId or symbol name'),
+    target: text(2000, { what: 'target', trim: true, nonEmpty: true }).optional().describe('nodeId or symbol name'),
     direction: z.enum(DIRECTIONS).default('upstream').describe('upstream (default) | downstream | both'),
     radius: z.number().int().min(1).max(5).default(2).describe('Hops (1-5, default 2)'),
     from: commit('from').optional().describe('Commit range: the older commit (hash or 7+ character prefix)'),
@@ -196,10 +194,10 @@ export const resolveContextOp = defineOperation({
     'security-audit, exploratory (default).',
   action: 'resolving context',
   input: z.strictObject({
-    task: text().trim().min(1, 'task must not be empty').max(2000, 'task must be at most 2000 characters').describe('The question, in plain words'),
+    task: text(2000, { what: 'task', trim: true, nonEmpty: true }).describe('The question, in plain words'),
     intent: z.enum(INTENTS).default('exploratory').describe(INTENTS.join(' | ')),
     focus: z
-      .array(text().trim().min(1).max(2000))
+      .array(text(2000, { what: 'focus entries', trim: true, nonEmpty: true }))
       .max(20, 'at most 20 focus entries')
       .optional()
       .describe('nodeIds, symbol names or file paths to center on'),

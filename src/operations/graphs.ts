@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { deleteGraph, GraphSummarySchema, listGraphs } from '../domain/graphs/graphs.js';
+import { graphId } from './fields.js';
 import { defineOperation } from './operation.js';
-
-const graphId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores');
 
 export const listGraphsOp = defineOperation({
   name: 'devstream_list_graphs',

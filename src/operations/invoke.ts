@@ -1,5 +1,6 @@
 import type { Context } from '../domain/context.js';
 import { fromDbError, isDbError } from '../db/errors.js';
+import { requireScope } from '../auth/scopes.js';
 import { AppError } from '../errors.js';
 import { parseInput, type AnyOperation } from './operation.js';
 
@@ -8,7 +9,9 @@ import { parseInput, type AnyOperation } from './operation.js';
  * REST request. Any failure comes out as an AppError with a catalogue code.
  */
 export async function invoke(op: AnyOperation, ctx: Context, raw: unknown): Promise<{ input: unknown; output: unknown }> {
+  requireScope(ctx.caller, op.scope, op.name);
   const input = parseInput(op, raw);
+  if (op.scopeFor) requireScope(ctx.caller, op.scopeFor(input), op.name);
   try {
     const output = await op.handler(ctx, input);
     return { input, output };

@@ -5,16 +5,15 @@ import { MemorySchema, SearchHitSchema } from '../domain/memory/model.js';
 import { renderDeletedMemory, renderSearchResults, renderStoredMemory } from '../domain/memory/render.js';
 import { searchMemory } from '../domain/memory/search-memory.js';
 import { storeMemory } from '../domain/memory/store-memory.js';
-import { hexId, name, text } from './fields.js';
+import { hexId, name, text, timestamp } from './fields.js';
 import { defineOperation } from './operation.js';
 
 const MAX_CONTENT = 1_000_000;
 const keywords = z
-  .array(text().trim().min(1, 'keywords must not be empty').max(100, 'keywords must be at most 100 characters'))
+  .array(text(100, { what: 'keywords', trim: true, nonEmpty: true }))
   .max(50, 'at most 50 keywords');
 const contentType = z.enum(CONTENT_TYPES);
 const memoryId = z.strictObject({ memory_id: hexId.describe('Memory id (12 hex characters)') });
-const timestamp = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-01-31T00:00:00Z' });
 
 export const storeMemoryOp = defineOperation({
   name: 'devstream_store_memory',
@@ -25,9 +24,8 @@ export const storeMemoryOp = defineOperation({
     'by keyword at once, and embedded in the background. Identical content in the same project is stored once.',
   action: 'storing memory',
   input: z.strictObject({
-    content: text()
+    content: text(MAX_CONTENT, { what: 'content' })
       .refine((s) => s.trim() !== '', 'content must not be empty')
-      .max(MAX_CONTENT, `content must be at most ${MAX_CONTENT} characters`)
       .describe('What to remember'),
     content_type: contentType.describe('Kind of content'),
     keywords: keywords.optional().describe('Keywords for retrieval (stored lowercase; at most 50)'),
@@ -64,17 +62,13 @@ export const searchMemoryOp = defineOperation({
     'the embedder is down; the answer says which ran. Filters (project, content_type, keywords, dates) apply before ranking.',
   action: 'searching memory',
   input: z.strictObject({
-    query: text()
-      .trim()
-      .min(1, 'query must not be empty')
-      .max(2000, 'query must be at most 2000 characters')
-      .describe('What to look for, in words'),
+    query: text(2000, { what: 'query', trim: true, nonEmpty: true }).describe('What to look for, in words'),
     content_type: contentType.optional().describe('Only memories of this type'),
     limit: z.number().int().min(1).max(50).default(10).describe('Results (1-50, default 10)'),
     project: name('project').optional().describe('Only memories of this project (exact name, case-insensitive)'),
     keywords: keywords.optional().describe('Only memories carrying all of these keywords'),
-    created_after: timestamp.optional().describe('Only memories stored at or after this time'),
-    created_before: timestamp.optional().describe('Only memories stored before this time'),
+    created_after: timestamp().optional().describe('Only memories stored at or after this time'),
+    created_before: timestamp().optional().describe('Only memories stored before this time'),
   }),
   output: z.object({
     query: z.string(),

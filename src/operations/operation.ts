@@ -2,7 +2,9 @@ import type { z } from 'zod';
 import type { Context } from '../domain/context.js';
 import { validationError, type FieldIssue } from '../errors.js';
 
-export type Scope = 'read' | 'write' | 'admin';
+import type { Scope } from '../auth/scopes.js';
+
+export type { Scope };
 
 export interface HttpRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -29,7 +31,10 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodO
   action: string;
   input: I;
   output: O;
+  /** The scope every call needs (MCP lists the tool only to keys holding it). */
   scope: Scope;
+  /** The scope a particular call needs when it is more than `scope` (e.g. `repo` analyze: write). */
+  scopeFor?(input: z.output<I>): Scope;
   annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
   /** Exposed as an MCP tool and at POST /api/v1/tools/{name} (default true). */
   tool?: boolean;
@@ -47,12 +52,15 @@ export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(op
 
 export type AnyOperation = Operation<z.ZodObject, z.ZodObject>;
 
+/** A path segment as a field name: an empty key is shown quoted, so every issue names something. */
+const segment = (key: PropertyKey) => (key === '' ? '""' : String(key));
+
 /** Zod issues as field-named problems: `priority: Too big: expected number to be <=10`. */
 export function toFieldIssues(error: z.ZodError): FieldIssue[] {
   return error.issues.flatMap((issue): FieldIssue[] => {
-    const base = issue.path.map(String).join('.');
+    const base = issue.path.map(segment).join('.');
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ field: base ? `${base}.${key}` : key, message: 'Unknown field' }));
+      return issue.keys.map((key) => ({ field: base ? `${base}.${segment(key)}` : segment(key), message: 'Unknown field' }));
     }
     return [{ field: base || '(arguments)', message: issue.message }];
   });

@@ -48,7 +48,7 @@ export const createTaskOp = defineOperation({
   action: 'creating task',
   input: z.strictObject({
     title: name('title').describe('Task title'),
-    description: text().trim().min(1, 'description must not be empty').max(20_000).describe('Detailed task description'),
+    description: text(20_000, { what: 'description', trim: true, nonEmpty: true }).describe('Detailed task description'),
     task_type: z.enum(TASK_TYPES).describe('Kind of work'),
     priority: priority.describe('Priority 1-10 (higher = more important)'),
     phase_name: name('phase_name').describe('Phase name, e.g. "Core Engine & Infrastructure"'),
@@ -77,7 +77,7 @@ export const updateTaskOp = defineOperation({
   input: z.strictObject({
     task_id: hexId.describe('Task id (12 hex characters)'),
     status: z.enum(TASK_STATUSES).describe('New status'),
-    notes: text().max(20_000).optional().describe('Notes about the update'),
+    notes: text(20_000, { what: 'notes' }).optional().describe('Notes about the update'),
   }),
   output: z.object({
     success: z.boolean(),

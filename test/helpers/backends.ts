@@ -8,6 +8,8 @@ import { createScratchDatabase, postgresUrl } from './postgres.js';
 export interface TestDb {
   db: Db;
   schemaVersion: number;
+  /** The scratch database's URL (Postgres only), for child processes. */
+  url?: string;
   /** Closes the handle and removes the database (scratch Postgres database or PGlite directory). */
   dispose(): Promise<void>;
 }
@@ -25,6 +27,7 @@ async function openTestDb(options: DbOptions, migrated: boolean, remove: () => P
   return {
     db,
     schemaVersion,
+    ...(options.databaseUrl ? { url: options.databaseUrl } : {}),
     async dispose() {
       await db.close();
       await remove();

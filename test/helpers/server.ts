@@ -18,6 +18,8 @@ export const testConfig = (overrides: Partial<ServerConfig> = {}): ServerConfig 
   embedding: { provider: 'none', ollamaHost: 'http://127.0.0.1:9', model: 'nomic-embed-text', timeoutMs: 2_000 },
   searchWeights: { vector: 1, keyword: 1, neighbours: 0.4 },
   graphs: { retention: 20, uploadLimit: 256 * 1024 * 1024, analyzeRoots: [] },
+  auth: { mode: 'off', adminToken: undefined },
+  limits: { rateLimitMax: 1_000_000, rateLimitWindowMs: 60_000, bodyLimit: 2 * 1024 * 1024, requestTimeoutMs: 300_000, maxSessions: 1000 },
   ...overrides,
 });
 
@@ -29,8 +31,12 @@ export interface TestServer {
 }
 
 /** The service listening on a free loopback port, over the given database. */
-export async function startServer(test: TestDb, overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
-  const app = await buildApp(testConfig(overrides), { db: test.db, schemaVersion: test.schemaVersion });
+export async function startServer(
+  test: TestDb,
+  overrides: Partial<ServerConfig> = {},
+  logStream?: { write(line: string): void },
+): Promise<TestServer> {
+  const app = await buildApp(testConfig(overrides), { db: test.db, schemaVersion: test.schemaVersion, ...(logStream ? { logStream } : {}) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
@@ -38,9 +44,13 @@ export async function startServer(test: TestDb, overrides: Partial<ServerConfig>
 }
 
 /** A real MCP SDK client connected over Streamable HTTP. */
-export async function connectMcp(url: string, path = '/mcp'): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+export async function connectMcp(
+  url: string,
+  path = '/mcp',
+  headers: Record<string, string> = {},
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name: 'devstream-hub-tests', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(path, url));
+  const transport = new StreamableHTTPClientTransport(new URL(path, url), { requestInit: { headers } });
   await client.connect(transport);
   return { client, transport };
 }

@@ -17,36 +17,18 @@ import {
 } from '../../db/queries/graphs.js';
 import type { Database } from '../../db/schema.js';
 import { AppError, validationError } from '../../errors.js';
+import { graphId as graphIdField, isWellFormed, name } from '../../operations/fields.js';
 import { toFieldIssues } from '../../operations/operation.js';
 import type { Caller } from '../context.js';
 import { CommitFileFormatError, readCommitFile, type ElementArray } from './commit-file-reader.js';
 import { docText, identifierText, nameDocument, pathDocument } from './search-document.js';
 
-const noNul = (s: string) => !s.includes('\0');
-
 /** The query string of `POST /api/v1/graphs`. */
 export const UploadQuerySchema = z.strictObject({
-  repo: z
-    .string()
-    .trim()
-    .min(1, 'repo must not be empty')
-    .max(200, 'repo must be at most 200 characters')
-    .refine(noNul, 'must not contain NUL characters')
-    .describe('Repository name: the graph is found by it (any case) from then on'),
-  graphId: z
-    .string()
-    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'graphId must be 1-64 letters, digits, dots, dashes or underscores')
-    .optional()
-    .describe("The graph's id (default: the existing graph of this repo, else a hash of its name)"),
-  commit: z
-    .string()
-    .trim()
-    .min(1)
-    .max(100, 'commit must be at most 100 characters')
-    .refine(noNul, 'must not contain NUL characters')
-    .optional()
-    .describe("Commit hash (default: the file's commitHash)"),
-  branch: z.string().trim().min(1).max(200).refine(noNul, 'must not contain NUL characters').optional().describe('Branch the commit is on'),
+  repo: name('repo').describe('Repository name: the graph is found by it (any case) from then on'),
+  graphId: graphIdField.optional().describe("The graph's id (default: the existing graph of this repo, else a hash of its name)"),
+  commit: name('commit', 100).optional().describe("Commit hash (default: the file's commitHash)"),
+  branch: name('branch').optional().describe('Branch the commit is on'),
 });
 export type UploadQuery = z.output<typeof UploadQuerySchema>;
 
@@ -67,6 +49,10 @@ const EDGE_FIELDS = new Set(['from', 'to', 'type']);
 const FILE_FIELDS = new Set(['commitHash', 'analyzedAt', 'stats', 'nodeScores']);
 
 const MAX_TEXT = 200;
+/** Longest node id, name or edge end in UTF-8 bytes: they are btree index keys (Postgres refuses entries over ~2.7 kB). */
+const MAX_KEY_BYTES = 2000;
+/** Deepest nesting of the file's JSON values (metadata, unknown fields, stats); DevLens writes a few levels. */
+const MAX_JSON_DEPTH = 64;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -78,6 +64,33 @@ function bad(field: string, message: string): AppError {
 
 const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : null);
 
+/**
+ * Refuses what Postgres cannot store as sent, anywhere in a value of the file (keys too): a lone
+ * UTF-16 surrogate (no UTF-8 form; analyzers reading UTF-8 source never produce one), or nesting
+ * deeper than MAX_JSON_DEPTH. NUL characters pass: source code may hold them; jsonParam drops them.
+ */
+function checkValue(value: unknown, field: string, depth = 0): void {
+  if (typeof value === 'string') {
+    if (!isWellFormed(value)) throw bad(field, 'must be well-formed Unicode (no lone surrogates)');
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  if (depth >= MAX_JSON_DEPTH) throw bad(field, `must be nested at most ${MAX_JSON_DEPTH} levels deep`);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) checkValue(value[i], `${field}[${i}]`, depth + 1);
+    return;
+  }
+  for (const [key, v] of Object.entries(value)) {
+    if (key.includes('\0') || !isWellFormed(key)) throw bad(field, `key ${JSON.stringify(key)}: must be well-formed Unicode without NUL characters`);
+    checkValue(v, `${field}.${key}`, depth + 1);
+  }
+}
+
+/** A node id, name or edge end: at most MAX_KEY_BYTES of UTF-8. */
+function keyText(v: string, field: string): void {
+  if (Buffer.byteLength(v, 'utf8') > MAX_KEY_BYTES) throw bad(field, `must be at most ${MAX_KEY_BYTES} bytes (UTF-8)`);
+}
+
 function line(v: unknown, field: string): number {
   if (v === undefined || v === null) return 0;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 2_147_483_647) throw bad(field, 'must be a whole number ≥ 0');
@@ -87,11 +100,13 @@ function line(v: unknown, field: string): number {
 /** Validates one node of the file and turns it into a row (`field` names it in errors, e.g. `nodes[12]`). */
 export function nodeRow(raw: unknown, seq: number, field: string): NodeRow {
   if (!isObject(raw)) throw bad(field, 'must be an object');
+  checkValue(raw, field);
   const { id, name, type, filePath } = raw;
   if (typeof id !== 'string' || id.trim() === '') throw bad(`${field}.id`, 'must be a non-empty string');
-  if (id.length > 2000) throw bad(`${field}.id`, 'must be at most 2000 characters');
+  keyText(id, `${field}.id`);
   if (typeof type !== 'string' || type.trim() === '' || type.length > MAX_TEXT) throw bad(`${field}.type`, 'must be a non-empty string of at most 200 characters');
   if (name !== undefined && typeof name !== 'string') throw bad(`${field}.name`, 'must be a string');
+  if (typeof name === 'string') keyText(name, `${field}.name`);
   if (filePath !== undefined && filePath !== null && typeof filePath !== 'string') throw bad(`${field}.filePath`, 'must be a string');
   const metadata = raw.metadata;
   if (metadata !== undefined && metadata !== null && !isObject(metadata)) throw bad(`${field}.metadata`, 'must be an object');
@@ -134,9 +149,12 @@ export function nodeRow(raw: unknown, seq: number, field: string): NodeRow {
 
 export function edgeRow(raw: unknown, seq: number, field: string): EdgeRow {
   if (!isObject(raw)) throw bad(field, 'must be an object');
+  checkValue(raw, field);
   const { from, to, type } = raw;
   if (typeof from !== 'string' || from === '') throw bad(`${field}.from`, 'must be a non-empty string');
   if (typeof to !== 'string' || to === '') throw bad(`${field}.to`, 'must be a non-empty string');
+  keyText(from, `${field}.from`);
+  keyText(to, `${field}.to`);
   if (typeof type !== 'string' || type === '' || type.length > MAX_TEXT) throw bad(`${field}.type`, 'must be a non-empty string of at most 200 characters');
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw)) if (!EDGE_FIELDS.has(k)) extra[k] = v;
@@ -207,19 +225,28 @@ export async function uploadGraph(deps: UploadDeps, rawQuery: unknown, body: Arr
     try {
       await readCommitFile(body, {
         field(key, value) {
+          if (key.includes('\0') || !isWellFormed(key)) throw bad('(body)', `key ${JSON.stringify(key)}: must be well-formed Unicode without NUL characters`);
+          checkValue(value, key);
           if (key === 'commitHash') {
-            if (typeof value !== 'string' || value.trim() === '' || value.length > 100 || !noNul(value)) {
+            if (typeof value !== 'string' || value.trim() === '' || value.length > 100 || value.includes('\0')) {
               throw bad('commitHash', 'must be a non-empty string of at most 100 characters');
             }
             commitHash ??= value.trim();
           } else if (key === 'analyzedAt') {
             const at = typeof value === 'string' || typeof value === 'number' ? new Date(value) : null;
             if (at === null || Number.isNaN(at.getTime())) throw bad('analyzedAt', 'must be an ISO 8601 date-time');
+            // Postgres keeps 4713 BC to 294276 AD; an analysis is of this era.
+            if (at.getUTCFullYear() < 1 || at.getUTCFullYear() > 9999) throw bad('analyzedAt', 'must be a date-time of the years 1 to 9999');
             analyzedAt = at;
           } else if (key === 'stats') {
             stats = value;
           } else if (key === 'nodeScores') {
-            if (isObject(value)) nodeScores = value as Record<string, number>;
+            if (isObject(value)) {
+              for (const [id, score] of Object.entries(value)) {
+                if (typeof score !== 'number' || !Number.isFinite(score)) throw bad(`nodeScores.${id}`, 'must be a number');
+              }
+              nodeScores = value as Record<string, number>;
+            }
           } else if (key === 'nodes' || key === 'edges' || key === 'allNodes' || key === 'allEdges') {
             // Not an array where an array of elements belongs (an array arrives element by element).
             if (value !== null) throw bad(key, 'must be an array');

@@ -2,7 +2,7 @@ import { fromDbError } from '../../db/errors.js';
 import { findDuplicate, insertMemory, type InsertOutcome, type MemoryRow, type NewMemory } from '../../db/queries/memories.js';
 import { findOrCreatePlan } from '../../db/queries/plans.js';
 import type { ContentType } from '../../db/schema.js';
-import { AppError } from '../../errors.js';
+import { AppError, validationError } from '../../errors.js';
 import type { Context } from '../context.js';
 import { newId } from '../ids.js';
 import { contentHash, detectFormat, importanceScore, normalizeKeywords } from './classify.js';
@@ -74,13 +74,27 @@ export async function storeMemory(ctx: Context, input: StoreMemoryInput): Promis
     created_by: ctx.caller.name,
   };
 
-  const outcome = await insertIntoProject(ctx, memory);
+  const outcome = await insertIntoProject(ctx, memory).catch((error: unknown) => {
+    throw tooLargeToIndex(error) ?? error;
+  });
   if (outcome.kind === 'inserted') {
     if (memory.enqueue) ctx.memory.queued('embedding');
     else if (memory.embedding) ctx.memory.queued('vector');
   }
   const note = attempt.ok ? null : attempt.reason;
   return result(outcome.memory, outcome.kind === 'duplicate', outcome.kind === 'duplicate' ? pending : note);
+}
+
+/**
+ * Postgres's program limit (54000) on storing a memory: its full-text document (a tsvector, of
+ * keywords and content) holds at most 1 MB, about 100,000 distinct words. The content's fault,
+ * refused as such; the statement (or transaction) wrote nothing.
+ */
+function tooLargeToIndex(error: unknown): AppError | undefined {
+  if ((error as { code?: unknown } | null)?.code !== '54000') return undefined;
+  return validationError([
+    { field: 'content', message: 'has too many distinct words to index (at most 1 MB of full-text entries per memory): split it into several memories' },
+  ]);
 }
 
 /** Inserts into an existing project in one statement, or creates the project first (one transaction). */

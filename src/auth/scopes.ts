@@ -1,0 +1,13 @@
+import type { Caller } from '../domain/context.js';
+import { AppError } from '../errors.js';
+
+/** `read`: list/search/get; `write`: create/update/store/delete/upload; `admin`: API keys. */
+export const SCOPES = ['read', 'write', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Throws FORBIDDEN unless the caller holds `scope`; `what` names the refused action. */
+export function requireScope(caller: Caller, scope: Scope, what: string): void {
+  if (caller.scopes.has(scope)) return;
+  const held = [...caller.scopes].join(', ') || 'none';
+  throw new AppError('FORBIDDEN', `${what} needs the "${scope}" scope; this API key has: ${held}`, { details: { required: scope, scopes: [...caller.scopes] } });
+}

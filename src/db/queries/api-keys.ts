@@ -1,0 +1,54 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+
+export interface ApiKeyRow {
+  id: string;
+  name: string;
+  scopes: string[];
+  created_by: string | null;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const columns = ['id', 'name', 'scopes', 'created_by', 'created_at', 'last_used_at', 'revoked_at'] as const;
+
+export async function insertApiKey(
+  db: Kysely<Database>,
+  key: { id: string; name: string; tokenHash: string; scopes: string[]; createdBy: string | null },
+): Promise<ApiKeyRow> {
+  return db
+    .insertInto('api_keys')
+    .values({ id: key.id, name: key.name, token_hash: key.tokenHash, scopes: key.scopes, created_by: key.createdBy })
+    .returning(columns)
+    .executeTakeFirstOrThrow();
+}
+
+export async function listApiKeys(db: Kysely<Database>): Promise<ApiKeyRow[]> {
+  return db.selectFrom('api_keys').select(columns).orderBy('created_at').orderBy('name').execute();
+}
+
+/** The live (not revoked) key with this token hash, with the hash to compare. */
+export async function findLiveKeyByHash(db: Kysely<Database>, tokenHash: string): Promise<(ApiKeyRow & { token_hash: string }) | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .select([...columns, 'token_hash'])
+    .where('token_hash', '=', tokenHash)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Revokes the key with this name (any case); undefined when there is no live key of that name. */
+export async function revokeApiKey(db: Kysely<Database>, name: string): Promise<ApiKeyRow | undefined> {
+  return db
+    .updateTable('api_keys')
+    .set({ revoked_at: new Date() })
+    .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()))
+    .where('revoked_at', 'is', null)
+    .returning(columns)
+    .executeTakeFirst();
+}
+
+export async function touchApiKey(db: Kysely<Database>, id: string, at: Date): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+}

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { ADMIN_TOKEN_CALLER } from '../auth/authenticator.js';
+import { SCOPES } from '../auth/scopes.js';
+import { newToken, hashToken } from '../auth/tokens.js';
+import { insertApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../db/queries/api-keys.js';
+import { fromDbError, isDbError } from '../db/errors.js';
+import { AppError, notFound } from '../errors.js';
+import { pattern } from '../operations/fields.js';
+import type { Context } from './context.js';
+import { newId } from './ids.js';
+
+/** 1-64 letters, digits, dots, dashes or underscores, starting with a letter or digit. */
+export const KeyNameSchema = pattern(64, /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, dots, dashes or underscores, starting with a letter or digit')
+  .refine((name) => name.toLowerCase() !== ADMIN_TOKEN_CALLER.toLowerCase(), `${ADMIN_TOKEN_CALLER} is reserved for the bootstrap credential`);
+
+export const ScopesSchema = z
+  .array(z.enum(SCOPES))
+  .min(1, 'name at least one scope: read, write, admin')
+  .max(3)
+  .transform((scopes) => SCOPES.filter((s) => scopes.includes(s)));
+
+export const ApiKeySchema = z.object({
+  name: z.string(),
+  scopes: z.array(z.enum(SCOPES)),
+  created_by: z.string().nullable(),
+  created_at: z.string(),
+  last_used_at: z.string().nullable().describe('Recorded at most once a minute'),
+  revoked_at: z.string().nullable(),
+});
+export type ApiKey = z.infer<typeof ApiKeySchema>;
+
+function toApiKey(row: ApiKeyRow): ApiKey {
+  return {
+    name: row.name,
+    scopes: SCOPES.filter((s) => row.scopes.includes(s)),
+    created_by: row.created_by,
+    created_at: row.created_at.toISOString(),
+    last_used_at: row.last_used_at?.toISOString() ?? null,
+    revoked_at: row.revoked_at?.toISOString() ?? null,
+  };
+}
+
+/** A new key; its token is in this answer only (the database keeps a hash). */
+export async function createKey(ctx: Pick<Context, 'db' | 'caller'>, input: { name: string; scopes: (typeof SCOPES)[number][] }) {
+  const token = newToken();
+  try {
+    const row = await insertApiKey(ctx.db, { id: newId(), name: input.name, tokenHash: hashToken(token), scopes: input.scopes, createdBy: ctx.caller.name });
+    return { name: row.name, scopes: toApiKey(row).scopes, token, created_at: row.created_at.toISOString() };
+  } catch (error) {
+    if (isDbError(error) && fromDbError(error).code === 'CONFLICT') {
+      throw new AppError('CONFLICT', `An API key named "${input.name}" exists (revoked keys keep their names)`, { details: { field: 'name' } });
+    }
+    throw error;
+  }
+}
+
+export async function listKeys(ctx: Pick<Context, 'db'>, input: { include_revoked: boolean }) {
+  const rows = await listApiKeys(ctx.db);
+  return { keys: rows.filter((r) => input.include_revoked || r.revoked_at === null).map(toApiKey) };
+}
+
+export async function revokeKey(ctx: Pick<Context, 'db'>, input: { name: string }) {
+  const row = await revokeApiKey(ctx.db, input.name);
+  if (!row) throw notFound(`No live API key named "${input.name}"`);
+  return { success: true, key: toApiKey(row) };
+}

@@ -1,0 +1,69 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Caller } from '../domain/context.js';
+import { AppError } from '../errors.js';
+import { sendError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling (set by the auth hook on every route but the open ones). */
+    caller: Caller | null;
+    /** Why the credentials were refused; answered (401) after the rate limiter has counted the request. */
+    authError: AppError | null;
+  }
+}
+
+/** Probes and (later) metrics: answered without credentials and never rate limited. */
+const OPEN_PATHS = new Set(['/healthz', '/readyz']);
+const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? '';
+
+export interface AuthOptions {
+  authenticator: Authenticator;
+  rateLimit: { max: number; windowMs: number };
+}
+
+/**
+ * One authentication path for REST, /mcp and everything else (design.md §1), in one onRequest
+ * hook: find the caller from `Authorization: Bearer …`; count the request against the caller's
+ * rate limit (the key's name; the client address for anonymous or refused requests, so guessing
+ * tokens is limited too); then refuse bad credentials with 401 and `WWW-Authenticate: Bearer`.
+ * Scopes are checked per operation, in `invoke` (shared with MCP).
+ */
+export async function registerAuth(app: FastifyInstance, options: AuthOptions): Promise<void> {
+  app.decorateRequest('caller', null);
+  app.decorateRequest('authError', null);
+  // Not `global`: the plugin would hang its check on each route, after every root hook (so after a
+  // 401, and never for unknown routes). Its handler runs inside the one hook below instead.
+  await app.register(rateLimit, {
+    global: false,
+    max: options.rateLimit.max,
+    timeWindow: options.rateLimit.windowMs,
+    keyGenerator: (request) => (request.caller?.name ? `key:${request.caller.name}` : `ip:${request.ip}`),
+    errorResponseBuilder: (_request, context) =>
+      new AppError('RATE_LIMITED', `Rate limit exceeded: at most ${context.max} requests per ${Math.round(options.rateLimit.windowMs / 1000)} s; retry in ${context.after}`, {
+        details: { limit: context.max, retry_after_s: Math.ceil(context.ttl / 1000) },
+      }),
+  });
+  const countRequest = app.rateLimit();
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (OPEN_PATHS.has(pathOf(request))) return;
+    try {
+      request.caller = await options.authenticator.authenticate(request.headers.authorization);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      request.authError = error;
+    }
+    await countRequest.call(app, request, reply);
+    if (request.authError) {
+      return sendError(reply.header('www-authenticate', 'Bearer realm="devstream-hub"'), request.authError);
+    }
+  });
+}
+
+/** The request's caller; only for routes behind registerAuth (never null there). */
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw new AppError('UNAUTHORIZED', 'An API key is required: send Authorization: Bearer <token>');
+  return request.caller;
+}

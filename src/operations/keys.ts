@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { ApiKeySchema, createKey, KeyNameSchema, listKeys, revokeKey, ScopesSchema } from '../domain/keys.js';
+import { SCOPES } from '../auth/scopes.js';
+import { defineOperation } from './operation.js';
+
+// Key management is for people and scripts with an admin key, over REST (and the CLI): not MCP tools.
+
+export const createKeyOp = defineOperation({
+  name: 'devstream_create_key',
+  title: 'Create API key',
+  description: 'Create an API key with the given scopes (read, write, admin). The token is in this answer only: store it now.',
+  action: 'creating API key',
+  input: z.strictObject({
+    name: KeyNameSchema.describe('Unique name; rows the key writes record it as created_by'),
+    scopes: ScopesSchema.describe('read: list/search/get; write: create/update/store/delete/upload; admin: API keys'),
+  }),
+  output: z.object({
+    name: z.string(),
+    scopes: z.array(z.enum(SCOPES)),
+    token: z.string().describe('Bearer token (dsh_…); shown once'),
+    created_at: z.string(),
+  }),
+  scope: 'admin',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  tool: false,
+  routes: [{ method: 'POST', path: '/keys', status: 201 }],
+  handler: createKey,
+  render: (out) => `API key "${out.name}" (${out.scopes.join(', ')}): ${out.token}`,
+});
+
+export const listKeysOp = defineOperation({
+  name: 'devstream_list_keys',
+  title: 'List API keys',
+  description: 'Every API key with its scopes and when it was created and last used; never the tokens.',
+  action: 'listing API keys',
+  input: z.strictObject({ include_revoked: z.boolean().default(false).describe('Also list revoked keys') }),
+  output: z.object({ keys: z.array(ApiKeySchema) }),
+  scope: 'admin',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  tool: false,
+  routes: [{ method: 'GET', path: '/keys' }],
+  handler: listKeys,
+  render: (out) => out.keys.map((k) => `${k.name} (${k.scopes.join(', ')})`).join('\n'),
+});
+
+export const revokeKeyOp = defineOperation({
+  name: 'devstream_revoke_key',
+  title: 'Revoke API key',
+  description: 'Revoke an API key: it is refused from the next request on. The name stays taken.',
+  action: 'revoking API key',
+  input: z.strictObject({ name: KeyNameSchema.describe('The key to revoke') }),
+  output: z.object({ success: z.boolean(), key: ApiKeySchema }),
+  scope: 'admin',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  tool: false,
+  routes: [{ method: 'DELETE', path: '/keys/:name' }],
+  handler: revokeKey,
+  render: (out) => `API key "${out.key.name}" revoked`,
+});
+
+export const keyOperations = [createKeyOp, listKeysOp, revokeKeyOp];
