@@ -61,7 +61,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     bodyLimit: config.limits.bodyLimit,
     requestTimeout: config.limits.requestTimeoutMs,
     // Node ids in paths (GET /api/v1/nodes/{id}) run to 2,000 bytes, ~6 KB percent-encoded.
-    maxParamLength: 16_384,
+    routerOptions: { maxParamLength: 16_384 },
     // Router and HTTP-parser faults in the service's error body, not Fastify's or Node's.
     frameworkErrors,
     clientErrorHandler,
