@@ -6,10 +6,9 @@ import { ConfigError, loadConfig } from '../src/config.js';
 import { operations, tools } from '../src/operations/index.js';
 import type { Scope } from '../src/auth/scopes.js';
 import { backends, type TestDb } from './helpers/backends.js';
-import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
+import { connectMcp, rest, startServer, type TestServer, MCP_HEADERS } from './helpers/server.js';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
-const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** A value every path parameter accepts (a 12-hex id is also a valid graph id and key name). */

@@ -8,7 +8,7 @@ import { ERROR_CODES } from '../src/errors.js';
 import { operations, tools } from '../src/operations/index.js';
 import type { AnyOperation, HttpRoute } from '../src/operations/operation.js';
 import { backends, type TestDb } from './helpers/backends.js';
-import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
+import { connectMcp, rest, startServer, type TestServer, MCP_HEADERS } from './helpers/server.js';
 
 /**
  * Issue 6, "hostile input never hurts the service": property-based fuzzing of every operation in the
@@ -473,7 +473,6 @@ function assertMcpThrow(error: unknown, label: string): void {
 
 // ---------------------------------------------------------------------------------------------
 
-const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const initializeBody = {
   jsonrpc: '2.0',
   id: 1,

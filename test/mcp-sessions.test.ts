@@ -4,9 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import { LATEST_PROTOCOL_VERSION, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { tools as toolOperations } from '../src/operations/index.js';
 import { backends, type TestDb } from './helpers/backends.js';
-import { connectMcp, startServer, type TestServer } from './helpers/server.js';
+import { connectMcp, startServer, type TestServer, MCP_HEADERS } from './helpers/server.js';
 
-const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 const initializeBody = {
   jsonrpc: '2.0',

@@ -1,3 +1,4 @@
+import type { Scope } from '../auth/scopes.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Embedder } from '../embeddings/embedder.js';
@@ -7,7 +8,7 @@ import type { AccessTracker } from './memory/access-tracker.js';
 /** Who is calling: the API key's name (recorded as created_by), null when AUTH=off; its scopes. */
 export interface Caller {
   name: string | null;
-  scopes: ReadonlySet<'read' | 'write' | 'admin'>;
+  scopes: ReadonlySet<Scope>;
 }
 
 export interface Logger {

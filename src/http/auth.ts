@@ -4,6 +4,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { Caller } from '../domain/context.js';
 import { AppError } from '../errors.js';
 import { sendError } from './errors.js';
+import { isProbe } from './health.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,9 +15,6 @@ declare module 'fastify' {
   }
 }
 
-/** Probes and (later) metrics: answered without credentials and never rate limited. */
-const OPEN_PATHS = new Set(['/healthz', '/readyz']);
-const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? '';
 
 export interface AuthOptions {
   authenticator: Authenticator;
@@ -48,7 +46,7 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
   const countRequest = app.rateLimit();
 
   app.addHook('onRequest', async (request, reply) => {
-    if (OPEN_PATHS.has(pathOf(request))) return;
+    if (isProbe(request)) return;
     try {
       request.caller = await options.authenticator.authenticate(request.headers.authorization);
     } catch (error) {

@@ -2,10 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { AppError } from '../errors.js';
 import { sendError } from './errors.js';
+import { isProbe } from './health.js';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
-/** Probes come from orchestrators that address the container by IP; they reveal nothing. */
-const UNCHECKED = new Set(['/healthz', '/readyz']);
 
 export interface HostCheckOptions {
   /** `host` (any port) or `host:port`; `*` allows any. Unset: the loopback names with the listening port. */
@@ -34,7 +33,8 @@ export function registerHostCheck(app: FastifyInstance, options: HostCheckOption
   };
 
   app.addHook('onRequest', async (request, reply) => {
-    if (UNCHECKED.has(request.url.split('?')[0] ?? '')) return;
+    // Probes come from orchestrators that address the container by IP.
+    if (isProbe(request)) return;
     const { hosts, origins } = lists();
     const host = (request.headers.host ?? '').toLowerCase();
     const hostname = host.replace(/:\d+$/, '');

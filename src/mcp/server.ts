@@ -24,7 +24,8 @@ import type { Caller, Context, Logger, Services } from '../domain/context.js';
 import type { Database } from '../db/schema.js';
 import { invoke, isServerFault, toAppError } from '../operations/invoke.js';
 import { registerResources } from './resources.js';
-import type { AnyOperation } from '../operations/operation.js';
+import { toFieldIssues, type AnyOperation } from '../operations/operation.js';
+import { validationError } from '../errors.js';
 
 export interface McpDeps {
   services: Services;
@@ -34,11 +35,6 @@ export interface McpDeps {
 }
 
 const LEVELS = LoggingLevelSchema.options;
-
-/** A zod error as one line naming each bad field: `params.name: Invalid input: expected string`. */
-function describeIssues(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(request)'}: ${i.message}`).join('; ');
-}
 
 /**
  * The SDK's Server, except that a request not fitting its method's schema (`tools/call` without
@@ -58,7 +54,7 @@ class StrictServer extends Server {
     const method = ((schema as unknown as z.ZodObject).shape.method as z.ZodLiteral<string>).value;
     super.setRequestHandler(z.looseObject({ method: z.literal(method) }), (request, extra) => {
       const parsed = (schema as unknown as z.ZodType).safeParse(request);
-      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid ${method} request: ${describeIssues(parsed.error)}`);
+      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid ${method} request: ${validationError(toFieldIssues(parsed.error)).message}`);
       return handler(parsed.data as SchemaOutput<T>, extra);
     });
   }

@@ -5,6 +5,9 @@ import { buildApp } from '../../src/app.js';
 import { after, before } from 'node:test';
 import type { Backend, TestDb } from './backends.js';
 
+/** The headers a raw Streamable HTTP POST to /mcp needs. */
+export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
 export type ServerConfig = Parameters<typeof buildApp>[0];
 
 export const testConfig = (overrides: Partial<ServerConfig> = {}): ServerConfig => ({

@@ -17,7 +17,7 @@ import {
 } from '../../db/queries/graphs.js';
 import type { Database } from '../../db/schema.js';
 import { AppError, validationError } from '../../errors.js';
-import { graphId as graphIdField, isWellFormed, name } from '../../operations/fields.js';
+import { graphId as graphIdField, isWellFormed, name, unstorable } from '../../operations/fields.js';
 import { toFieldIssues } from '../../operations/operation.js';
 import type { Caller } from '../context.js';
 import { CommitFileFormatError, readCommitFile, type ElementArray } from './commit-file-reader.js';
@@ -81,7 +81,8 @@ function checkValue(value: unknown, field: string, depth = 0): void {
     return;
   }
   for (const [key, v] of Object.entries(value)) {
-    if (key.includes('\0') || !isWellFormed(key)) throw bad(field, `key ${JSON.stringify(key)}: must be well-formed Unicode without NUL characters`);
+    const problem = unstorable(key);
+    if (problem) throw bad(field, `key ${JSON.stringify(key)}: ${problem}`);
     checkValue(v, `${field}.${key}`, depth + 1);
   }
 }
@@ -225,7 +226,8 @@ export async function uploadGraph(deps: UploadDeps, rawQuery: unknown, body: Arr
     try {
       await readCommitFile(body, {
         field(key, value) {
-          if (key.includes('\0') || !isWellFormed(key)) throw bad('(body)', `key ${JSON.stringify(key)}: must be well-formed Unicode without NUL characters`);
+          const problem = unstorable(key);
+          if (problem) throw bad('(body)', `key ${JSON.stringify(key)}: ${problem}`);
           checkValue(value, key);
           if (key === 'commitHash') {
             if (typeof value !== 'string' || value.trim() === '' || value.length > 100 || value.includes('\0')) {
