@@ -22,6 +22,12 @@ import { registerOperationRoutes } from './http/operation-routes.js';
 import { registerMcpRoutes } from './mcp/http-transport.js';
 import { operations, tools } from './operations/index.js';
 import { VERSION } from './version.js';
+import { loggerOptions } from './logger.js';
+import { Metrics } from './observability/metrics.js';
+import { registerMetrics, registerMetricsRoute } from './http/metrics.js';
+import { registerRequestId, requestId } from './http/request-id.js';
+import { unfinishedJobs } from './db/queries/jobs.js';
+import { queueDepth } from './db/queries/embedding-jobs.js';
 
 export interface AppDeps {
   db: Db;
@@ -29,6 +35,8 @@ export interface AppDeps {
   schemaVersion: number;
   /** Where log lines go (default: stdout), e.g. a test capturing them. */
   logStream?: { write(line: string): void };
+  /** The metrics registry (default: a new one); main.ts passes its own to count start-up too. */
+  metrics?: Metrics;
 }
 
 type AppConfig = Pick<
@@ -44,6 +52,7 @@ type AppConfig = Pick<
   | 'graphs'
   | 'auth'
   | 'limits'
+  | 'metricsToken'
 >;
 
 /**
@@ -52,12 +61,10 @@ type AppConfig = Pick<
  */
 export async function buildApp(config: AppConfig, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    // Fastify logs no headers; should anything log one, the credentials are blanked.
-    logger: {
-      level: config.logLevel,
-      redact: ['req.headers.authorization', 'headers.authorization'],
-      ...(deps.logStream ? { stream: deps.logStream } : {}),
-    },
+    logger: { ...loggerOptions(config.logLevel), ...(deps.logStream ? { stream: deps.logStream } : {}) },
+    // Every log line of a request carries its id (`reqId`), returned in `x-request-id`.
+    genReqId: requestId,
+    requestIdHeader: false,
     bodyLimit: config.limits.bodyLimit,
     requestTimeout: config.limits.requestTimeoutMs,
     // Node ids in paths (GET /api/v1/nodes/{id}) run to 2,000 bytes, ~6 KB percent-encoded.
@@ -74,6 +81,9 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.removeContentTypeParser('text/plain');
 
   registerErrorHandling(app);
+  registerRequestId(app);
+  const metrics = deps.metrics ?? new Metrics();
+  registerMetrics(app, { metrics, token: config.metricsToken });
   registerHostCheck(app, { allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins });
   const db = deps.db.kysely;
   await registerAuth(app, {
@@ -81,6 +91,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     rateLimit: { max: config.limits.rateLimitMax, windowMs: config.limits.rateLimitWindowMs },
   });
   await registerOpenApi(app);
+  registerMetricsRoute(app, { metrics, token: config.metricsToken });
 
   const embedding = config.embedding;
   const embedder = new Embedder(
@@ -88,6 +99,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
       ? ollamaProvider({ host: embedding.ollamaHost, model: embedding.model, timeoutMs: embedding.timeoutMs })
       : noEmbeddings,
     app.log,
+    metrics,
   );
   const indexes = new VectorIndexes(db, app.log);
   // A claimed job's lease outlives the longest embedder call.
@@ -106,6 +118,15 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     await compactor.stop();
     await accesses.flush();
   });
+  metrics.gauge('devstream_embedding_queue_depth', 'Memories waiting for a vector (embedding_jobs rows)', async () => (await queueDepth(db)).pending);
+  metrics.gauge('devstream_embedding_queue_oldest_seconds', 'Age of the oldest memory waiting for a vector', async () => (await queueDepth(db)).oldest_age_s ?? 0);
+  metrics.gauge('devstream_embedder_down', '1 while the embedder is known to be down (stores text-only, searches by keyword)', () => (embedder.status().state === 'down' ? 1 : 0));
+  metrics.gauge('devstream_jobs', 'Analysis jobs not finished, by status', () => unfinishedJobs(db), 'status');
+  metrics.gauge('devstream_db_pool_connections', 'Database connections by state (busy, idle)', () => {
+    const { busy, idle } = deps.db.poolStats();
+    return { busy, idle };
+  }, 'state');
+  metrics.gauge('devstream_db_pool_waiting', 'Queries waiting for a database connection', () => deps.db.poolStats().waiting);
   const services: Services = {
     db,
     defaultProject: config.defaultProject,
@@ -130,6 +151,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     sessionIdleMs: config.sessionIdleMs,
     maxSessions: config.limits.maxSessions,
     callerOf,
+    metrics,
   });
   return app;
 }

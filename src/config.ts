@@ -105,6 +105,13 @@ const envSchema = z.object({
     .transform((v) => parseBytes(v)!),
   REQUEST_TIMEOUT_S: int(1, 86_400, 300),
   MAX_SESSIONS: int(1, 1_000_000, 1000),
+  DB_CONNECT_TIMEOUT_S: int(0, 3_600, 60),
+  SHUTDOWN_TIMEOUT_S: int(0, 3_600, 10),
+  METRICS_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => (v?.trim() ? v.trim() : undefined))
+    .refine((v) => v === undefined || v.length >= 16, { error: 'must be at least 16 characters' }),
   GRAPH_UPLOAD_LIMIT: z
     .string()
     .default('256MB')
@@ -135,7 +142,7 @@ export function parseDuration(text: string): number | null {
 export const ENV_VARS = Object.keys(envSchema.shape);
 
 /** Variables whose values must never appear in a message or a log line. */
-const SECRET_VARS = new Set(['DATABASE_URL', 'ADMIN_TOKEN']);
+const SECRET_VARS = new Set(['DATABASE_URL', 'ADMIN_TOKEN', 'METRICS_TOKEN']);
 
 /** The environment as the service uses it: the one schema's output, renamed for code. */
 const configSchema = envSchema
@@ -190,6 +197,12 @@ const configSchema = envSchema
     /** Open MCP sessions; the least recently used one is closed to make room. */
     maxSessions: e.MAX_SESSIONS,
   },
+  /** How long start-up waits for the database (retrying with backoff) before giving up; 0: try once. */
+  dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_S * 1000,
+  /** How long a shutdown waits for requests in flight before cutting their connections. */
+  shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_S * 1000,
+  /** Unset: /metrics needs an admin key (or nothing with AUTH=off); set: exactly this bearer token. */
+  metricsToken: e.METRICS_TOKEN,
   graphs: {
     /** Commits kept per graph; older ones are dropped when a newer one is uploaded. */
     retention: e.GRAPH_RETENTION,

@@ -1,7 +1,10 @@
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
 import { ConfigError, isLoopbackHost, loadConfig, type Config } from './config.js';
-import { openDb, type Db } from './db/client.js';
+import { pino } from 'pino';
+import { openDb, waitForDatabase, type Db } from './db/client.js';
+import type { Logger } from './domain/context.js';
+import { loggerOptions } from './logger.js';
 import { loadMigrations, migrate } from './db/migrate.js';
 import { analyzeCommand } from './commands/analyze.js';
 import { keysCommand } from './commands/keys.js';
@@ -29,9 +32,17 @@ Commands:
 
 Configuration comes from environment variables; see README.md.`;
 
-async function openMigrated(config: Config): Promise<{ db: Db; version: number; applied: string[] }> {
+async function openMigrated(
+  config: Config,
+  wait?: { timeoutMs: number; log: Pick<Logger, 'warn'> },
+): Promise<{ db: Db; version: number; applied: string[] }> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
+    if (wait && db.kind === 'postgres') {
+      await waitForDatabase(db, wait.timeoutMs, (error, waitMs) =>
+        wait.log.warn({ err: { message: (error as Error).message, code: (error as { code?: string }).code }, retry_in_ms: waitMs }, 'waiting for the database (DB_CONNECT_TIMEOUT_S)'),
+      );
+    }
     const migrations = await loadMigrations();
     const report = await migrate(db.kysely, migrations);
     return { db, version: report.current, applied: report.applied };
@@ -46,19 +57,39 @@ function where(config: Config): string {
 }
 
 async function serve(config: Config): Promise<void> {
-  const { db, version } = await openMigrated(config);
+  const log = pino(loggerOptions(config.logLevel));
+  const { db, version } = await openMigrated(config, { timeoutMs: config.dbConnectTimeoutMs, log });
   const app = await buildApp(config, { db, schemaVersion: version });
   let closing = false;
+  /**
+   * SIGTERM/SIGINT: stop accepting; let requests in flight finish for up to SHUTDOWN_TIMEOUT_S, then
+   * cut the connections still open; close MCP sessions and their streams; stop the background
+   * work (the worker finishes its batch, a running job goes back to the queue); close the pool.
+   * Exit 0 when all of that went through; a second signal, or a hang past the bound, exits 1.
+   */
   const shutdown = async (signal: string) => {
-    if (closing) return;
+    if (closing) {
+      app.log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
     closing = true;
-    app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 10_000);
+    app.log.info({ signal, timeout_s: config.shutdownTimeoutMs / 1000 }, 'shutting down: finishing requests in flight');
+    const cut = setTimeout(() => {
+      app.log.warn('shutdown timeout: closing the connections of requests still in flight');
+      app.server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    cut.unref();
+    // Closing the pool and the background work gets as long again before the process gives up.
+    const force = setTimeout(() => {
+      app.log.error('shutdown did not finish: exiting');
+      process.exit(1);
+    }, 2 * config.shutdownTimeoutMs + 5_000);
     force.unref();
     let code = 0;
     try {
       await app.close();
       await db.close();
+      app.log.info('shut down');
     } catch (error) {
       app.log.error({ err: error }, 'shutdown failed');
       code = 1;

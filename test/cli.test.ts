@@ -1,79 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { openDb } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { backends, postgresBackend } from './helpers/backends.js';
 import { FakeOllama } from './helpers/fake-ollama.js';
 import { startServer } from './helpers/server.js';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-/** Environment for a child service: ours minus anything that would point it elsewhere. */
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const key of ['DATABASE_URL', 'PORT', 'HOST', 'DATA_DIR', 'MCP_STATELESS', 'ALLOWED_HOSTS', 'ALLOWED_ORIGINS', 'AUTH', 'ADMIN_TOKEN', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'BODY_LIMIT', 'MAX_SESSIONS']) delete env[key];
-  for (const key of Object.keys(env)) if (key.startsWith('OLLAMA_') || key.startsWith('EMBEDDING_')) delete env[key];
-  return { ...env, LOG_LEVEL: 'warn', EMBEDDING_PROVIDER: 'none', ...extra };
-}
-
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: childEnv(env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** `devstream-hub serve` as its own process; resolves once /readyz answers 200. */
-async function serve(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stop(): Promise<number | null> }> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: childEnv({ PORT: String(port), ...env }),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (c) => (stderr += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`serve exited early (${child.exitCode}): ${stderr}`);
-    try {
-      if ((await fetch(`${url}/readyz`)).status === 200) break;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > deadline) throw new Error(`serve did not become ready: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    url,
-    child,
-    stop: () => {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
+import { ROOT, runCli as cli, serve } from './helpers/service.js';
 
 describe('the devstream-hub command', () => {
   const dirs: string[] = [];

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
+import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { Database } from './schema.js';
@@ -13,7 +14,15 @@ export type DbKind = 'postgres' | 'pglite';
 export interface Db {
   kind: DbKind;
   kysely: Kysely<Database>;
+  /** Connections in use and idle, and callers waiting for one (PGlite: its one connection). */
+  poolStats(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  busy: number;
+  idle: number;
+  waiting: number;
 }
 
 export interface DbOptions {
@@ -71,29 +80,66 @@ export async function openDb(options: DbOptions): Promise<Db> {
         .filter(Boolean)
         .join(' '),
       max: options.poolSize ?? 10,
-      connectionTimeoutMillis: 10_000,
+      // A request waits at most this long for a connection: a database that refuses them fails at
+      // once (503); one that hangs or a pool that stays full fails after 5 s, not a client's timeout.
+      connectionTimeoutMillis: 5_000,
       // Long-lived connections: a new backend's first queries fault in the page table of every
       // shared buffer they touch (without huge pages, searches ran 3–4× slower for its first second).
       idleTimeoutMillis: 600_000,
       application_name: 'devstream-hub',
     });
-    // An idle client losing its connection must not crash the process; the next query reports it.
+    // A connection lost (Postgres restarting, a network cut) must not crash the process: the pool
+    // reports it for idle clients, the client itself while it is checked out (pg-pool detaches its
+    // own listener then, and a transaction holds a client between statements). The query in
+    // flight, or the next one, fails with the cause; the pool drops the broken client.
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     pools.set(kysely, pool);
-    return { kind: 'postgres', kysely, close: () => kysely.destroy() };
+    return {
+      kind: 'postgres',
+      kysely,
+      poolStats: () => ({ busy: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      close: () => kysely.destroy(),
+    };
   }
   const dataDir = options.dataDir ?? 'memory://';
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
   const pglite = await PGlite.create({ dataDir, extensions: { vector } });
   for (const [name, value] of Object.entries(SESSION_SETTINGS)) await pglite.query('SELECT set_config($1, $2, false)', [name, value]);
-  const kysely = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const dialect = new PGliteDialect(pglite);
+  const kysely = new Kysely<Database>({ dialect });
   return {
     kind: 'pglite',
     kysely,
+    poolStats: () => dialect.stats(),
     close: async () => {
       await kysely.destroy();
       await pglite.close();
     },
   };
+}
+
+/**
+ * Start-up against a database that is not up yet (a compose file starting both, a restart): tries
+ * `select 1` until it answers, waiting 0.5 s doubling to 5 s between tries, for at most `timeoutMs`
+ * (0: one try). Throws the last error when time is up.
+ */
+export async function waitForDatabase(
+  db: Db,
+  timeoutMs: number,
+  onRetry: (error: unknown, waitMs: number) => void,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, 5_000)) {
+    try {
+      await sql`select 1`.execute(db.kysely);
+      return;
+    } catch (error) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw error;
+      onRetry(error, Math.min(waitMs, left));
+      await sleep(Math.min(waitMs, left));
+    }
+  }
 }

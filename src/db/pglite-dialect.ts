@@ -19,12 +19,19 @@ import {
  * protocol (`exec`) so multi-statement migration scripts work as they do over `pg`.
  */
 export class PGliteDialect implements Dialect {
+  #driver: PGliteDriver | undefined;
   constructor(private readonly pglite: PGlite) {}
+  /** The one connection in use or idle, and how many queries wait for it. */
+  stats(): { busy: number; idle: number; waiting: number } {
+    const busy = this.#driver?.busy ? 1 : 0;
+    return { busy, idle: 1 - busy, waiting: this.#driver?.waiting ?? 0 };
+  }
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite);
+    this.#driver = new PGliteDriver(this.pglite);
+    return this.#driver;
   }
   createIntrospector(db: Kysely<any>) {
     return new PostgresIntrospector(db);
@@ -38,6 +45,8 @@ class PGliteDriver implements Driver {
   readonly #connection: PGliteConnection;
   #tail: Promise<void> = Promise.resolve();
   #release: (() => void) | undefined;
+  /** Callers queued for the connection (the one holding it not counted). */
+  waiting = 0;
 
   constructor(pglite: PGlite) {
     this.#connection = new PGliteConnection(pglite);
@@ -45,11 +54,20 @@ class PGliteDriver implements Driver {
 
   async init(): Promise<void> {}
 
+  get busy(): boolean {
+    return this.#release !== undefined;
+  }
+
   async acquireConnection(): Promise<DatabaseConnection> {
     const previous = this.#tail;
     let release!: () => void;
     this.#tail = new Promise<void>((r) => (release = r));
-    await previous;
+    this.waiting += 1;
+    try {
+      await previous;
+    } finally {
+      this.waiting -= 1;
+    }
     this.#release = release;
     return this.#connection;
   }

@@ -1,4 +1,5 @@
 import type { Logger } from '../domain/context.js';
+import type { Metrics } from '../observability/metrics.js';
 import { EmbeddingError, type EmbedKind, type EmbeddingProvider } from './provider.js';
 
 export type EmbedAttempt =
@@ -18,21 +19,26 @@ const MIN_COOLDOWN_MS = 1_000;
 const MAX_COOLDOWN_MS = 60_000;
 
 /**
- * The provider as requests and the worker use it, with a small circuit breaker: after a failure,
- * calls made for requests are skipped (the memory is stored text-only and queued; the search runs
+ * The provider as requests and the worker use it, with a circuit breaker: after a failure, calls
+ * made for requests are skipped (the memory is stored text-only and queued; the search runs
  * keyword-only) until a cooldown passes, doubling up to a minute while the embedder stays down.
- * A store or search never waits on an embedder already known to be down.
+ * When it has passed, one request's call probes the embedder (half-open) while the others keep
+ * skipping, so a hanging Ollama holds up one request per cooldown, not all of them. A store or
+ * search never waits on an embedder already known to be down.
  */
 export class Embedder {
   private state: EmbedderStatus['state'];
   private lastError: string | null = null;
   private skipUntil = 0;
   private cooldownMs = MIN_COOLDOWN_MS;
+  /** A request's call is probing the embedder that was down. */
+  private probing = false;
   private readonly recoveredListeners: Array<() => void> = [];
 
   constructor(
     readonly provider: EmbeddingProvider,
     private readonly log: Pick<Logger, 'info' | 'warn'>,
+    private readonly metrics?: Metrics,
   ) {
     this.state = provider.name === 'none' ? 'disabled' : 'unknown';
   }
@@ -69,17 +75,27 @@ export class Embedder {
   async tryEmbed(texts: string[], kind: EmbedKind, options: { background?: boolean } = {}): Promise<EmbedAttempt> {
     const model = this.provider.model;
     if (this.state === 'disabled' || model === null) return { ok: false, reason: 'embeddings are disabled (EMBEDDING_PROVIDER=none)' };
-    if (!options.background && this.state === 'down' && Date.now() < this.skipUntil) {
+    const probe = !options.background && this.state === 'down';
+    if (probe && (this.probing || Date.now() < this.skipUntil)) {
+      this.metrics?.embeddingSkipped.inc();
       return { ok: false, reason: `${this.lastError ?? 'embedder unavailable'} (retrying in the background)` };
     }
+    if (probe) this.probing = true;
+    const caller = options.background ? 'worker' : 'request';
+    const timer = this.metrics?.embeddings.startTimer({ kind, caller });
     try {
       const vectors = await this.provider.embed(texts, kind);
+      timer?.({ outcome: 'ok' });
       this.succeeded();
       return { ok: true, vectors, model, dims: vectors[0]?.length ?? 0 };
     } catch (error) {
+      timer?.({ outcome: 'failed' });
+      this.metrics?.embeddingFailures.inc({ caller });
       const reason = error instanceof EmbeddingError ? error.message : `embedding failed: ${String(error)}`;
       this.failed(reason);
       return { ok: false, reason };
+    } finally {
+      if (probe) this.probing = false;
     }
   }
 

@@ -22,6 +22,7 @@ const MIN_BACKOFF_MS = 1_000;
  */
 const STAGED_INDEX_DELAY_MS = 250;
 const MAX_BACKOFF_MS = 60_000;
+const MAX_DB_BACKOFF_MS = 5_000;
 
 /**
  * Embeds every memory that lacks a vector of the current model: the rows queued in embedding_jobs
@@ -109,15 +110,18 @@ export class EmbeddingWorker {
   /** One round: drain the queue, then wait for the idle poll, or back off after a failure. */
   private async round(): Promise<RoundResult> {
     let failed: string | null;
+    let maxBackoffMs = MAX_BACKOFF_MS;
     try {
       failed = (await this.drain()).failed;
     } catch (error) {
-      // The database failed (unreachable, restarting): back off as for an embedder failure.
+      // The database failed (unreachable, restarting): back off, but look again within a few
+      // seconds, so the queue resumes soon after the database does.
       this.log.warn({ err: error }, 'embedding worker could not reach the database');
       failed = 'database error';
+      maxBackoffMs = MAX_DB_BACKOFF_MS;
     }
     if (failed) {
-      this.backoffMs = Math.min(Math.max(this.backoffMs * 2, MIN_BACKOFF_MS), MAX_BACKOFF_MS);
+      this.backoffMs = Math.min(Math.max(this.backoffMs * 2, MIN_BACKOFF_MS), maxBackoffMs);
       return { nextMs: this.backoffMs, hold: true };
     }
     this.backoffMs = 0;

@@ -4,7 +4,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { Caller } from '../domain/context.js';
 import { AppError } from '../errors.js';
 import { sendError } from './errors.js';
-import { isProbe } from './health.js';
+import { isOpen } from './health.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,7 +46,7 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
   const countRequest = app.rateLimit();
 
   app.addHook('onRequest', async (request, reply) => {
-    if (isProbe(request)) return;
+    if (isOpen(request)) return;
     try {
       request.caller = await options.authenticator.authenticate(request.headers.authorization);
     } catch (error) {

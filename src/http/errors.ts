@@ -1,6 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { isServerFault, toAppError } from '../operations/invoke.js';
+import { logFault, toAppError } from '../operations/invoke.js';
+
+/** Seconds a client is told to wait after a 503 (a database restart takes a few). */
+const RETRY_AFTER_S = 5;
 
 const isMcp = (request: FastifyRequest) => request.url === '/mcp' || request.url.startsWith('/mcp?');
 
@@ -36,9 +39,11 @@ function fromFastifyError(error: FastifyError): AppError | undefined {
  * `maxParamLength` (FST_ERR_MAX_PARAM_LENGTH, 414). Fastify answers these itself, in its own body
  * shape, unless this is given as its `frameworkErrors` option (app.ts).
  */
-export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
   const message = tooLong ? 'a path segment is longer than the service accepts' : 'the path is not valid percent-encoded UTF-8';
+  // Answered before the onRequest hooks: the request id header is set here.
+  reply.header('x-request-id', request.id);
   return sendError(reply, new AppError('VALIDATION_ERROR', `(path): ${message}`, { details: { issues: [{ field: '(path)', message }] } }));
 }
 
@@ -72,8 +77,9 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: imp
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((thrown: FastifyError, request, reply) => {
     const error = fromFastifyError(thrown) ?? toAppError(thrown, `${request.method} ${request.routeOptions.url ?? request.url}`);
-    if (isServerFault(error)) request.log.error({ err: thrown }, 'request failed');
+    logFault(request.log, error, thrown);
     if (isMcp(request)) {
+      if (error.status === 503) reply.header('retry-after', String(RETRY_AFTER_S));
       const rpcCode = isJsonParseFailure(thrown) ? -32700 : error.status < 500 ? -32600 : -32603;
       return reply.code(error.status).send({ jsonrpc: '2.0', error: { code: rpcCode, message: error.message }, id: null });
     }
@@ -86,5 +92,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  // Unavailable is temporary (the database restarting): tell clients when to try again.
+  if (error.status === 503) reply.header('retry-after', String(RETRY_AFTER_S));
   return reply.code(error.status).send(error.toJSON());
 }

@@ -10,6 +10,8 @@ export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz'])
 /** The request's path without its query string. */
 export const pathOf = (request: FastifyRequest): string => request.url.split('?')[0] ?? '';
 export const isProbe = (request: FastifyRequest): boolean => PROBE_PATHS.has(pathOf(request));
+/** Past the Host check and auth: the probes, and a scrape of /metrics with METRICS_TOKEN (metrics.ts). */
+export const isOpen = (request: FastifyRequest): boolean => isProbe(request) || request.scraper;
 
 /**
  * GET /healthz: the process is up. GET /readyz: the database answers and its schema is at the

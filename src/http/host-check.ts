@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { AppError } from '../errors.js';
 import { sendError } from './errors.js';
-import { isProbe } from './health.js';
+import { isOpen } from './health.js';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -33,8 +33,8 @@ export function registerHostCheck(app: FastifyInstance, options: HostCheckOption
   };
 
   app.addHook('onRequest', async (request, reply) => {
-    // Probes come from orchestrators that address the container by IP.
-    if (isProbe(request)) return;
+    // Probes and Prometheus (with METRICS_TOKEN) address the container by IP.
+    if (isOpen(request)) return;
     const { hosts, origins } = lists();
     const host = (request.headers.host ?? '').toLowerCase();
     const hostname = host.replace(/:\d+$/, '');

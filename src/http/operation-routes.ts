@@ -124,8 +124,10 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
     caller: options.callerOf(request),
     defaultRepo: repoHeader(request),
     log: request.log as Logger,
+    // The response carries what a notice says (a method_note, auto_created): the log gets it at info,
+    // so an Ollama outage is one warning (the embedder's), not one per request.
     notice: (level, message, data) => {
-      const log = level === 'debug' ? request.log.debug : level === 'error' ? request.log.error : level === 'warning' ? request.log.warn : request.log.info;
+      const log = level === 'debug' ? request.log.debug : level === 'error' ? request.log.error : request.log.info;
       log.call(request.log, { notice: level, ...data }, message);
     },
   });

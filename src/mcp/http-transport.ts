@@ -43,10 +43,23 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
  */
 export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOptions): Promise<void> {
   const sessions = new Map<string, Session>();
+  options.metrics?.gauge('devstream_mcp_sessions_active', 'Open MCP sessions', () => sessions.size);
+  /** POSTs being answered (a tool call in flight): a shutdown lets them finish before closing sessions. */
+  let inFlight = 0;
+  let drained: (() => void) | null = null;
 
   const handoff = async (request: FastifyRequest, reply: FastifyReply, transport: StreamableHTTPServerTransport) => {
-    // Headers set before the hand-off (x-ratelimit-*) go out with the transport's answer.
+    // Headers set before the hand-off (x-ratelimit-*, x-request-id) go out with the transport's answer.
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    // Tool handlers see the request's headers: the id ties their log lines to this request.
+    request.raw.headers['x-request-id'] = request.id;
+    if (request.method === 'POST') {
+      inFlight += 1;
+      reply.raw.once('close', () => {
+        inFlight -= 1;
+        if (inFlight === 0) drained?.();
+      });
+    }
     reply.hijack();
     await transport.handleRequest(request.raw, reply.raw, request.body);
   };
@@ -157,8 +170,11 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   sweep.unref();
 
   // preClose, not onClose: open SSE streams would otherwise keep the HTTP server from closing.
+  // Calls in flight finish first (main.ts bounds the wait by cutting connections at SHUTDOWN_TIMEOUT_S);
+  // new requests meanwhile get 503 from Fastify, which is closing.
   app.addHook('preClose', async () => {
     clearInterval(sweep);
+    if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
     await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
     sessions.clear();
   });

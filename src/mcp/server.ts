@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AnyObjectSchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -22,16 +23,19 @@ import { z } from 'zod';
 import { SCOPES, type Scope } from '../auth/scopes.js';
 import type { Caller, Context, Logger, Services } from '../domain/context.js';
 import type { Database } from '../db/schema.js';
-import { invoke, isServerFault, toAppError } from '../operations/invoke.js';
+import { invoke, logFault, toAppError } from '../operations/invoke.js';
 import { registerResources } from './resources.js';
 import { toFieldIssues, type AnyOperation } from '../operations/operation.js';
 import { validationError } from '../errors.js';
+import type { Metrics } from '../observability/metrics.js';
 
 export interface McpDeps {
   services: Services;
-  log: Logger;
+  log: FastifyBaseLogger;
   version: string;
   tools: AnyOperation[];
+  /** Tool calls are counted and timed here when given. */
+  metrics?: Metrics;
 }
 
 const LEVELS = LoggingLevelSchema.options;
@@ -129,14 +133,18 @@ export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: str
     const op = byName.get(request.params.name);
     if (!op) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const started = performance.now();
+    const headers = extra.requestInfo?.headers ?? {};
+    const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
     // A request's own X-Repo header wins over the session's default.
-    const header = extra.requestInfo?.headers?.['x-repo'];
-    const requestRepo = (Array.isArray(header) ? header[0] : header)?.trim();
+    const requestRepo = first(headers['x-repo'])?.trim();
+    // The id of the HTTP request that carried the call (set by http-transport), on every log line.
+    const reqId = first(headers['x-request-id']);
+    const log: Logger = reqId ? deps.log.child({ reqId }) : deps.log;
     const ctx: Context = {
       ...deps.services,
       caller,
       defaultRepo: requestRepo || defaultRepo,
-      log: deps.log,
+      log,
       timing: () => {},
       notice(level, message, data) {
         if (LEVELS.indexOf(level) < LEVELS.indexOf(minLevel)) return;
@@ -147,14 +155,17 @@ export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: str
     };
     try {
       const { input, output } = await invoke(op, ctx, request.params.arguments);
-      ctx.notice('debug', `${op.name} took ${(performance.now() - started).toFixed(1)} ms`, { tool: op.name });
+      const ms = performance.now() - started;
+      deps.metrics?.toolCalls.observe({ tool: op.name, outcome: 'ok' }, ms / 1000);
+      ctx.notice('debug', `${op.name} took ${ms.toFixed(1)} ms`, { tool: op.name });
       return {
         content: [{ type: 'text', text: op.render(output as never, input as never) }],
         structuredContent: output as Record<string, unknown>,
       };
     } catch (thrown) {
       const error = toAppError(thrown, op.action);
-      if (isServerFault(error)) deps.log.error({ err: thrown, tool: op.name }, 'tool failed');
+      deps.metrics?.toolCalls.observe({ tool: op.name, outcome: error.code }, (performance.now() - started) / 1000);
+      logFault(log, error, thrown, { tool: op.name });
       return {
         isError: true,
         content: [{ type: 'text', text: `❌ Error ${op.action}: ${error.code}: ${error.message}` }],

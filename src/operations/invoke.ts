@@ -1,4 +1,4 @@
-import type { Context } from '../domain/context.js';
+import type { Context, Logger } from '../domain/context.js';
 import { fromDbError, isDbError } from '../db/errors.js';
 import { requireScope } from '../auth/scopes.js';
 import { AppError } from '../errors.js';
@@ -30,5 +30,34 @@ export function toAppError(error: unknown, action: string): AppError {
 /** Who to blame: 5xx errors are the service's and are logged with their cause; 4xx are the caller's. */
 export function isServerFault(error: AppError): boolean {
   return error.status >= 500;
+}
+
+/** While the database is unreachable, one warning per this long, not one per request. */
+const UNAVAILABLE_LOG_EVERY_MS = 5_000;
+let unavailableLoggedAt = -Infinity;
+let unavailableSuppressed = 0;
+
+/**
+ * Logs a failed request or tool call when it is the service's fault: with its cause and stack at
+ * error level, except for 503s (the database is unreachable), which are temporary, expected during a
+ * restart and all alike: a warning every few seconds with the count of those not logged.
+ */
+export function logFault(log: Pick<Logger, 'warn' | 'error'>, error: AppError, thrown: unknown, bindings: Record<string, unknown> = {}): void {
+  if (!isServerFault(error)) return;
+  if (error.status !== 503) {
+    log.error({ ...bindings, err: thrown }, 'request failed');
+    return;
+  }
+  const now = performance.now();
+  if (now - unavailableLoggedAt < UNAVAILABLE_LOG_EVERY_MS) {
+    unavailableSuppressed += 1;
+    return;
+  }
+  log.warn(
+    { ...bindings, code: error.code, cause: (thrown as Error)?.message, similar_not_logged: unavailableSuppressed },
+    `${error.message}: answering 503`,
+  );
+  unavailableLoggedAt = now;
+  unavailableSuppressed = 0;
 }
 

@@ -77,3 +77,14 @@ export async function requeueJob(db: Kysely<Database>, id: string): Promise<void
     update jobs set status = 'queued', leased_until = null, attempts = greatest(attempts - 1, 0)
      where id = ${id} and status = 'running'`.execute(db);
 }
+
+/** Jobs not yet finished, by status (`queued`, `running`; absent when none). */
+export async function unfinishedJobs(db: Kysely<Database>): Promise<Record<string, number>> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('status', 'in', ['queued', 'running'])
+    .groupBy('status')
+    .execute();
+  return { queued: 0, running: 0, ...Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])) };
+}

@@ -58,6 +58,7 @@ export async function searchMemory(ctx: Context, input: SearchMemoryInput): Prom
     weights,
   });
   ctx.memory.accesses.record(hits.map((h) => h.id));
+  if (!attempt.ok && embedder.enabled) ctx.notice('warning', `Searched by keyword only: ${attempt.reason}`);
   return {
     query: input.query,
     method: attempt.ok ? 'hybrid' : 'keyword',

@@ -82,6 +82,9 @@ export async function storeMemory(ctx: Context, input: StoreMemoryInput): Promis
     else if (memory.embedding) ctx.memory.queued('vector');
   }
   const note = attempt.ok ? null : attempt.reason;
+  if (note !== null && memory.enqueue && outcome.kind === 'inserted') {
+    ctx.notice('warning', `Stored without a vector (${note}); it will be embedded in the background`, { memory_id: outcome.memory.id });
+  }
   return result(outcome.memory, outcome.kind === 'duplicate', outcome.kind === 'duplicate' ? pending : note);
 }
 
