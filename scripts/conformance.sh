@@ -49,8 +49,9 @@ SERVER_PID=
 cleanup() {
   if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
     kill -TERM "$SERVER_PID" 2>/dev/null || true
-    # Graceful shutdown closes PGlite; past 10 s the server is stuck, so kill it.
-    for _ in $(seq 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    # A graceful shutdown takes up to SHUTDOWN_TIMEOUT_S (10 s) and then closes PGlite; past 25 s
+    # the server is stuck, so kill it.
+    for _ in $(seq 250); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
   fi

@@ -24,7 +24,7 @@ import { operations, tools } from './operations/index.js';
 import { VERSION } from './version.js';
 import { loggerOptions } from './logger.js';
 import { Metrics } from './observability/metrics.js';
-import { registerMetrics, registerMetricsRoute } from './http/metrics.js';
+import { registerMetrics } from './http/metrics.js';
 import { registerRequestId, requestId } from './http/request-id.js';
 import { unfinishedJobs } from './db/queries/jobs.js';
 import { queueDepth } from './db/queries/embedding-jobs.js';
@@ -35,7 +35,7 @@ export interface AppDeps {
   schemaVersion: number;
   /** Where log lines go (default: stdout), e.g. a test capturing them. */
   logStream?: { write(line: string): void };
-  /** The metrics registry (default: a new one); main.ts passes its own to count start-up too. */
+  /** The metrics registry (default: a new one per app). */
   metrics?: Metrics;
 }
 
@@ -83,7 +83,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   registerErrorHandling(app);
   registerRequestId(app);
   const metrics = deps.metrics ?? new Metrics();
-  registerMetrics(app, { metrics, token: config.metricsToken });
+  const addMetricsRoute = registerMetrics(app, { metrics, token: config.metricsToken });
   registerHostCheck(app, { allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins });
   const db = deps.db.kysely;
   await registerAuth(app, {
@@ -91,7 +91,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     rateLimit: { max: config.limits.rateLimitMax, windowMs: config.limits.rateLimitWindowMs },
   });
   await registerOpenApi(app);
-  registerMetricsRoute(app, { metrics, token: config.metricsToken });
+  addMetricsRoute();
 
   const embedding = config.embedding;
   const embedder = new Embedder(
@@ -118,8 +118,11 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     await compactor.stop();
     await accesses.flush();
   });
-  metrics.gauge('devstream_embedding_queue_depth', 'Memories waiting for a vector (embedding_jobs rows)', async () => (await queueDepth(db)).pending);
-  metrics.gauge('devstream_embedding_queue_oldest_seconds', 'Age of the oldest memory waiting for a vector', async () => (await queueDepth(db)).oldest_age_s ?? 0);
+  // One query for both queue gauges: a scrape collects them together.
+  let queue: ReturnType<typeof queueDepth> | null = null;
+  const readQueue = () => (queue ??= queueDepth(db).finally(() => setImmediate(() => (queue = null))));
+  metrics.gauge('devstream_embedding_queue_depth', 'Memories waiting for a vector (embedding_jobs rows)', async () => (await readQueue()).pending);
+  metrics.gauge('devstream_embedding_queue_oldest_seconds', 'Age of the oldest memory waiting for a vector', async () => (await readQueue()).oldest_age_s ?? 0);
   metrics.gauge('devstream_embedder_down', '1 while the embedder is known to be down (stores text-only, searches by keyword)', () => (embedder.status().state === 'down' ? 1 : 0));
   metrics.gauge('devstream_jobs', 'Analysis jobs not finished, by status', () => unfinishedJobs(db), 'status');
   metrics.gauge('devstream_db_pool_connections', 'Database connections by state (busy, idle)', () => {

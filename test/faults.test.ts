@@ -39,6 +39,8 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
     service = await serve({ DATABASE_URL: cluster.url, EMBEDDING_PROVIDER: 'ollama', OLLAMA_HOST: fake.url, OLLAMA_TIMEOUT_MS: '1000' });
     const api = (method: string, path: string, body?: unknown) => rest(service!.url, method, path, body);
     const { client } = await connectMcp(service.url);
+    // A client sending a malformed request id: the tool call's log lines carry the id that replaced it.
+    const traced = (await connectMcp(service.url, '/mcp', { 'x-request-id': 'not a token' })).client;
 
     // Acknowledged writes before the outage, over REST and MCP; one memory while Ollama fails (queued).
     const tasks: Array<{ id: string; title: string }> = [];
@@ -72,6 +74,17 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
     fake.failWith = null;
 
     const started = Date.now();
+    // The first 503 after the writers' ones were logged (one warning per 5 s): wait that out.
+    await sleep(5_100);
+    const traceStart = service.output().length;
+    const tracedCall = await traced.callTool({ name: 'devstream_list_tasks', arguments: { project: 'Faults' } });
+    assert.match(textOf(tracedCall), /DATABASE_ERROR/);
+    const warning = await eventually(async () =>
+      service!.output().slice(traceStart).split('\n').find((l) => l.includes('answering 503') && l.includes('devstream_list_tasks')),
+    );
+    assert.match(JSON.parse(warning).reqId, /^[0-9a-f-]{36}$/, 'the request id, not the client\'s malformed one');
+    assert.ok(!service.output().includes('not a token'));
+    await traced.close();
     const read = await api('GET', '/api/v1/tasks?project=Faults');
     assert.equal(read.status, 503);
     assert.equal(read.body.error.code, 'DATABASE_ERROR');
@@ -84,7 +97,7 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
     assert.match(textOf(tool), /DATABASE_ERROR: the database is unreachable/);
     const stored = await client.callTool({ name: 'devstream_store_memory', arguments: { content: 'Refused during the outage.', content_type: 'context', project: 'Faults' } });
     assert.equal(stored.isError, true);
-    assert.ok(Date.now() - started < 15_000, 'each refusal is quick: the pool does not wait for a dead database');
+    assert.ok(Date.now() - started < 20_000, 'each refusal is quick: the pool does not wait for a dead database');
     const ready = await api('GET', '/readyz');
     assert.equal(ready.status, 503);
     assert.equal((await api('GET', '/healthz')).status, 200, 'the process is up');
@@ -237,13 +250,25 @@ describe('graceful shutdown', () => {
         (r) => r.status,
         () => 'cut' as const,
       );
-      await eventually(async () => (fake.calls.some((c) => c.input.some((t) => t.includes('Too slow'))) ? true : undefined), 10_000);
+      // An MCP tool call too: the shutdown waits for it before closing sessions, but not past the bound.
+      const { client } = await connectMcp(service.url);
+      const slowTool = client
+        .callTool({ name: 'devstream_store_memory', arguments: { content: 'Too slow over MCP.', content_type: 'context', project: 'Shutdown' } })
+        .then(
+          (r) => (r.isError ? textOf(r) : 'answered'),
+          () => 'cut' as const,
+        );
+      await eventually(async () => (fake.calls.filter((c) => c.input.some((t) => t.includes('Too slow'))).length === 2 ? true : undefined), 10_000);
       const signalled = Date.now();
       service.child.kill('SIGTERM');
       const code = await service.exited;
       assert.ok(Date.now() - signalled < 8_000, `exited ${Date.now() - signalled} ms after SIGTERM (bound 1 s + closing)`);
       assert.equal(code, 0);
       assert.equal(await slow, 'cut', 'its connection was closed, not answered as a success');
+      // The SDK client notices a cut stream only at its own timeout: closing it ends the call now.
+      // Had the service answered before exiting, the call would have resolved already.
+      await client.close().catch(() => {});
+      assert.equal(await slowTool, 'cut');
       assert.match(service.output(), /shutdown timeout/);
     } finally {
       fake.delayMs = 0;

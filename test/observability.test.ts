@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { backends, type TestDb } from './helpers/backends.js';
@@ -15,6 +16,18 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
   }
   return 0;
+}
+
+/** GET with a Host header of our choosing (fetch does not send one it is given). */
+function getWithHost(url: string, path: string, host: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}${path}`, { headers: { ...headers, host } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
@@ -118,7 +131,12 @@ describe('who may read /metrics', () => {
 
   test('with METRICS_TOKEN: that token (from any Host: Prometheus scrapes by IP) or an admin key; no one else', async () => {
     const s = await start(METRICS_TOKEN, 'required');
-    assert.equal((await get(s, { authorization: `Bearer ${METRICS_TOKEN}`, host: '10.1.2.3:7000' })).status, 200);
+    const token = { authorization: `Bearer ${METRICS_TOKEN}` };
+    assert.equal(await getWithHost(s.url, '/metrics', '10.1.2.3:7000', token), 200);
+    assert.equal(await getWithHost(s.url, '/metrics', '10.1.2.3:7000', { authorization: `Bearer ${ADMIN_TOKEN}` }), 403, 'an admin key still meets the Host check');
+    assert.equal(await getWithHost(s.url, '/api/v1/plans', '10.1.2.3:7000', token), 403, 'the token lets nothing else past the Host check');
+    assert.equal(await getWithHost(s.url, '/metrics/', '10.1.2.3:7000', token), 403);
+    assert.equal((await get(s, token)).status, 200);
     assert.equal((await get(s, { authorization: `Bearer ${ADMIN_TOKEN}` })).status, 200);
     const none = await get(s, {});
     assert.equal(none.status, 401);

@@ -20,13 +20,12 @@ export interface MetricsOptions {
 }
 
 /**
- * GET /metrics in Prometheus's text format (registerMetricsRoute), and the HTTP request histogram
- * behind it. Who may
+ * GET /metrics in Prometheus's text format, and the HTTP request histogram behind it. Who may
  * scrape: with METRICS_TOKEN, a request bearing it (from any address and Host: Prometheus scrapes
  * by IP), or an admin key; without, whoever may use the admin routes (anyone with AUTH=off).
  * Register before the Host check and auth, whose hooks let a scraper through.
  */
-export function registerMetrics(app: FastifyInstance, options: MetricsOptions): void {
+export function registerMetrics(app: FastifyInstance, options: MetricsOptions): () => void {
   const { metrics } = options;
   const tokenHash = options.token === undefined ? undefined : hashToken(options.token);
   app.decorateRequest('scraper', false);
@@ -45,33 +44,30 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
       reply.elapsedTime / 1000,
     );
   });
-}
 
-/** GET /metrics (see registerMetrics); registered after the OpenAPI plugin, so that it is documented. */
-export function registerMetricsRoute(app: FastifyInstance, options: MetricsOptions): void {
-  const { metrics } = options;
-  const tokenHash = options.token === undefined ? undefined : hashToken(options.token);
-  app.get(
-    '/metrics',
-    {
-      schema: {
-        operationId: 'get_metrics',
-        tags: ['service'],
-        summary: 'Prometheus metrics (METRICS_TOKEN as bearer token, or an admin key)',
-        produces: ['text/plain'],
+  // The route itself is added by the caller after the OpenAPI plugin, so that it is documented.
+  return () =>
+    app.get(
+      '/metrics',
+      {
+        schema: {
+          operationId: 'get_metrics',
+          tags: ['service'],
+          summary: 'Prometheus metrics (METRICS_TOKEN as bearer token, or an admin key)',
+          produces: ['text/plain'],
+        },
       },
-    },
-    async (request: FastifyRequest, reply) => {
-      if (!request.scraper) {
-        const caller = callerOf(request);
-        // AUTH=off lets anyone in, unless a METRICS_TOKEN says who may scrape.
-        if (tokenHash !== undefined && caller.name === null) {
-          throw new AppError('UNAUTHORIZED', 'GET /metrics needs METRICS_TOKEN: send Authorization: Bearer <METRICS_TOKEN>');
+      async (request: FastifyRequest, reply) => {
+        if (!request.scraper) {
+          const caller = callerOf(request);
+          // AUTH=off lets anyone in, unless a METRICS_TOKEN says who may scrape.
+          if (tokenHash !== undefined && caller.name === null) {
+            throw new AppError('UNAUTHORIZED', 'GET /metrics needs METRICS_TOKEN: send Authorization: Bearer <METRICS_TOKEN>');
+          }
+          requireScope(caller, 'admin', 'GET /metrics');
         }
-        requireScope(caller, 'admin', 'GET /metrics');
-      }
-      const { contentType, body } = await metrics.render();
-      return reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
-    },
-  );
+        const { contentType, body } = await metrics.render();
+        return reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
+      },
+    );
 }

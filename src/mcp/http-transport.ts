@@ -1,5 +1,6 @@
 import type {} from '@fastify/swagger';
 import { randomUUID } from 'node:crypto';
+import { finished } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -44,22 +45,15 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
 export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOptions): Promise<void> {
   const sessions = new Map<string, Session>();
   options.metrics?.gauge('devstream_mcp_sessions_active', 'Open MCP sessions', () => sessions.size);
-  /** POSTs being answered (a tool call in flight): a shutdown lets them finish before closing sessions. */
-  let inFlight = 0;
-  let drained: (() => void) | null = null;
 
   const handoff = async (request: FastifyRequest, reply: FastifyReply, transport: StreamableHTTPServerTransport) => {
     // Headers set before the hand-off (x-ratelimit-*, x-request-id) go out with the transport's answer.
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
-    // Tool handlers see the request's headers: the id ties their log lines to this request.
-    request.raw.headers['x-request-id'] = request.id;
-    if (request.method === 'POST') {
-      inFlight += 1;
-      reply.raw.once('close', () => {
-        inFlight -= 1;
-        if (inFlight === 0) drained?.();
-      });
-    }
+    // Tool handlers see the request's headers as the SDK reads them (from the raw list): the id
+    // there is this request's, so their log lines carry the id the answer does.
+    const raw = request.raw.rawHeaders;
+    for (let i = raw.length - 2; i >= 0; i -= 2) if (raw[i]!.toLowerCase() === 'x-request-id') raw.splice(i, 2);
+    raw.push('x-request-id', request.id);
     reply.hijack();
     await transport.handleRequest(request.raw, reply.raw, request.body);
   };
@@ -96,7 +90,22 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     return session;
   };
 
-  app.post('/mcp', MCP_ROUTE, async (request, reply) => {
+  /**
+   * POSTs under way (a tool call in flight), counted from their first hook to their response's end
+   * (sent, or its connection cut): a shutdown lets them finish before it closes the sessions.
+   */
+  let inFlight = 0;
+  let drained: (() => void) | null = null;
+  const track = async (_request: FastifyRequest, reply: FastifyReply) => {
+    inFlight += 1;
+    // finished() also calls back for a response that has already closed.
+    finished(reply.raw, () => {
+      inFlight -= 1;
+      if (inFlight === 0) drained?.();
+    });
+  };
+
+  app.post('/mcp', { ...MCP_ROUTE, onRequest: track }, async (request, reply) => {
     if (request.headers['mcp-session-id'] !== undefined) {
       const session = sessionOf(request, reply);
       if (session) await handoff(request, reply, session.transport);

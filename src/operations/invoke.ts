@@ -53,8 +53,10 @@ export function logFault(log: Pick<Logger, 'warn' | 'error'>, error: AppError, t
     unavailableSuppressed += 1;
     return;
   }
+  // The driver's own words (ECONNREFUSED, 57P01 …) are the cause of the catalogue error.
+  const cause = (error.cause ?? thrown) as { message?: string; code?: string } | undefined;
   log.warn(
-    { ...bindings, code: error.code, cause: (thrown as Error)?.message, similar_not_logged: unavailableSuppressed },
+    { ...bindings, code: error.code, cause: cause?.message, cause_code: cause?.code, similar_not_logged_since_last_warning: unavailableSuppressed },
     `${error.message}: answering 503`,
   );
   unavailableLoggedAt = now;
