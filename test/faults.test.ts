@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import { openDb } from '../src/db/client.js';
+import { toAppError } from '../src/operations/invoke.js';
 import { postgresBaseUrl } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
 import { FakeOllama } from './helpers/fake-ollama.js';
@@ -140,6 +143,29 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
     await client.close();
     assert.equal(await service.stop(), 0);
     service = undefined;
+  });
+
+  test('a transaction whose connection breaks between statements fails as 503, and the process lives', async () => {
+    const db = await openDb({ databaseUrl: cluster.url, poolSize: 2 });
+    try {
+      const failure = await db.kysely
+        .transaction()
+        .execute(async (trx) => {
+          await sql`select 1`.execute(trx);
+          await cluster.stop('fast'); // the client is checked out, idle in the transaction
+          await sql`select 1`.execute(trx);
+        })
+        .then(
+          () => assert.fail('the transaction cannot commit'),
+          (error: unknown) => error,
+        );
+      const mapped = toAppError(failure, 'a transaction'); // the path every operation's error takes
+      assert.equal(mapped.status, 503, `${(failure as Error).message} → ${mapped.code} ${mapped.status}`);
+      assert.equal(mapped.code, 'DATABASE_ERROR');
+    } finally {
+      await cluster.start();
+      await db.close();
+    }
   });
 
   test('start-up waits for the database (DB_CONNECT_TIMEOUT_S) and gives up with a clear error', async () => {

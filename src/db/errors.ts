@@ -3,8 +3,11 @@ import { AppError } from '../errors.js';
 /** SQLSTATE classes and codes that mean "the database is not reachable right now". */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH']);
-/** What node-postgres says when it loses or cannot get a connection (these carry no code). */
-const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated/i;
+/**
+ * What node-postgres says when it loses or cannot get a connection (these carry no code); "not
+ * queryable": a query on a client whose connection broke between statements (in a transaction).
+ */
+const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated|has encountered a connection error and is not queryable/i;
 
 /** True when `error` came from the database or the driver (a SQLSTATE, a socket error, a lost connection). */
 export function isDbError(error: unknown): boolean {
