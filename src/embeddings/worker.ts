@@ -122,7 +122,9 @@ export class EmbeddingWorker {
     }
     if (failed) {
       this.backoffMs = Math.min(Math.max(this.backoffMs * 2, MIN_BACKOFF_MS), maxBackoffMs);
-      return { nextMs: this.backoffMs, hold: true };
+      // Waiting out the embedder, kicks are ignored (stores would only fail again); waiting out the
+      // database, a store's kick means it answers again: the staged vectors are indexed at once.
+      return { nextMs: this.backoffMs, hold: maxBackoffMs === MAX_BACKOFF_MS };
     }
     this.backoffMs = 0;
     return { nextMs: this.idlePollMs };
