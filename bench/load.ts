@@ -17,7 +17,6 @@
  *   npm run bench:load
  *   npm run bench:load -- --duration 20 --mode immediate --out load-immediate
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -38,6 +37,7 @@ import { FakeOllama } from '../test/helpers/fake-ollama.js';
 import { clusterSupport, createCluster, type PgCluster } from '../test/helpers/pg-cluster.js';
 import { createScratchDatabase } from '../test/helpers/postgres.js';
 import { syntheticGraph } from './graphs.js';
+import { gitInfo } from './lib/git.js';
 import { startService, type ServiceProcess } from './lib/child.js';
 import { machineCpuMs, processCpuMs } from './lib/cpu.js';
 import { prng, seed, type SeededData } from './lib/seed.js';
@@ -830,16 +830,6 @@ async function verifyLedger(dbUrl: string, service: ServiceProcess | null, ledge
 
 // ------------------------------------------------------------------------------------------------
 
-function gitInfo(): { commit: string | null; dirty: boolean | null } {
-  try {
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
-    return { commit, dirty };
-  } catch {
-    return { commit: null, dirty: null };
-  }
-}
-
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -1212,7 +1202,7 @@ async function main(): Promise<number> {
     const results = {
       benchmark: 'devstream-hub load',
       date: new Date().toISOString(),
-      git: gitInfo(),
+      git: gitInfo(ROOT, { short: true, paths: ['src'] }),
       machine: {
         cpus: os.cpus().length,
         cpu_model: os.cpus()[0]?.model ?? 'unknown',

@@ -14,7 +14,6 @@
  * (DB round trips + row mapping) and the JSON/text rendering of each case, and prints EXPLAIN
  * ANALYZE of every SQL statement the cases run, to show where the end-to-end time goes.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +27,7 @@ import { migrate } from '../src/db/migrate.js';
 import type { TaskStatus, TaskType } from '../src/db/schema.js';
 import { TASK_STATUSES, TASK_TYPES } from '../src/db/schema.js';
 import { runBreakdown, type BreakdownResult } from './lib/breakdown.js';
+import { gitInfo } from './lib/git.js';
 import { startService, type ServiceProcess } from './lib/child.js';
 import { CpuMeter, machineCpuMs, type CpuPerCall } from './lib/cpu.js';
 import { formatProfile, summarizeProfile, type ProfileSummary } from './lib/profile.js';
@@ -136,16 +136,6 @@ function positiveInt(value: string | boolean | undefined, fallback: number, name
     process.exit(2);
   }
   return n;
-}
-
-function gitInfo(): { commit: string | null; dirty: boolean | null } {
-  try {
-    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
-    return { commit, dirty };
-  } catch {
-    return { commit: null, dirty: null };
-  }
 }
 
 async function main(): Promise<number> {
@@ -354,7 +344,7 @@ async function main(): Promise<number> {
       cpu_busy_pct_before: busyBefore,
       load_average_after: loadAfter.map((x) => Math.round(x * 100) / 100),
     },
-    git: gitInfo(),
+    git: gitInfo(ROOT),
     service: {
       command: 'node --import tsx src/main.ts serve',
       log_level: 'warn',
