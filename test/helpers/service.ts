@@ -37,6 +37,12 @@ export interface ServedProcess {
   stop(): Promise<number | null>;
 }
 
+/** Services still running: killed when the test process exits, so a failed test leaves none behind. */
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /** `devstream-hub serve` as its own process on a free loopback port; waits for /readyz unless told not to. */
 export async function serve(env: Record<string, string>, options: { waitReady?: boolean } = {}): Promise<ServedProcess> {
   const port = await freePort();
@@ -49,7 +55,13 @@ export async function serve(env: Record<string, string>, options: { waitReady?: 
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  running.add(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
   const ready = async (timeoutMs = 60_000) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
