@@ -6,10 +6,6 @@ import { openDb, waitForDatabase, type Db } from './db/client.js';
 import type { Logger } from './domain/context.js';
 import { loggerOptions } from './logger.js';
 import { loadMigrations, migrate } from './db/migrate.js';
-import { analyzeCommand } from './commands/analyze.js';
-import { keysCommand } from './commands/keys.js';
-import { reembed } from './commands/reembed.js';
-import { upload } from './commands/upload.js';
 import { VERSION } from './version.js';
 
 const USAGE = `devstream-hub ${VERSION}
@@ -120,7 +116,9 @@ async function runMigrate(config: Config): Promise<void> {
 
 export async function main(argv: string[]): Promise<number> {
   // A client of the file system and of a running server: its own options, no configuration.
-  if (argv[0] === 'analyze') return analyzeCommand(argv.slice(1));
+  // Commands are imported when run: the analyzer loads the TypeScript compiler (~2 s, ~100 MB),
+  // which `serve` never needs.
+  if (argv[0] === 'analyze') return (await import('./commands/analyze.js')).analyzeCommand(argv.slice(1));
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -149,6 +147,7 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'upload') {
     // A client of a running server: no configuration, no database.
     const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const { upload } = await import('./commands/upload.js');
     return upload({
       target: positionals[1],
       url: str(values.url),
@@ -173,6 +172,7 @@ export async function main(argv: string[]): Promise<number> {
     throw error;
   }
   if (command === 'keys') {
+    const { keysCommand } = await import('./commands/keys.js');
     return keysCommand(config, async () => (await openMigrated(config)).db, {
       positionals: positionals.slice(1),
       scopes: typeof values.scopes === 'string' ? values.scopes : undefined,
@@ -183,6 +183,7 @@ export async function main(argv: string[]): Promise<number> {
   else if (command === 'reembed') {
     const { db } = await openMigrated(config);
     try {
+      const { reembed } = await import('./commands/reembed.js');
       return await reembed(config, db, { all: values.all === true });
     } finally {
       await db.close();
