@@ -12,6 +12,9 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The dashboard (web/) is typed from the OpenAPI document and bundled by Vite into web/dist.
+COPY openapi ./openapi
+COPY web ./web
 RUN npm run build
 
 # ---- runtime ----
@@ -23,6 +26,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 # Layout matters: dist/db/migrate.js reads ../../migrations, dist/version.js reads ../package.json.
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/web/dist ./web/dist
 COPY migrations ./migrations
 COPY bin ./bin
 RUN mkdir -p /data && chown node:node /data

@@ -25,6 +25,7 @@ import { VERSION } from './version.js';
 import { loggerOptions } from './logger.js';
 import { Metrics } from './observability/metrics.js';
 import { registerMetrics } from './http/metrics.js';
+import { registerDashboard } from './http/dashboard.js';
 import { registerRequestId, requestId } from './http/request-id.js';
 import { unfinishedJobs } from './db/queries/jobs.js';
 import { queueDepth } from './db/queries/embedding-jobs.js';
@@ -156,5 +157,6 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     callerOf,
     metrics,
   });
+  await registerDashboard(app);
   return app;
 }

@@ -509,7 +509,7 @@ describe('analyzer: the fixture repository', () => {
 
 describe("analyzer: this project's own source", () => {
   test('src/: unique ids, no dangling edge, calls resolved across modules, doc comments kept', async () => {
-    const commit = await analyzeRepository(ROOT, { include: ['src/'] });
+    const commit = await analyzeRepository(ROOT, { include: ['/src/'] }); // anchored: web/src is another src/
     assertWellFormed(commit);
     assert.ok(commit.nodes.every((n) => n.filePath.startsWith('src/')));
     assert.equal(commit.commitHash, execFileSync('git', ['-C', ROOT, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim());

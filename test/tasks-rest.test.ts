@@ -600,7 +600,7 @@ for (const backend of backends) {
         ['DELETE', '/api/v1/tasks'],
         ['PUT', '/api/v1/tasks/0123456789ab'],
         ['GET', '/api/v1/tasks/0123456789ab/extra'],
-        ['GET', '/'],
+        ['GET', '/nope.html'],
       ] as const) {
         const r = await api(method, path);
         assertError(r, 404, 'NOT_FOUND', `${method} ${path}`);

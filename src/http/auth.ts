@@ -4,6 +4,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { Caller } from '../domain/context.js';
 import { AppError } from '../errors.js';
 import { sendError } from './errors.js';
+import { isDashboardFile } from './dashboard.js';
 import { isOpen } from './health.js';
 
 declare module 'fastify' {
@@ -46,7 +47,8 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
   const countRequest = app.rateLimit();
 
   app.addHook('onRequest', async (request, reply) => {
-    if (isOpen(request)) return;
+    // The dashboard's own files carry no data: a browser loads them before it has a key.
+    if (isOpen(request) || isDashboardFile(request)) return;
     try {
       request.caller = await options.authenticator.authenticate(request.headers.authorization);
     } catch (error) {

@@ -1,0 +1,49 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { pathOf } from './health.js';
+
+/** Where `npm run build:web` puts the dashboard (from src/http and from dist/http alike). */
+export const WEB_ROOT = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+
+/** URL paths of the built dashboard's files (and `/`): static, the same for everyone, no data in them. */
+let files: ReadonlySet<string> = new Set();
+
+/** A GET of one of the dashboard's own files: past the API-key auth (it calls the API with a key). */
+export function isDashboardFile(request: FastifyRequest): boolean {
+  return (request.method === 'GET' || request.method === 'HEAD') && files.has(pathOf(request));
+}
+
+function listFiles(root: string): string[] {
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => `/${relative(root, join(entry.parentPath, entry.name)).split(sep).join('/')}`);
+}
+
+/**
+ * The web dashboard at `/` (web/, built by `npm run build:web`, which `npm ci` and `npm run build`
+ * run): a single page that only uses the public REST API. Without a build, `/` says how to make one.
+ */
+export async function registerDashboard(app: FastifyInstance, root = WEB_ROOT): Promise<void> {
+  if (!existsSync(join(root, 'index.html'))) {
+    app.get('/', { schema: { hide: true } }, async (_request, reply) =>
+      reply.code(404).type('text/plain').send('The dashboard is not built: run `npm run build:web` (npm ci does it).'),
+    );
+    return;
+  }
+  files = new Set(['/', ...listFiles(root)]);
+  await app.register(fastifyStatic, {
+    root,
+    prefix: '/',
+    // One route per file found now, not a catch-all: unknown paths stay the service's 404s.
+    wildcard: false,
+    index: ['index.html'],
+    schemaHide: true,
+    // Hashed asset names change with each build; index.html must be fetched again.
+    setHeaders(reply, path) {
+      reply.header('cache-control', path.endsWith('index.html') ? 'no-cache' : 'public, max-age=31536000, immutable');
+    },
+  });
+}

@@ -1,0 +1,36 @@
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { paths } from './schema';
+
+/**
+ * The REST API as the dashboard sees it: typed from openapi/openapi.json (src/schema.d.ts is generated
+ * by `npm run web:types`), the API key (if any) sent as a bearer token on every call.
+ */
+export const api = createClient<paths>({ baseUrl: window.location.origin });
+
+const KEY = 'devstream-hub.api-key';
+
+/** The API key of this browser tab (session storage: gone when the tab closes). */
+export const apiKey = {
+  get: (): string | null => sessionStorage.getItem(KEY),
+  set: (key: string) => sessionStorage.setItem(KEY, key),
+  clear: () => sessionStorage.removeItem(KEY),
+};
+
+const auth: Middleware = {
+  onRequest({ request }) {
+    const key = apiKey.get();
+    if (key) request.headers.set('authorization', `Bearer ${key}`);
+    return request;
+  },
+};
+api.use(auth);
+
+/** The catalogue error of a failed call (`{error: {code, message}}`), for showing. */
+export type ApiError = { code: string; message: string };
+
+export function errorOf(body: unknown, status: number): ApiError {
+  const error = (body as { error?: ApiError } | undefined)?.error;
+  return error ?? { code: `HTTP_${status}`, message: `the service answered ${status}` };
+}
+
+export type Plan = NonNullable<paths['/api/v1/plans']['get']['responses']['200']['content']['application/json']['plans']>[number];

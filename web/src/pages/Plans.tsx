@@ -1,0 +1,85 @@
+import { useEffect, useId, useState } from 'react';
+import { api, errorOf, type ApiError, type Plan } from '../api';
+
+const STATUSES = ['draft', 'active', 'completed', 'paused', 'archived', 'cancelled'] as const;
+type Status = (typeof STATUSES)[number];
+
+/** A labelled progress bar: `done` of `total`. */
+function Progress({ label, done, total }: { label: string; done: number; total: number }) {
+  const percent = total === 0 ? 0 : Math.round((done / total) * 100);
+  return (
+    <div className="progress">
+      <span>
+        {label}: {done} of {total}
+      </span>
+      <progress aria-label={`${label} done`} max={Math.max(total, 1)} value={done}>
+        {percent} %
+      </progress>
+    </div>
+  );
+}
+
+function hours(plan: Plan): string {
+  const actual = plan.actual_hours ?? 0;
+  return plan.estimated_hours == null ? `${actual} h spent` : `${actual} of ${plan.estimated_hours} h`;
+}
+
+/** Every plan (project) with its status, priority, phase and task progress and hours; filtered by status. */
+export function Plans() {
+  const [status, setStatus] = useState<Status | ''>('');
+  const [plans, setPlans] = useState<Plan[] | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const filterId = useId();
+
+  useEffect(() => {
+    let live = true;
+    setPlans(null);
+    void api.GET('/api/v1/plans', { params: { query: { limit: 500, ...(status ? { status } : {}) } } }).then(({ data, error: failed, response }) => {
+      if (!live) return;
+      if (data) {
+        setPlans(data.plans);
+        setError(null);
+      } else setError(errorOf(failed, response.status));
+    });
+    return () => {
+      live = false;
+    };
+  }, [status]);
+
+  return (
+    <section aria-labelledby="plans-title">
+      <div className="toolbar">
+        <h1 id="plans-title">Plans</h1>
+        <label htmlFor={filterId}>Status</label>
+        <select id={filterId} value={status} onChange={(e) => setStatus(e.target.value as Status | '')}>
+          <option value="">any</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </div>
+      {error && (
+        <p role="alert" className="error">
+          {error.code}: {error.message}
+        </p>
+      )}
+      {plans === null && !error && <p className="status">Loading…</p>}
+      {plans?.length === 0 && <p className="status">No plans{status ? ` with status ${status}` : ''} yet.</p>}
+      <ul className="cards">
+        {plans?.map((plan) => (
+          <li key={plan.id} className="card" aria-label={`Plan ${plan.title}`}>
+            <h2>{plan.title}</h2>
+            <p className="meta">
+              <span className={`badge status-${plan.status}`}>{plan.status}</span> priority {plan.priority} · {hours(plan)}
+            </p>
+            {plan.description && <p>{plan.description}</p>}
+            <Progress label="Phases" done={plan.phases_completed} total={plan.phases_total} />
+            <Progress label="Tasks" done={plan.tasks_completed} total={plan.tasks_total} />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
