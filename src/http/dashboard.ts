@@ -42,8 +42,8 @@ export async function registerDashboard(app: FastifyInstance, root = WEB_ROOT): 
     index: ['index.html'],
     schemaHide: true,
     // Hashed asset names change with each build; index.html must be fetched again.
-    setHeaders(reply, path) {
-      reply.header('cache-control', path.endsWith('index.html') ? 'no-cache' : 'public, max-age=31536000, immutable');
+    setHeaders(res, path) {
+      res.setHeader('cache-control', path.endsWith('index.html') ? 'no-cache' : 'public, max-age=31536000, immutable');
     },
   });
 }
