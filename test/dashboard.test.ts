@@ -50,6 +50,12 @@ describe('web dashboard in headless Chromium', { skip }, () => {
       ids.push(r.body.task.id);
     }
     assert.equal((await rest(server.url, 'PATCH', `/api/v1/tasks/${ids[0]}`, { status: 'completed' }, admin)).status, 200);
+    for (const [content, project] of [
+      ['We cache cart sessions in Redis for 30 minutes; the checkout reads them once.', 'Checkout'],
+      ['The catalogue index is rebuilt nightly; partial updates go through the queue.', 'Search'],
+    ] as const) {
+      assert.equal((await rest(server.url, 'POST', '/api/v1/memories', { content, content_type: 'decision', project }, admin)).status, 201);
+    }
 
     await mkdir(ARTIFACTS, { recursive: true });
     browser = await chromium.launch({
@@ -97,6 +103,29 @@ describe('web dashboard in headless Chromium', { skip }, () => {
     await page.getByText('No plans with status completed yet.').waitFor();
     await page.getByLabel('Status').selectOption('');
     await checkout.waitFor();
+    assert.deepEqual(foreign, [], 'no request left the service');
+  });
+
+  test('memory: a search shows its method and the ranks of each hit; a hit opens with its details', async () => {
+    await page.getByRole('link', { name: 'Memory' }).click();
+    await page.getByRole('heading', { name: 'Memory', level: 1 }).waitFor();
+    await page.getByLabel('Search', { exact: true }).fill('cart sessions');
+    await page.getByLabel('Type').selectOption('decision');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const summary = page.getByText(/1 result by keyword search/);
+    await summary.waitFor();
+    assert.match(await summary.innerText(), /embeddings are disabled/, 'why it is keyword-only');
+    const hit = page.getByRole('button', { name: /^Open memory/ });
+    assert.match(await hit.innerText(), /Checkout · vector — · keyword #1/);
+    await page.screenshot({ path: `${ARTIFACTS}memory.png`, fullPage: true });
+    await hit.click();
+    const detail = page.getByRole('article');
+    await detail.waitFor();
+    assert.match(await detail.innerText(), /We cache cart sessions in Redis/);
+    assert.match(await detail.innerText(), /none yet \(keyword search only\)/);
+    await page.getByLabel('Project').fill('Search');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText(/0 results by keyword search/).waitFor();
     assert.deepEqual(foreign, [], 'no request left the service');
   });
 

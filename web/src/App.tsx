@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'react';
 import { api, apiKey } from './api';
+import { MemoryPage } from './pages/Memory';
 import { Plans } from './pages/Plans';
 import { SignIn } from './pages/SignIn';
 
 /** Pages by hash (`#/plans`): the service serves one index.html, no server-side routes to keep in step. */
-const PAGES = { plans: 'Plans' } as const;
+const PAGES = { plans: 'Plans', memory: 'Memory' } as const;
 type Page = keyof typeof PAGES;
 
 function pageOf(hash: string): Page {
@@ -74,7 +75,10 @@ export function App() {
           </button>
         )}
       </header>
-      <main>{page === 'plans' && <Plans />}</main>
+      <main>
+        {page === 'plans' && <Plans />}
+        {page === 'memory' && <MemoryPage />}
+      </main>
     </>
   );
 }
