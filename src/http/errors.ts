@@ -79,9 +79,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const error = fromFastifyError(thrown) ?? toAppError(thrown, `${request.method} ${request.routeOptions.url ?? request.url}`);
     logFault(request.log, error, thrown);
     if (isMcp(request)) {
-      if (error.status === 503) reply.header('retry-after', String(RETRY_AFTER_S));
       const rpcCode = isJsonParseFailure(thrown) ? -32700 : error.status < 500 ? -32600 : -32603;
-      return reply.code(error.status).send({ jsonrpc: '2.0', error: { code: rpcCode, message: error.message }, id: null });
+      return withStatus(reply, error).send({ jsonrpc: '2.0', error: { code: rpcCode, message: error.message }, id: null });
     }
     return sendError(reply, error);
   });
@@ -92,7 +91,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
-  // Unavailable is temporary (the database restarting): tell clients when to try again.
+  return withStatus(reply, error).send(error.toJSON());
+}
+
+/** The error's status; a 503 is temporary (the database restarting): clients are told when to retry. */
+function withStatus(reply: FastifyReply, error: AppError): FastifyReply {
   if (error.status === 503) reply.header('retry-after', String(RETRY_AFTER_S));
-  return reply.code(error.status).send(error.toJSON());
+  return reply.code(error.status);
 }

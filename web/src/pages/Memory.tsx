@@ -1,4 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
+import { ErrorAlert } from '../ErrorAlert';
 import { api, errorOf, type ApiError } from '../api';
 import type { paths } from '../schema';
 
@@ -70,11 +71,7 @@ export function MemoryPage() {
           Search
         </button>
       </form>
-      {error && (
-        <p role="alert" className="error">
-          {error.code}: {error.message}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       {result && (
         <div className="results">
           <p className="status" aria-live="polite">

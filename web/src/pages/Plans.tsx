@@ -1,4 +1,5 @@
 import { useEffect, useId, useState } from 'react';
+import { ErrorAlert } from '../ErrorAlert';
 import { api, errorOf, type ApiError, type Plan } from '../api';
 
 const STATUSES = ['draft', 'active', 'completed', 'paused', 'archived', 'cancelled'] as const;
@@ -60,11 +61,7 @@ export function Plans() {
           ))}
         </select>
       </div>
-      {error && (
-        <p role="alert" className="error">
-          {error.code}: {error.message}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       {plans === null && !error && <p className="status">Loading…</p>}
       {plans?.length === 0 && <p className="status">No plans{status ? ` with status ${status}` : ''} yet.</p>}
       <ul className="cards">
