@@ -113,6 +113,19 @@ for (const backend of backends) {
       assert.equal(all.body.keys.length, 4);
     });
 
+    test('GET /api/v1/me names the key and its scopes (what the dashboard adapts to)', async () => {
+      const reader = await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(tokens.reader!));
+      assert.equal(reader.status, 200, JSON.stringify(reader.body));
+      assert.deepEqual(reader.body, { name: 'reader', scopes: ['read'] });
+      assert.deepEqual((await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(tokens.writer!))).body, { name: 'writer', scopes: ['read', 'write'] });
+      assert.deepEqual((await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(ADMIN_TOKEN))).body, { name: 'ADMIN_TOKEN', scopes: ['read', 'write', 'admin'] });
+      // An admin-only key may not read, so it is told which scope it lacks.
+      const keeper = await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(tokens.keeper!));
+      assert.equal(keeper.status, 403);
+      assert.equal(keeper.body.error.code, 'FORBIDDEN');
+      assert.equal((await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(tokens.revoked!))).status, 401);
+    });
+
     test('key creation: duplicate names → 409, bad names and scopes → 400 naming the field', async () => {
       const dup = await rest(server.url, 'POST', '/api/v1/keys', { name: 'READER', scopes: ['read'] }, bearer(ADMIN_TOKEN));
       assert.equal(dup.status, 409);

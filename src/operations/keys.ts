@@ -58,4 +58,23 @@ export const revokeKeyOp = defineOperation({
   render: (out) => `API key "${out.key.name}" revoked`,
 });
 
-export const keyOperations = [createKeyOp, listKeysOp, revokeKeyOp];
+export const whoamiOp = defineOperation({
+  name: 'devstream_whoami',
+  title: 'Who am I',
+  description:
+    'The API key this request carries: its name (null when AUTH=off) and its scopes. For clients that adapt to what the key may do, like the dashboard.',
+  action: 'identifying the caller',
+  input: z.strictObject({}),
+  output: z.object({
+    name: z.string().nullable().describe('The key name rows record as created_by; ADMIN_TOKEN for the bootstrap credential; null when AUTH=off'),
+    scopes: z.array(z.enum(SCOPES)),
+  }),
+  scope: 'read',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  tool: false,
+  routes: [{ method: 'GET', path: '/me' }],
+  handler: async (ctx) => ({ name: ctx.caller.name, scopes: SCOPES.filter((s) => ctx.caller.scopes.has(s)) }),
+  render: (out) => `${out.name ?? 'anonymous (AUTH=off)'}: ${out.scopes.join(', ')}`,
+});
+
+export const keyOperations = [createKeyOp, listKeysOp, revokeKeyOp, whoamiOp];
