@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { WEB_ROOT } from '../src/http/dashboard.js';
 import { backends, type TestDb } from './helpers/backends.js';
-import { rest, startServer, type TestServer } from './helpers/server.js';
+import { rest, startServer, testConfig, type TestServer } from './helpers/server.js';
 
 /** Debian's Chromium (.ci/run installs it); CHROMIUM overrides the path. */
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -129,9 +129,134 @@ describe('web dashboard in headless Chromium', { skip }, () => {
     assert.deepEqual(foreign, [], 'no request left the service');
   });
 
+  test('memory: a new memory is stored from the page and opens; deleting it asks first, then it is gone', async () => {
+    await page.getByRole('button', { name: 'New memory' }).click();
+    await page.getByLabel('Content').fill('Checkout retries card payments twice with a 2 s backoff, then gives up.');
+    await page.getByLabel('Kind').selectOption('learning');
+    await page.getByLabel('In project').fill('Checkout');
+    await page.getByLabel('Keywords').fill('payments, retries');
+    await page.getByRole('button', { name: 'Store' }).click();
+    const stored = page.getByRole('status').filter({ hasText: /^Stored memory [0-9a-f]+ in Checkout\./ });
+    await stored.waitFor();
+    const id = /memory ([0-9a-f]+)/.exec(await stored.innerText())![1]!;
+    const detail = page.getByRole('article', { name: `Memory ${id}` });
+    assert.match(await detail.innerText(), /Checkout retries card payments twice/);
+    assert.match(await detail.innerText(), /payments, retries/);
+    assert.match(await detail.innerText(), /dashboard-user/, 'stored by the signed-in key');
+    assert.equal((await rest(server.url, 'GET', `/api/v1/memories/${id}`, undefined, admin)).status, 200);
+
+    await detail.getByRole('button', { name: 'Delete…' }).click();
+    await detail.getByRole('button', { name: 'Keep' }).click();
+    assert.equal((await rest(server.url, 'GET', `/api/v1/memories/${id}`, undefined, admin)).status, 200, 'Keep deletes nothing');
+    await detail.getByRole('button', { name: 'Delete…' }).click();
+    await detail.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: `Deleted memory ${id}.` }).waitFor();
+    await detail.waitFor({ state: 'detached' });
+    assert.equal((await rest(server.url, 'GET', `/api/v1/memories/${id}`, undefined, admin)).status, 404);
+
+    // Bad input is named by the service and shown; nothing is stored.
+    await page.getByRole('button', { name: 'New memory' }).click();
+    await page.getByLabel('Content').fill('x');
+    await page.getByLabel('Keywords').fill('k'.repeat(101));
+    await page.getByRole('button', { name: 'Store' }).click();
+    await page.getByRole('alert').filter({ hasText: /VALIDATION_ERROR.*keywords\.0/ }).waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    assert.deepEqual(foreign, [], 'no request left the service');
+  });
+
+  test('tasks board: columns by status; a task moves by menu with notes and by drag; changes from elsewhere show up by themselves', async () => {
+    await page.getByRole('link', { name: 'Tasks' }).click();
+    await page.getByRole('heading', { name: 'Tasks', level: 1 }).waitFor();
+    const column = (status: string) => page.getByRole('list', { name: `${status} tasks` });
+    await column('completed').getByRole('listitem', { name: 'Task Design the cart' }).waitFor();
+    assert.equal(await page.getByLabel('Project').inputValue(), 'Checkout', 'the first plan by name is chosen');
+    assert.deepEqual(await column('pending').getByRole('heading', { level: 3 }).allInnerTexts(), ['Build the cart', 'Test the cart']);
+    const card = await column('completed').getByRole('listitem', { name: 'Task Design the cart' }).innerText();
+    assert.match(card, /P6/);
+    assert.match(card, /coding/);
+    assert.match(card, /phase Design/);
+    assert.match(card, /Created/);
+    assert.match(card, /Ended/, 'a completed task shows when it ended');
+
+    // By menu, from the keyboard: Enter opens the dialog, Escape leaves everything as it was.
+    await page.getByRole('button', { name: 'Move Build the cart' }).focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Move “Build the cart”' });
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Move Build the cart' }).click();
+    assert.equal(await dialog.getByLabel('New status').inputValue(), 'active', 'pending tasks are offered active first');
+    await dialog.getByLabel('Notes').fill('Started on the cart API; the Redis session cache is in place.');
+    await dialog.getByRole('button', { name: 'Move' }).click();
+    await page.getByRole('status').filter({ hasText: 'Moved “Build the cart” to active.' }).waitFor();
+    await column('active').getByRole('listitem', { name: 'Task Build the cart' }).waitFor();
+    const tasks = async () => (await rest(server.url, 'GET', '/api/v1/tasks?project=Checkout', undefined, admin)).body.tasks as Array<{ id: string; title: string; status: string }>;
+    assert.equal((await tasks()).find((t) => t.title === 'Build the cart')?.status, 'active');
+    const notes = await rest(server.url, 'POST', '/api/v1/memories/search', { query: 'Redis session cache cart API', project: 'Checkout', content_type: 'decision' }, admin);
+    assert.ok(
+      notes.body.results.some((hit: { content: string }) => hit.content === 'Task status update: active. Notes: Started on the cart API; the Redis session cache is in place.'),
+      'the notes are stored as a decision memory',
+    );
+
+    // By drag: the drop opens the same dialog with the column's status chosen.
+    await column('pending').getByRole('listitem', { name: 'Task Test the cart' }).dragTo(page.locator('[data-status="completed"]'));
+    const dragged = page.getByRole('dialog', { name: 'Move “Test the cart”' });
+    assert.equal(await dragged.getByLabel('New status').inputValue(), 'completed');
+    await dragged.getByRole('button', { name: 'Move' }).click();
+    await column('completed').getByRole('listitem', { name: 'Task Test the cart' }).waitFor();
+    assert.equal((await tasks()).find((t) => t.title === 'Test the cart')?.status, 'completed');
+
+    // An agent moves a task over the API: the open board follows without a reload.
+    const design = (await tasks()).find((t) => t.title === 'Design the cart')!;
+    assert.equal((await rest(server.url, 'PATCH', `/api/v1/tasks/${design.id}`, { status: 'failed' }, admin)).status, 200);
+    await column('failed').getByRole('listitem', { name: 'Task Design the cart' }).waitFor({ timeout: 15_000 });
+    await page.screenshot({ path: `${ARTIFACTS}tasks.png`, fullPage: true });
+    assert.deepEqual(foreign, [], 'no request left the service');
+  });
+
   test('signing out forgets the key', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
     assert.equal(await page.evaluate('sessionStorage.length'), 0);
+  });
+
+  test('a read-only key sees everything and no controls that change anything', async () => {
+    const created = await rest(server.url, 'POST', '/api/v1/keys', { name: 'dashboard-reader', scopes: ['read'] }, admin);
+    await page.getByLabel('API key').fill(created.body.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('dashboard-reader · read').waitFor();
+    await page.goto(`${server.url}/#/tasks/Checkout`);
+    await page.getByRole('list', { name: 'active tasks' }).getByRole('listitem', { name: 'Task Build the cart' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: /^Move / }).count(), 0);
+    assert.equal(await page.locator('[draggable="true"]').count(), 0);
+    await page.getByRole('link', { name: 'Memory' }).click();
+    await page.getByRole('heading', { name: 'Memory', level: 1 }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'New memory' }).count(), 0);
+    await page.getByLabel('Search', { exact: true }).fill('cart sessions');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('button', { name: /^Open memory/ }).first().click();
+    await page.getByRole('article').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Delete…' }).count(), 0);
+  });
+
+  test('behind a rate limit the board keeps its cards, says so and waits as long as Retry-After asks', async () => {
+    const limited = await startServer(database, { limits: { ...testConfig().limits, rateLimitMax: 12, rateLimitWindowMs: 60_000 } });
+    try {
+      const tab = await browser.newPage({ viewport: { width: 1366, height: 800 } });
+      await tab.goto(`${limited.url}/#/tasks/Checkout`);
+      await tab.getByRole('list', { name: 'active tasks' }).getByRole('listitem', { name: 'Task Build the cart' }).waitFor();
+      const refused = tab.getByRole('alert').filter({ hasText: /^RATE_LIMITED: Rate limit exceeded/ });
+      for (let i = 0; i < 20 && !(await refused.isVisible()); i++) await tab.getByRole('button', { name: 'Refresh' }).click();
+      await refused.waitFor();
+      const hint = tab.getByText(/Refreshing again in \d+ s/);
+      await hint.waitFor();
+      const wait = Number(/in (\d+) s/.exec(await hint.innerText())![1]);
+      assert.ok(wait > 5 && wait <= 60, `waits out Retry-After (${wait} s), not the usual 5 s`);
+      assert.ok(await tab.getByRole('listitem', { name: 'Task Build the cart' }).isVisible(), 'the last cards stay on the board');
+      await tab.close();
+    } finally {
+      await limited.close();
+    }
   });
 });

@@ -2,17 +2,22 @@ import { useId, useState, type FormEvent } from 'react';
 import { ErrorAlert } from '../ErrorAlert';
 import { api, errorOf, type ApiError } from '../api';
 import type { paths } from '../schema';
+import { useCan } from '../session';
 
 type Search = paths['/api/v1/memories/search']['post']['responses']['200']['content']['application/json'];
 type Hit = Search['results'][number];
 type Memory = paths['/api/v1/memories/{id}']['get']['responses']['200']['content']['application/json']['memory'];
+type Stored = paths['/api/v1/memories']['post']['responses']['201']['content']['application/json'];
 
 const CONTENT_TYPES = ['code', 'documentation', 'context', 'output', 'error', 'decision', 'learning'] as const;
 type ContentType = (typeof CONTENT_TYPES)[number];
 
 const rank = (r: number | null | undefined) => (r == null ? '—' : `#${r}`);
 
-/** Hybrid search over the team's memories, with the method and each branch's rank shown; a hit opens. */
+/**
+ * Hybrid search over the team's memories, with the method and each branch's rank shown; a hit opens.
+ * Keys with `write` also store new memories and delete the open one.
+ */
 export function MemoryPage() {
   const ids = { query: useId(), type: useId(), project: useId(), since: useId() };
   const [query, setQuery] = useState('');
@@ -23,6 +28,9 @@ export function MemoryPage() {
   const [open, setOpen] = useState<Memory | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState('');
+  const [storing, setStoring] = useState(false);
+  const canWrite = useCan('write');
 
   const search = async (event: FormEvent) => {
     event.preventDefault();
@@ -44,15 +52,41 @@ export function MemoryPage() {
     } else setError(errorOf(failed, response.status));
   };
 
-  const show = async (hit: Hit) => {
-    const { data, error: failed, response } = await api.GET('/api/v1/memories/{id}', { params: { path: { id: hit.memory_id } } });
-    if (data) setOpen(data.memory);
-    else setError(errorOf(failed, response.status));
+  const show = async (id: string) => {
+    const { data, error: failed, response } = await api.GET('/api/v1/memories/{id}', { params: { path: { id } } });
+    if (data) {
+      setOpen(data.memory);
+      setError(null);
+    } else setError(errorOf(failed, response.status));
+  };
+
+  const stored = (out: Stored) => {
+    setStoring(false);
+    const note = out.embedding_note ? ` Not embedded yet: ${out.embedding_note}` : '';
+    setDone(out.duplicate ? `Already stored in ${out.project} as memory ${out.memory_id}: nothing new was written.` : `Stored memory ${out.memory_id} in ${out.project}.${note}`);
+    void show(out.memory_id);
+  };
+
+  const deleted = (id: string) => {
+    setOpen(null);
+    setDone(`Deleted memory ${id}.`);
+    setResult((r) => r && { ...r, results: r.results.filter((hit) => hit.memory_id !== id), total: r.total - (r.results.some((hit) => hit.memory_id === id) ? 1 : 0) });
   };
 
   return (
     <section aria-labelledby="memory-title">
-      <h1 id="memory-title">Memory</h1>
+      <div className="toolbar">
+        <h1 id="memory-title">Memory</h1>
+        {canWrite && !storing && (
+          <button type="button" onClick={() => setStoring(true)}>
+            New memory
+          </button>
+        )}
+      </div>
+      {storing && <StoreMemory defaultProject={project.trim()} onStored={stored} onCancel={() => setStoring(false)} />}
+      <p className="status" role="status">
+        {done}
+      </p>
       <form className="search" onSubmit={search} role="search">
         <label htmlFor={ids.query}>Search</label>
         <input id={ids.query} type="search" value={query} onChange={(e) => setQuery(e.target.value)} required maxLength={2000} />
@@ -81,7 +115,7 @@ export function MemoryPage() {
           <ol className="hits">
             {result.results.map((hit) => (
               <li key={hit.memory_id}>
-                <button type="button" className="hit" onClick={() => void show(hit)} aria-label={`Open memory ${hit.memory_id}`}>
+                <button type="button" className="hit" onClick={() => void show(hit.memory_id)} aria-label={`Open memory ${hit.memory_id}`}>
                   <span className="meta">
                     <span className="badge">{hit.content_type}</span> {hit.project} · vector {rank(hit.vector_rank)} · keyword {rank(hit.keyword_rank)}
                   </span>
@@ -92,28 +126,109 @@ export function MemoryPage() {
           </ol>
         </div>
       )}
-      {open && (
-        <article className="card detail" aria-label={`Memory ${open.memory_id}`}>
-          <h2>Memory {open.memory_id}</h2>
-          <pre className="content">{open.content}</pre>
-          <dl>
-            <dt>Type</dt>
-            <dd>{open.content_type}</dd>
-            <dt>Project</dt>
-            <dd>{open.project}</dd>
-            <dt>Keywords</dt>
-            <dd>{open.keywords.join(', ') || '—'}</dd>
-            <dt>Stored</dt>
-            <dd>
-              {new Date(open.created_at).toLocaleString()} by {open.created_by ?? 'anonymous'}
-            </dd>
-            <dt>Vector</dt>
-            <dd>{open.embedding_model ? `${open.embedding_model}, ${open.embedding_dimensions} dimensions` : 'none yet (keyword search only)'}</dd>
-            <dt>Found</dt>
-            <dd>{open.access_count} times</dd>
-          </dl>
-        </article>
-      )}
+      {open && <MemoryDetail key={open.memory_id} memory={open} canDelete={canWrite} onDeleted={deleted} />}
     </section>
+  );
+}
+
+/** One memory with its details; `canDelete` adds a Delete button that asks once more before deleting. */
+function MemoryDetail({ memory, canDelete, onDeleted }: { memory: Memory; canDelete: boolean; onDeleted(id: string): void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const remove = async () => {
+    const { data, error: failed, response } = await api.DELETE('/api/v1/memories/{id}', { params: { path: { id: memory.memory_id } } });
+    if (data) onDeleted(memory.memory_id);
+    else setError(errorOf(failed, response.status));
+  };
+  return (
+    <article className="card detail" aria-label={`Memory ${memory.memory_id}`}>
+      <h2>Memory {memory.memory_id}</h2>
+      <pre className="content">{memory.content}</pre>
+      <dl>
+        <dt>Type</dt>
+        <dd>{memory.content_type}</dd>
+        <dt>Project</dt>
+        <dd>{memory.project}</dd>
+        <dt>Keywords</dt>
+        <dd>{memory.keywords.join(', ') || '—'}</dd>
+        <dt>Stored</dt>
+        <dd>
+          {new Date(memory.created_at).toLocaleString()} by {memory.created_by ?? 'anonymous'}
+        </dd>
+        <dt>Vector</dt>
+        <dd>{memory.embedding_model ? `${memory.embedding_model}, ${memory.embedding_dimensions} dimensions` : 'none yet (keyword search only)'}</dd>
+        <dt>Found</dt>
+        <dd>{memory.access_count} times</dd>
+      </dl>
+      {canDelete && !confirming && (
+        <button type="button" onClick={() => setConfirming(true)}>
+          Delete…
+        </button>
+      )}
+      {confirming && (
+        <div role="group" aria-label="Confirm deletion" className="actions">
+          <span>Delete this memory for the whole team? It cannot be undone.</span>
+          <button type="button" className="danger" onClick={() => void remove()}>
+            Delete
+          </button>
+          <button type="button" onClick={() => setConfirming(false)}>
+            Keep
+          </button>
+        </div>
+      )}
+      <ErrorAlert error={error} />
+    </article>
+  );
+}
+
+/** A form for a new memory: content, type, project and keywords, stored with POST /api/v1/memories. */
+function StoreMemory({ defaultProject, onStored, onCancel }: { defaultProject: string; onStored(out: Stored): void; onCancel(): void }) {
+  const ids = { content: useId(), type: useId(), project: useId(), keywords: useId() };
+  const [content, setContent] = useState('');
+  const [type, setType] = useState<ContentType>('learning');
+  const [project, setProject] = useState(defaultProject);
+  const [keywords, setKeywords] = useState('');
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    const words = keywords.split(',').map((k) => k.trim()).filter(Boolean);
+    const { data, error: failed, response } = await api.POST('/api/v1/memories', {
+      body: { content, content_type: type, ...(project.trim() ? { project: project.trim() } : {}), ...(words.length ? { keywords: words } : {}) },
+    });
+    setBusy(false);
+    if (data) onStored(data);
+    else setError(errorOf(failed, response.status));
+  };
+
+  return (
+    <form className="card store" onSubmit={submit} aria-labelledby={`${ids.content}-title`}>
+      <h2 id={`${ids.content}-title`}>New memory</h2>
+      <label htmlFor={ids.content}>Content</label>
+      <textarea id={ids.content} value={content} onChange={(e) => setContent(e.target.value)} rows={5} required />
+      <div className="fields">
+        <label htmlFor={ids.type}>Kind</label>
+        <select id={ids.type} value={type} onChange={(e) => setType(e.target.value as ContentType)}>
+          {CONTENT_TYPES.map((t) => (
+            <option key={t}>{t}</option>
+          ))}
+        </select>
+        <label htmlFor={ids.project}>In project</label>
+        <input id={ids.project} value={project} onChange={(e) => setProject(e.target.value)} maxLength={200} placeholder="the service's default" />
+        <label htmlFor={ids.keywords}>Keywords</label>
+        <input id={ids.keywords} value={keywords} onChange={(e) => setKeywords(e.target.value)} placeholder="comma, separated" />
+      </div>
+      <ErrorAlert error={error} />
+      <div className="actions">
+        <button type="submit" disabled={busy}>
+          Store
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }
