@@ -324,6 +324,17 @@ for (const backend of backends) {
 
       const viaMcp = await mcp('devstream_list_plans', {});
       assert.deepEqual(r.body, viaMcp.structuredContent, 'the same answer as the MCP tool');
+
+      // A phase whose tasks are all completed counts as completed (no tool sets a phase's status).
+      const one = (await api('GET', '/api/v1/tasks?project=Rest%20Counting&limit=50')).body.tasks.filter((t: any) => t.phase_name === 'One');
+      for (const t of one) await setStatus(t.id, 'completed');
+      const after = (await api('GET', '/api/v1/plans')).body.plans.find((p: any) => p.title === 'Rest Counting');
+      assert.equal(after.phases_completed, 1);
+      assert.deepEqual(after.phases.map((p: any) => [p.name, p.status]), [['One', 'completed'], ['Two', 'active']], 'Two has a failed task: not completed');
+      await mk('c6', 'One');
+      const reopened = (await api('GET', '/api/v1/plans')).body.plans.find((p: any) => p.title === 'Rest Counting');
+      assert.equal(reopened.phases_completed, 0, 'a new task reopens the phase');
+      assert.equal(reopened.phases[0].status, 'active');
     });
 
     test('GET /api/v1/plans/{id} → {plan} with its phases and their tasks', async () => {

@@ -1,6 +1,6 @@
 import { getPlan as queryPlan, listPlans as queryPlans, phasesWithCounts } from '../../db/queries/plans.js';
 import { tasksOfPlan } from '../../db/queries/tasks.js';
-import type { PlanStatus } from '../../db/schema.js';
+import type { PhaseStatus, PlanStatus } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../context.js';
 import type { PhaseSummary, PlanDetail, PlanSummary } from './model.js';
@@ -10,15 +10,28 @@ import { iso, toTask } from './serialize.js';
 type PlanRow = NonNullable<Awaited<ReturnType<typeof queryPlan>>>;
 type PhaseRow = Awaited<ReturnType<typeof phasesWithCounts>>[number];
 
+/**
+ * A phase's status as shown: no tool sets a phase's status, so a pending or active phase whose tasks
+ * are all completed is reported completed (and active again when a task is added to it). Without
+ * this, `phases_completed` stayed 0 for ever. Blocked and skipped phases keep their stored status.
+ */
+function phaseStatus(stored: PhaseStatus, total: number, completed: number): PhaseStatus {
+  return (stored === 'pending' || stored === 'active') && total > 0 && completed === total ? 'completed' : stored;
+}
+
 function summarize(plan: PlanRow, phaseRows: PhaseRow[]): PlanSummary {
-  const phases: PhaseSummary[] = phaseRows.map((ph) => ({
-    id: ph.id,
-    name: ph.name,
-    status: ph.status,
-    sequence_order: ph.sequence_order,
-    tasks_total: Number(ph.tasks_total),
-    tasks_completed: Number(ph.tasks_completed),
-  }));
+  const phases: PhaseSummary[] = phaseRows.map((ph) => {
+    const total = Number(ph.tasks_total);
+    const completed = Number(ph.tasks_completed);
+    return {
+      id: ph.id,
+      name: ph.name,
+      status: phaseStatus(ph.status, total, completed),
+      sequence_order: ph.sequence_order,
+      tasks_total: total,
+      tasks_completed: completed,
+    };
+  });
   return {
     id: plan.id,
     title: plan.title,
