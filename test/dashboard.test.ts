@@ -1,33 +1,22 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { WEB_ROOT } from '../src/http/dashboard.js';
+import type { Browser, Page } from 'playwright-core';
 import { backends, type TestDb } from './helpers/backends.js';
+import { ARTIFACTS, dashboardSkip, launchChromium, openPage } from './helpers/browser.js';
 import { rest, startServer, testConfig, type TestServer } from './helpers/server.js';
 
-/** Debian's Chromium (.ci/run installs it); CHROMIUM overrides the path. */
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
 const ADMIN_TOKEN = 'dashboard-admin-token-0123456789abcdef';
 
-const skip = !existsSync(CHROMIUM)
-  ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`
-  : !existsSync(`${WEB_ROOT}index.html`)
-    ? 'the dashboard is not built (npm run build:web)'
-    : false;
+// PGlite when npm test runs without a database; Postgres in the DATABASE_URL pass (not PGlite twice).
+const backend = backends.at(-1)!;
 
-describe(`web dashboard in headless Chromium (${backends.at(-1)!.name})`, { skip }, () => {
-  // PGlite when npm test runs without a database; Postgres in the DATABASE_URL pass (not PGlite twice).
-  const backend = backends.at(-1)!;
+describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboardSkip }, () => {
   let database: TestDb;
   let server: TestServer;
   let browser: Browser;
   let page: Page;
   let key: string;
-  const foreign: string[] = [];
+  let foreign: string[];
 
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
   const task = (project: string, title: string, phase: string) => ({ title, description: `${title}.`, task_type: 'coding', priority: 6, phase_name: phase, project });
@@ -58,16 +47,8 @@ describe(`web dashboard in headless Chromium (${backends.at(-1)!.name})`, { skip
       assert.equal((await rest(server.url, 'POST', '/api/v1/memories', { content, content_type: 'decision', project }, admin)).status, 201);
     }
 
-    await mkdir(ARTIFACTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-quic', '--disable-component-update', '--disable-sync'],
-    });
-    page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
-    // Everything the page loads comes from the service.
-    page.on('request', (request) => {
-      if (!request.url().startsWith(server.url)) foreign.push(request.url());
-    });
+    browser = await launchChromium();
+    ({ page, foreign } = await openPage(browser, server.url));
   });
   after(async () => {
     await browser?.close();
@@ -244,7 +225,7 @@ describe(`web dashboard in headless Chromium (${backends.at(-1)!.name})`, { skip
   test('behind a rate limit the board keeps its cards, says so and waits as long as Retry-After asks', async () => {
     const limited = await startServer(database, { limits: { ...testConfig().limits, rateLimitMax: 12, rateLimitWindowMs: 60_000 } });
     try {
-      const tab = await browser.newPage({ viewport: { width: 1366, height: 800 } });
+      const { page: tab } = await openPage(browser, limited.url);
       await tab.goto(`${limited.url}/#/tasks/Checkout`);
       await tab.getByRole('list', { name: 'active tasks' }).getByRole('listitem', { name: 'Task Build the cart' }).waitFor();
       const refused = tab.getByRole('alert').filter({ hasText: /^RATE_LIMITED: Rate limit exceeded/ });

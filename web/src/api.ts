@@ -33,4 +33,11 @@ export function errorOf(body: unknown, status: number): ApiError {
   return error ?? { code: `HTTP_${status}`, message: `the service answered ${status}` };
 }
 
-export type Plan = NonNullable<paths['/api/v1/plans']['get']['responses']['200']['content']['application/json']['plans']>[number];
+/** The JSON body of a route's 200 answer: `Json<'/api/v1/graphs', 'get'>`. */
+export type Json<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  responses: { 200: { content: { 'application/json': infer T } } };
+}
+  ? T
+  : never;
+
+export type Plan = Json<'/api/v1/plans', 'get'>['plans'][number];

@@ -1,8 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { errorOf, type ApiError } from './api';
+import type { Answer } from './load';
 
-/** What an openapi-fetch call resolves to, as far as polling cares. */
-type Answer<T> = { data?: T; error?: unknown; response: Response };
 
 export interface Polled<T> {
   data: T | null;

@@ -5,22 +5,22 @@ const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
   ['hour', 3_600],
   ['minute', 60],
 ];
-const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 
-/** "3 minutes ago", "yesterday": how long ago an ISO timestamp was, for freshness at a glance. */
+/** "3 hours ago", "yesterday" for an ISO time; under a minute is "now". For freshness at a glance. */
 export function ago(iso: string, now = Date.now()): string {
   const seconds = (Date.parse(iso) - now) / 1000;
   for (const [unit, size] of UNITS) {
     if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
   }
-  return 'just now';
+  return relative.format(0, 'second');
 }
 
-/** A timestamp shown as "x ago", with the full local time on hover and for assistive technology. */
-export function When({ iso }: { iso: string }) {
-  const full = new Date(iso).toLocaleString();
+/** A time shown as "x ago", the exact local time on hover and as the machine-readable value; null: "never". */
+export function When({ iso }: { iso: string | null }) {
+  if (!iso) return <span className="status">never</span>;
   return (
-    <time dateTime={iso} title={full}>
+    <time dateTime={iso} title={new Date(iso).toLocaleString()}>
       {ago(iso)}
     </time>
   );

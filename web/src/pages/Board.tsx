@@ -1,13 +1,13 @@
 import { useEffect, useId, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { ErrorAlert } from '../ErrorAlert';
-import { api, errorOf, type ApiError } from '../api';
+import { api, errorOf, type ApiError, type Json } from '../api';
+import { useLoad } from '../load';
 import { usePolling } from '../poll';
 import { href } from '../route';
-import type { paths } from '../schema';
 import { useCan } from '../session';
 import { When } from '../time';
 
-type TaskList = paths['/api/v1/tasks']['get']['responses']['200']['content']['application/json'];
+type TaskList = Json<'/api/v1/tasks', 'get'>;
 type Task = TaskList['tasks'][number];
 type Status = Task['status'];
 
@@ -239,18 +239,6 @@ function MoveDialog({ task, to, onClose }: { task: Task; to: Status; onClose(don
 
 /** The plan (project) titles, for choosing a board. */
 function useProjects(): { names: string[] | null; error: ApiError | null } {
-  const [names, setNames] = useState<string[] | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  useEffect(() => {
-    let live = true;
-    void api.GET('/api/v1/plans', { params: { query: { limit: 500 } } }).then(({ data, error: failed, response }) => {
-      if (!live) return;
-      if (data) setNames(data.plans.map((p) => p.title).sort((a, b) => a.localeCompare(b)));
-      else setError(errorOf(failed, response.status));
-    });
-    return () => {
-      live = false;
-    };
-  }, []);
-  return { names, error };
+  const { data, error } = useLoad(() => api.GET('/api/v1/plans', { params: { query: { limit: 500 } } }), []);
+  return { names: data ? data.plans.map((p) => p.title).sort((a, b) => a.localeCompare(b)) : null, error };
 }

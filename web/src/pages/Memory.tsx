@@ -1,12 +1,12 @@
 import { useId, useState, type FormEvent } from 'react';
 import { ErrorAlert } from '../ErrorAlert';
-import { api, errorOf, type ApiError } from '../api';
+import { api, errorOf, type ApiError, type Json } from '../api';
 import type { paths } from '../schema';
 import { useCan } from '../session';
 
-type Search = paths['/api/v1/memories/search']['post']['responses']['200']['content']['application/json'];
+type Search = Json<'/api/v1/memories/search', 'post'>;
 type Hit = Search['results'][number];
-type Memory = paths['/api/v1/memories/{id}']['get']['responses']['200']['content']['application/json']['memory'];
+type Memory = Json<'/api/v1/memories/{id}', 'get'>['memory'];
 type Stored = paths['/api/v1/memories']['post']['responses']['201']['content']['application/json'];
 
 const CONTENT_TYPES = ['code', 'documentation', 'context', 'output', 'error', 'decision', 'learning'] as const;

@@ -1,6 +1,7 @@
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { ErrorAlert } from '../ErrorAlert';
-import { api, errorOf, type ApiError, type Plan } from '../api';
+import { api, type Plan } from '../api';
+import { useLoad } from '../load';
 
 const STATUSES = ['draft', 'active', 'completed', 'paused', 'archived', 'cancelled'] as const;
 type Status = (typeof STATUSES)[number];
@@ -28,24 +29,9 @@ function hours(plan: Plan): string {
 /** Every plan (project) with its status, priority, phase and task progress and hours; filtered by status. */
 export function Plans() {
   const [status, setStatus] = useState<Status | ''>('');
-  const [plans, setPlans] = useState<Plan[] | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
   const filterId = useId();
-
-  useEffect(() => {
-    let live = true;
-    setPlans(null);
-    void api.GET('/api/v1/plans', { params: { query: { limit: 500, ...(status ? { status } : {}) } } }).then(({ data, error: failed, response }) => {
-      if (!live) return;
-      if (data) {
-        setPlans(data.plans);
-        setError(null);
-      } else setError(errorOf(failed, response.status));
-    });
-    return () => {
-      live = false;
-    };
-  }, [status]);
+  const { data, error } = useLoad(() => api.GET('/api/v1/plans', { params: { query: { limit: 500, ...(status ? { status } : {}) } } }), [status]);
+  const plans = data?.plans ?? null;
 
   return (
     <section aria-labelledby="plans-title">

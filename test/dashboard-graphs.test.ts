@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { backends, type TestDb } from './helpers/backends.js';
+import { ARTIFACTS, dashboardSkip, launchChromium, openPage } from './helpers/browser.js';
+import { rest, startServer, type TestServer } from './helpers/server.js';
+
+const ADMIN_TOKEN = 'dashboard-graphs-admin-token-0123456789';
+const KY = '../shared/fixtures/graphs/ky/3419113b48e034fdcf8fa6bd3be3da7b3d0d758f.json';
+const KY_COMMIT = '3419113b48e034fdcf8fa6bd3be3da7b3d0d758f';
+const MERGE_HEADERS = 'source/utils/merge.ts::mergeHeaders';
+const CONTAINERS = 'source/utils/merge.ts::mergeHeaderContainers';
+
+// PGlite when npm test runs without a database; Postgres in the DATABASE_URL pass (as test/dashboard.test.ts).
+const backend = backends.at(-1)!;
+
+describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip: dashboardSkip }, () => {
+  let database: TestDb;
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  let foreign: string[];
+  let key: string;
+  let graphId: string;
+  /** Paths of everything the page loaded, to see when the graph library's chunk came. */
+  const loaded: string[] = [];
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  const kyText = readFileSync(new URL(KY, `file://${process.cwd()}/`), 'utf8');
+
+  /** The neighbourhood graph's container, once cytoscape has drawn into it. */
+  const drawnGraph = async () => {
+    const canvas = page.locator('.hood-canvas[data-node-count]');
+    await canvas.waitFor();
+    return canvas;
+  };
+
+  before(async () => {
+    database = await backend.open();
+    server = await startServer(database, { auth: { mode: 'required', adminToken: ADMIN_TOKEN } });
+    const created = await rest(server.url, 'POST', '/api/v1/keys', { name: 'graphs-reader', scopes: ['read'] }, admin);
+    assert.equal(created.status, 201);
+    key = created.body.token;
+    // The real ky graph, uploaded as the analyzer does.
+    const uploaded = await rest(server.url, 'POST', '/api/v1/graphs?repo=ky', kyText, admin);
+    assert.equal(uploaded.status, 201, JSON.stringify(uploaded.body));
+    graphId = uploaded.body.graphId;
+
+    browser = await launchChromium();
+    ({ page, foreign } = await openPage(browser, server.url));
+    // A missing element fails the test in 10 s rather than 30: waits are for behaviour, not timing.
+    page.setDefaultTimeout(10_000);
+    page.on('request', (request) => loaded.push(new URL(request.url()).pathname));
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await database?.dispose();
+  });
+
+  test('a read-only key signs in; the repo list shows ky with its commit, freshness and counts', async () => {
+    await page.goto(server.url);
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Plans', level: 1 }).waitFor();
+
+    await page.getByRole('link', { name: 'Code graphs' }).click();
+    await page.getByRole('heading', { name: 'Code graphs', level: 1 }).waitFor();
+    const row = page.getByRole('row', { name: /^ky / });
+    await row.waitFor();
+    const cells = await row.getByRole('cell').allInnerTexts();
+    assert.deepEqual(cells, [KY_COMMIT.slice(0, 10), '1', cells[2], cells[3], '192', '230']);
+    // Relative to this machine's clock, so any relative time will do; the exact one is the cell's datetime.
+    assert.match(cells[2]!, /^(\d+ \w+ ago|in \d+ \w+|now|yesterday|tomorrow|(last|next) \w+)$/, 'analyzed: a relative time');
+    assert.match(cells[3]!, /^(now|1 minute ago)$/, 'uploaded just now');
+    assert.equal(await row.locator('.commit').getAttribute('title'), KY_COMMIT);
+    assert.equal(await row.locator('time').first().getAttribute('datetime'), new Date(JSON.parse(kyText).analyzedAt).toISOString());
+    await page.screenshot({ path: `${ARTIFACTS}graphs-list.png`, fullPage: true });
+  });
+
+  test('symbol search in the repo lists ranked symbols as links, exact match first', async () => {
+    await page.getByRole('link', { name: 'ky', exact: true }).click();
+    await page.getByRole('heading', { name: 'ky', level: 1 }).waitFor();
+    assert.match(await page.locator('.graphs > .meta').innerText(), /commit 3419113b48 · analyzed .+ · 192 nodes, 230 edges · 1 commit kept/);
+    await page.getByLabel('Symbol', { exact: true }).fill('mergeHeaders');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.getByText(/\d+ symbols? for “mergeHeaders”/).waitFor();
+    const results = page.locator('ol.symbols > li');
+    assert.match(await results.first().innerText(), /^mergeHeaders function source\/utils\/merge\.ts:64 exact$/);
+    await page.locator('ol.symbols').getByRole('link', { name: 'mergeHeaderContainers' }).waitFor();
+    assert.equal(new URL(page.url()).hash, `#/graphs/repo/${graphId}/mergeHeaders`, 'the query is in the route');
+  });
+
+  test('a context packet for a question renders with its token count and its nodes as links', async () => {
+    const task = 'how are headers merged';
+    await page.getByLabel('Question', { exact: true }).fill(task);
+    await page.getByRole('button', { name: 'Resolve' }).click();
+    const cost = page.getByText(/≈ \d+ tokens of a \d+-token budget/);
+    await cost.waitFor();
+    const expected = await rest(server.url, 'POST', '/api/v1/context', { task, repo: 'ky' }, { authorization: `Bearer ${key}` });
+    assert.equal(expected.status, 200);
+    assert.match(await cost.innerText(), new RegExp(`≈ ${expected.body.approxTokens} tokens of a ${expected.body.budget}-token budget · intent exploratory · commit 3419113b48`));
+    const text = await page.getByLabel('Packet text').innerText();
+    assert.equal(text, expected.body.packet);
+    assert.match(text, /^ANSWER mergeHeaders \(symbol\) — source\/utils\/merge\.ts:64$/m);
+    await page.locator('ul.idmap').getByRole('link', { name: MERGE_HEADERS, exact: true }).waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}graphs.png`, fullPage: true });
+    assert.equal(
+      loaded.some((path) => path.includes('cytoscape')),
+      false,
+      'the graph library is not loaded before a node page needs it',
+    );
+  });
+
+  test('a node page: summaries, code, callers and callees, the neighbourhood drawn and listed, impact', async () => {
+    await page.locator('ol.symbols').getByRole('link', { name: 'mergeHeaders', exact: true }).click();
+    await page.getByRole('heading', { name: 'mergeHeaders', level: 1 }).waitFor();
+    assert.equal(new URL(page.url()).hash, `#/graphs/node/${graphId}/${encodeURIComponent(MERGE_HEADERS)}`);
+    const summaries = page.getByRole('region', { name: 'Summaries' });
+    assert.match(await summaries.innerText(), /No summaries in this graph \(structure only\)/, 'the ky fixture has none');
+    assert.match(await page.getByRole('region', { name: 'Code' }).innerText(), /const result = new globalThis\.Headers\(source1/);
+
+    const callers = page.getByRole('list', { name: 'Callers (2)' });
+    assert.deepEqual((await callers.getByRole('link').allInnerTexts()).sort(), ['Ky.constructor', 'mergeHeaderContainers']);
+    assert.match(await page.getByRole('region', { name: 'Callees (0)' }).innerText(), /None\./);
+
+    const graph = await drawnGraph();
+    assert.equal(await graph.getAttribute('data-node-count'), '3', 'the node and its two callers');
+    assert.ok((await graph.locator('canvas').count()) > 0, 'cytoscape drew on a canvas');
+    assert.ok(loaded.some((path) => /\/assets\/cytoscape[^/]*\.js$/.test(path)), 'the graph library came as its own chunk');
+
+    const impact = page.getByRole('region', { name: 'Impact' });
+    await impact.getByText('3 dependents within 2 hops').waitFor();
+    assert.deepEqual((await impact.getByRole('region', { name: 'Hop 1' }).getByRole('link').allInnerTexts()).sort(), ['Ky.constructor', 'mergeHeaderContainers']);
+    assert.deepEqual(await impact.getByRole('region', { name: 'Hop 2' }).getByRole('link').allInnerTexts(), ['deepMergeInternal']);
+  });
+
+  test('following a caller lands on its page, with both sides of its neighbourhood; impact downstream', async () => {
+    await page.getByRole('list', { name: 'Callers (2)' }).getByRole('link', { name: 'mergeHeaderContainers' }).click();
+    const heading = page.getByRole('heading', { name: 'mergeHeaderContainers', level: 1 });
+    await heading.waitFor();
+    assert.equal(new URL(page.url()).hash, `#/graphs/node/${graphId}/${encodeURIComponent(CONTAINERS)}`);
+    assert.equal(await heading.evaluate((h) => h === h.ownerDocument.activeElement), true, 'focus moves to the new node');
+    assert.deepEqual(await page.getByRole('list', { name: 'Callers (1)' }).getByRole('link').allInnerTexts(), ['deepMergeInternal']);
+    const callees = page.getByRole('list', { name: 'Callees (3)' });
+    assert.deepEqual((await callees.getByRole('link').allInnerTexts()).sort(), ['isPlainObject', 'mergeHeaders', 'normalizeHeaderObject']);
+
+    const graph = await drawnGraph();
+    assert.equal(await graph.getAttribute('data-node-count'), '5', 'the node, one caller, three callees');
+    await page.getByRole('region', { name: 'Impact' }).getByText(/^\d+ dependents? within 2 hops$/).waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}node.png`, fullPage: true });
+
+    await page.getByLabel('Direction').selectOption('downstream');
+    const impact = page.getByRole('region', { name: 'Impact' });
+    await impact.getByText(/^\d+ nodes? within 2 hops$/).waitFor();
+    assert.deepEqual((await impact.getByRole('region', { name: 'Hop 1' }).getByRole('link').allInnerTexts()).sort(), ['isPlainObject', 'mergeHeaders', 'normalizeHeaderObject']);
+  });
+
+  test('clicking a node in the drawn graph opens it', async () => {
+    const graph = await drawnGraph();
+    // Where cytoscape drew mergeHeaders, read from the instance it registers on its container.
+    const at = await graph.evaluate((box, id) => {
+      const cy = (box as unknown as { _cyreg: { cy: { getElementById(id: string): { renderedPosition(): { x: number; y: number } } } } })._cyreg.cy;
+      return cy.getElementById(id).renderedPosition();
+    }, MERGE_HEADERS);
+    const bounds = (await graph.boundingBox())!;
+    await page.mouse.click(bounds.x + at.x, bounds.y + at.y);
+    await page.getByRole('heading', { name: 'mergeHeaders', level: 1 }).waitFor();
+    assert.equal(await (await drawnGraph()).getAttribute('data-node-count'), '3');
+
+    await page.goBack();
+    await page.getByRole('heading', { name: 'mergeHeaderContainers', level: 1 }).waitFor();
+    assert.deepEqual(foreign, [], 'no request left the service');
+  });
+});

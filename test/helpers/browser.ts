@@ -1,0 +1,40 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { WEB_ROOT } from '../../src/http/dashboard.js';
+
+/** Debian's Chromium (.ci/run installs it); CHROMIUM overrides the path. */
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+/** Where browser tests put their screenshots (gitignored; the good ones are copied to docs/screenshots). */
+export const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
+
+/** Why the dashboard's browser tests cannot run here (for `describe`'s `skip`), or false when they can. */
+export const dashboardSkip: string | false = !existsSync(CHROMIUM)
+  ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`
+  : !existsSync(`${WEB_ROOT}index.html`)
+    ? 'the dashboard is not built (npm run build:web)'
+    : false;
+
+/**
+ * Headless Chromium as these machines allow it: without the background-networking flags it keeps
+ * dialling Google's hosts, which the closed network refuses. Also makes the artifacts folder.
+ */
+export async function launchChromium(): Promise<Browser> {
+  await mkdir(ARTIFACTS, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-quic', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A 1366×800 page; `foreign` collects every request it makes to anywhere but `origin`. */
+export async function openPage(browser: Browser, origin: string): Promise<{ page: Page; foreign: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
+  const foreign: string[] = [];
+  page.on('request', (request) => {
+    if (!request.url().startsWith(origin)) foreign.push(request.url());
+  });
+  return { page, foreign };
+}
