@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { backends, type TestDb } from './helpers/backends.js';
-import { ARTIFACTS, dashboardSkip, launchChromium, openPage } from './helpers/browser.js';
+import { accessibilityViolations, ARTIFACTS, dashboardSkip, launchChromium, openPage } from './helpers/browser.js';
 import { rest, startServer, type TestServer } from './helpers/server.js';
 
 const ADMIN_TOKEN = 'dashboard-graphs-admin-token-0123456789';
@@ -76,6 +76,7 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
     assert.equal(await row.locator('.commit').getAttribute('title'), KY_COMMIT);
     assert.equal(await row.locator('time').first().getAttribute('datetime'), new Date(JSON.parse(kyText).analyzedAt).toISOString());
     await page.screenshot({ path: `${ARTIFACTS}graphs-list.png`, fullPage: true });
+    assert.deepEqual(await accessibilityViolations(page), [], 'graphs-list: WCAG 2.1 AA (axe-core)');
   });
 
   test('symbol search in the repo lists ranked symbols as links, exact match first', async () => {
@@ -105,6 +106,7 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
     assert.match(text, /^ANSWER mergeHeaders \(symbol\) — source\/utils\/merge\.ts:64$/m);
     await page.locator('ul.idmap').getByRole('link', { name: MERGE_HEADERS, exact: true }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}graphs.png`, fullPage: true });
+    assert.deepEqual(await accessibilityViolations(page), [], 'graphs: WCAG 2.1 AA (axe-core)');
     assert.equal(
       loaded.some((path) => path.includes('cytoscape')),
       false,
@@ -149,6 +151,7 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
     assert.equal(await graph.getAttribute('data-node-count'), '5', 'the node, one caller, three callees');
     await page.getByRole('region', { name: 'Impact' }).getByText(/^\d+ dependents? within 2 hops$/).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}node.png`, fullPage: true });
+    assert.deepEqual(await accessibilityViolations(page), [], 'node: WCAG 2.1 AA (axe-core)');
 
     await page.getByLabel('Direction').selectOption('downstream');
     const impact = page.getByRole('region', { name: 'Impact' });

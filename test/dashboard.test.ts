@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { backends, type TestDb } from './helpers/backends.js';
-import { ARTIFACTS, dashboardSkip, launchChromium, openPage } from './helpers/browser.js';
+import { accessibilityViolations, ARTIFACTS, dashboardSkip, launchChromium, openPage } from './helpers/browser.js';
 import { rest, startServer, testConfig, type TestServer } from './helpers/server.js';
 
 const ADMIN_TOKEN = 'dashboard-admin-token-0123456789abcdef';
@@ -61,6 +61,7 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     const field = page.getByLabel('API key');
     await field.waitFor();
     await page.screenshot({ path: `${ARTIFACTS}signin.png` });
+    assert.deepEqual(await accessibilityViolations(page), [], 'signin: WCAG 2.1 AA (axe-core)');
     await field.fill('dsh_not-a-real-key');
     await page.keyboard.press('Enter');
     await page.getByRole('alert').filter({ hasText: 'refused' }).waitFor();
@@ -80,6 +81,7 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     assert.equal(await checkout.getByRole('progressbar', { name: 'Tasks done' }).getAttribute('value'), '1');
     await page.getByRole('listitem', { name: 'Plan Search' }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}plans.png`, fullPage: true });
+    assert.deepEqual(await accessibilityViolations(page), [], 'plans: WCAG 2.1 AA (axe-core)');
 
     await page.getByLabel('Status').selectOption('completed');
     await page.getByText('No plans with status completed yet.').waitFor();
@@ -100,6 +102,7 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     const hit = page.getByRole('button', { name: /^Open memory/ });
     assert.match(await hit.innerText(), /Checkout · vector — · keyword #1/);
     await page.screenshot({ path: `${ARTIFACTS}memory.png`, fullPage: true });
+    assert.deepEqual(await accessibilityViolations(page), [], 'memory: WCAG 2.1 AA (axe-core)');
     await hit.click();
     const detail = page.getByRole('article');
     await detail.waitFor();
@@ -117,6 +120,7 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     await page.getByLabel('Kind').selectOption('learning');
     await page.getByLabel('In project').fill('Checkout');
     await page.getByLabel('Keywords').fill('payments, retries');
+    assert.deepEqual(await accessibilityViolations(page), [], 'new memory form: WCAG 2.1 AA (axe-core)');
     await page.getByRole('button', { name: 'Store' }).click();
     const stored = page.getByRole('status').filter({ hasText: /^Stored memory [0-9a-f]+ in Checkout\./ });
     await stored.waitFor();
@@ -165,6 +169,7 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Move “Build the cart”' });
     await dialog.waitFor();
+    assert.deepEqual(await accessibilityViolations(page), [], 'move dialog: WCAG 2.1 AA (axe-core)');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Move Build the cart' }).click();
@@ -194,6 +199,7 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     assert.equal((await rest(server.url, 'PATCH', `/api/v1/tasks/${design.id}`, { status: 'failed' }, admin)).status, 200);
     await column('failed').getByRole('listitem', { name: 'Task Design the cart' }).waitFor({ timeout: 15_000 });
     await page.screenshot({ path: `${ARTIFACTS}tasks.png`, fullPage: true });
+    assert.deepEqual(await accessibilityViolations(page), [], 'tasks: WCAG 2.1 AA (axe-core)');
     assert.deepEqual(foreign, [], 'no request left the service');
   });
 

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -37,4 +38,17 @@ export async function openPage(browser: Browser, origin: string): Promise<{ page
     if (!request.url().startsWith(origin)) foreign.push(request.url());
   });
   return { page, foreign };
+}
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/**
+ * The page's WCAG 2.1 A/AA violations found by axe-core (injected from node_modules, so nothing is
+ * fetched), as `rule: selector …` lines, empty when there are none. Contrast, labels, names, roles,
+ * landmarks and headings are all in it; keyboard use is tested by the tests themselves.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.addScriptTag({ path: AXE });
+  const violations = (await page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations.map((v) => ({ id: v.id, targets: v.nodes.map((n) => n.target.join(' ')) })))`)) as Array<{ id: string; targets: string[] }>;
+  return violations.map((v) => `${v.id}: ${v.targets.slice(0, 5).join(', ')}${v.targets.length > 5 ? ` (+${v.targets.length - 5})` : ''}`);
 }

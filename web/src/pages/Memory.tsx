@@ -115,7 +115,8 @@ export function MemoryPage() {
           <ol className="hits">
             {result.results.map((hit) => (
               <li key={hit.memory_id}>
-                <button type="button" className="hit" onClick={() => void show(hit.memory_id)} aria-label={`Open memory ${hit.memory_id}`}>
+                <button type="button" className="hit" onClick={() => void show(hit.memory_id)}>
+                  <span className="sr-only">Open memory {hit.memory_id}: </span>
                   <span className="meta">
                     <span className="badge">{hit.content_type}</span> {hit.project} · vector {rank(hit.vector_rank)} · keyword {rank(hit.keyword_rank)}
                   </span>
