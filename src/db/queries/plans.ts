@@ -129,12 +129,13 @@ export async function phasesWithCounts(db: Db, planIds: string[]) {
           .select((c) => [
             c.fn.countAll<number>().as('tasks_total'),
             c.fn.countAll<number>().filterWhere('t.status', '=', 'completed').as('tasks_completed'),
+            c.fn.countAll<number>().filterWhere('t.status', '=', 'skipped').as('tasks_skipped'),
           ])
           .whereRef('t.phase_id', '=', 'ph.id')
           .as('c'),
       (join) => join.onTrue(),
     )
-    .select(['ph.id', 'ph.plan_id', 'ph.name', 'ph.status', 'ph.sequence_order', 'c.tasks_total', 'c.tasks_completed'])
+    .select(['ph.id', 'ph.plan_id', 'ph.name', 'ph.status', 'ph.sequence_order', 'c.tasks_total', 'c.tasks_completed', 'c.tasks_skipped'])
     .where('ph.plan_id', 'in', planIds)
     .orderBy('ph.plan_id')
     .orderBy('ph.sequence_order')

@@ -11,12 +11,14 @@ type PlanRow = NonNullable<Awaited<ReturnType<typeof queryPlan>>>;
 type PhaseRow = Awaited<ReturnType<typeof phasesWithCounts>>[number];
 
 /**
- * A phase's status as shown: no tool sets a phase's status, so a pending or active phase whose tasks
- * are all completed is reported completed (and active again when a task is added to it). Without
- * this, `phases_completed` stayed 0 for ever. Blocked and skipped phases keep their stored status.
+ * A phase's status as shown: no tool sets a phase's status (auto-created phases are stored active), so
+ * a pending or active phase whose tasks are all done (completed or skipped, at least one completed) is
+ * reported completed, and active again when a task is added or reopened. Without this,
+ * `phases_completed` stayed 0 for ever. Blocked and skipped phases keep their stored status.
  */
-function phaseStatus(stored: PhaseStatus, total: number, completed: number): PhaseStatus {
-  return (stored === 'pending' || stored === 'active') && total > 0 && completed === total ? 'completed' : stored;
+function phaseStatus(stored: PhaseStatus, counts: { total: number; completed: number; skipped: number }): PhaseStatus {
+  const done = counts.completed > 0 && counts.completed + counts.skipped === counts.total;
+  return (stored === 'pending' || stored === 'active') && done ? 'completed' : stored;
 }
 
 function summarize(plan: PlanRow, phaseRows: PhaseRow[]): PlanSummary {
@@ -26,7 +28,7 @@ function summarize(plan: PlanRow, phaseRows: PhaseRow[]): PlanSummary {
     return {
       id: ph.id,
       name: ph.name,
-      status: phaseStatus(ph.status, total, completed),
+      status: phaseStatus(ph.status, { total, completed, skipped: Number(ph.tasks_skipped) }),
       sequence_order: ph.sequence_order,
       tasks_total: total,
       tasks_completed: completed,

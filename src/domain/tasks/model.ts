@@ -26,7 +26,9 @@ export type Task = z.infer<typeof TaskSchema>;
 export const PhaseSummarySchema = z.object({
   id: z.string(),
   name: z.string(),
-  status: z.enum(PHASE_STATUSES),
+  status: z
+    .enum(PHASE_STATUSES)
+    .describe('completed when every task is completed or skipped (at least one completed); active again when one is added or reopened'),
   sequence_order: z.number().int(),
   tasks_total: z.number().int(),
   tasks_completed: z.number().int(),
