@@ -16,14 +16,28 @@ export const apiKey = {
   clear: () => sessionStorage.removeItem(KEY),
 };
 
+/** Told when the service refuses the key (401) on any call: revoked while the page is open, say. */
+const refusedListeners = new Set<() => void>();
+export function onKeyRefused(listener: () => void): () => void {
+  refusedListeners.add(listener);
+  return () => refusedListeners.delete(listener);
+}
+
 const auth: Middleware = {
   onRequest({ request }) {
     const key = apiKey.get();
     if (key) request.headers.set('authorization', `Bearer ${key}`);
     return request;
   },
+  onResponse({ response }) {
+    if (response.status === 401) for (const listener of refusedListeners) listener();
+    return response;
+  },
 };
 api.use(auth);
+
+/** What a call that never got an answer (network down, service stopped) shows. */
+export const NETWORK_ERROR: ApiError = { code: 'NETWORK_ERROR', message: 'the service could not be reached' };
 
 /** The catalogue error of a failed call (`{error: {code, message}}`), for showing. */
 export type ApiError = { code: string; message: string };

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { errorOf, type ApiError } from './api';
+import { errorOf, NETWORK_ERROR, type ApiError } from './api';
 import type { Answer } from './load';
 
 
@@ -32,6 +32,8 @@ export function usePolling<T>(load: (() => Promise<Answer<T>>) | null, deps: rea
   useEffect(() => {
     setData(null);
     setAt(null);
+    setError(null);
+    setWaiting(null);
   }, deps);
 
   const enabled = load !== null;
@@ -55,7 +57,7 @@ export function usePolling<T>(load: (() => Promise<Answer<T>>) | null, deps: rea
           setWaiting(null);
         } else {
           setError(errorOf(failed, response.status));
-          const retryAfter = Number(response.headers.get('retry-after'));
+          const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
           if ((response.status === 429 || response.status === 503) && retryAfter > 0) {
             wait = Math.max(everyMs, retryAfter * 1000);
             setWaiting(Math.ceil(wait / 1000));
@@ -63,7 +65,7 @@ export function usePolling<T>(load: (() => Promise<Answer<T>>) | null, deps: rea
         }
       } catch {
         if (!live) return;
-        setError({ code: 'NETWORK_ERROR', message: 'the service could not be reached' });
+        setError(NETWORK_ERROR);
       }
       timer = setTimeout(tick, wait);
     };
@@ -76,4 +78,11 @@ export function usePolling<T>(load: (() => Promise<Answer<T>>) | null, deps: rea
 
   const reload = useCallback(() => setNonce((n) => n + 1), []);
   return { data, error, at, waiting, reload };
+}
+
+/** Retry-After in seconds, given as seconds or as an HTTP date; 0 when absent or unreadable. */
+function retryAfterSeconds(value: string | null): number {
+  if (!value) return 0;
+  const seconds = /^\d+$/.test(value.trim()) ? Number(value) : (Date.parse(value) - Date.now()) / 1000;
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : 0;
 }

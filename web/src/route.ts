@@ -14,7 +14,7 @@ export interface Route {
 
 export function parseRoute(hash: string): Route {
   const [name = '', ...rest] = hash.replace(/^#\/?/, '').split('/');
-  const page = name in PAGES ? (name as PageName) : 'plans';
+  const page = Object.hasOwn(PAGES, name) ? (name as PageName) : 'plans';
   const args = rest.filter((s) => s !== '').map((s) => {
     try {
       return decodeURIComponent(s);

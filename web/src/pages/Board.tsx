@@ -1,7 +1,7 @@
-import { useEffect, useId, useRef, useState, type DragEvent, type FormEvent } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { ErrorAlert } from '../ErrorAlert';
-import { api, errorOf, type ApiError, type Json } from '../api';
-import { useLoad } from '../load';
+import { api, type ApiError, type Json } from '../api';
+import { useAction, useLoad, type Answer } from '../load';
 import { usePolling } from '../poll';
 import { href } from '../route';
 import { useCan } from '../session';
@@ -10,17 +10,30 @@ import { When } from '../time';
 type TaskList = Json<'/api/v1/tasks', 'get'>;
 type Task = TaskList['tasks'][number];
 type Status = Task['status'];
+/** Each column's tasks (one page) and how many it holds in all. */
+type Columns = Record<Status, TaskList>;
 
 const STATUSES: readonly Status[] = ['pending', 'active', 'completed', 'failed', 'skipped'];
 /** What a task usually becomes next: the status the move dialog offers first. */
 const NEXT: Record<Status, Status> = { pending: 'active', active: 'completed', completed: 'active', failed: 'active', skipped: 'pending' };
-/** The board reloads this often while the tab is visible. */
-const REFRESH_MS = 5_000;
-/** The most tasks one board shows (the API's page limit); more are counted, not shown. */
-const PAGE = 500;
+/** The board reloads this often while the tab is visible (five small calls, one per column). */
+const REFRESH_MS = 10_000;
+/** The most cards one column shows (highest priority first); its count is of all its tasks. */
+const PER_COLUMN = 100;
 
 /** The drag payload type: a task id, from this page only. */
 const DRAG_TYPE = 'application/x-devstream-task';
+
+/**
+ * One page per column, asked for together: a column full of done work cannot push the open tasks off
+ * the board. Any failed call fails the whole refresh (its answer, Retry-After included, is returned).
+ */
+async function loadColumns(project: string): Promise<Answer<Columns>> {
+  const answers = await Promise.all(STATUSES.map((status) => api.GET('/api/v1/tasks', { params: { query: { project, status, limit: PER_COLUMN } } })));
+  const failed = answers.find((a) => a.data === undefined);
+  if (failed) return { error: failed.error, response: failed.response };
+  return { data: Object.fromEntries(STATUSES.map((s, i) => [s, answers[i]!.data!])) as Columns, response: answers[0]!.response };
+}
 
 /** The tasks of one project in columns by status; keys with `write` move them by drag or menu, with notes. */
 export function Board({ args }: { args: string[] }) {
@@ -29,25 +42,29 @@ export function Board({ args }: { args: string[] }) {
   const canWrite = useCan('write');
   const pickId = useId();
   const [moving, setMoving] = useState<{ task: Task; to: Status } | null>(null);
-  const [moved, setMoved] = useState('');
+  const [moved, setMoved] = useState<{ text: string } | null>(null);
+  const said = useRef<HTMLParagraphElement>(null);
+  // After a move the focused dialog is gone and the card has moved: keyboard focus goes to what happened.
+  useEffect(() => {
+    if (moved) said.current?.focus();
+  }, [moved]);
 
   // No project chosen: show the first plan's board.
   useEffect(() => {
     if (project === null && projects.names?.[0]) window.location.replace(href('tasks', projects.names[0]));
   }, [project, projects.names]);
 
-  const tasks = usePolling(
-    project === null ? null : () => api.GET('/api/v1/tasks', { params: { query: { project, limit: PAGE } } }),
-    [project],
-    REFRESH_MS,
-  );
-  const list = project === null ? null : tasks.data;
+  const board = usePolling(project === null ? null : () => loadColumns(project), [project], REFRESH_MS);
+  const columns = project === null ? null : board.data;
+  const byId = useMemo(() => new Map(columns ? STATUSES.flatMap((s) => columns[s].tasks.map((t) => [t.id, t] as const)) : []), [columns]);
 
   const onDrop = (to: Status) => (event: DragEvent) => {
     event.preventDefault();
-    const task = list?.tasks.find((t) => t.id === event.dataTransfer.getData(DRAG_TYPE));
+    const task = byId.get(event.dataTransfer.getData(DRAG_TYPE));
     if (task && task.status !== to) setMoving({ task, to });
   };
+  // The latest copy the board has (a move by someone else shows in the dialog), else the one it opened with.
+  const movingTask = moving && (byId.get(moving.task.id) ?? moving.task);
 
   return (
     <section aria-labelledby="board-title" className="board">
@@ -63,34 +80,28 @@ export function Board({ args }: { args: string[] }) {
             </option>
           ))}
         </select>
+        {board.at && board.waiting === null && (
+          <span className="hint">
+            Live · updated <time dateTime={board.at.toISOString()}>{board.at.toLocaleTimeString()}</time>
+          </span>
+        )}
         <span className="hint" aria-live="polite">
-          {tasks.waiting !== null
-            ? `Refreshing again in ${tasks.waiting} s`
-            : tasks.at && (
-                <>
-                  Live · updated <time dateTime={tasks.at.toISOString()}>{tasks.at.toLocaleTimeString()}</time>
-                </>
-              )}
+          {board.waiting !== null && `Refreshing again in ${board.waiting} s`}
         </span>
-        <button type="button" onClick={tasks.reload}>
+        <button type="button" onClick={board.reload}>
           Refresh
         </button>
       </div>
-      <ErrorAlert error={projects.error ?? tasks.error} />
-      <p className="status" role="status">
-        {moved}
+      <ErrorAlert error={projects.error ?? board.error} />
+      <p className="status" role="status" ref={said} tabIndex={-1}>
+        {moved?.text}
       </p>
       {projects.names?.length === 0 && project === null && <p className="status">No plans yet: agents create them with their first task.</p>}
-      {project !== null && list === null && !tasks.error && <p className="status">Loading…</p>}
-      {list && list.total > list.tasks.length && (
-        <p className="hint">
-          Showing {list.tasks.length} of {list.total} tasks.
-        </p>
-      )}
-      {list && (
+      {project !== null && columns === null && !board.error && <p className="status">Loading…</p>}
+      {columns && (
         <div className="columns">
           {STATUSES.map((status) => {
-            const cards = list.tasks.filter((t) => t.status === status).sort(byPriority);
+            const { tasks, total } = columns[status];
             return (
               <section
                 key={status}
@@ -101,27 +112,33 @@ export function Board({ args }: { args: string[] }) {
                 onDrop={canWrite ? onDrop(status) : undefined}
               >
                 <h2 id={`column-${status}`}>
-                  {status} <span className="count">{cards.length}</span>
+                  {status} <span className="count">{total}</span>
                 </h2>
                 <ul aria-label={`${status} tasks`}>
-                  {cards.map((task) => (
+                  {tasks.map((task) => (
                     <TaskCard key={task.id} task={task} canWrite={canWrite} onMove={() => setMoving({ task, to: NEXT[task.status] })} />
                   ))}
                 </ul>
+                {total > tasks.length && (
+                  <p className="hint">
+                    {tasks.length} of {total} shown, highest priority first.
+                  </p>
+                )}
               </section>
             );
           })}
         </div>
       )}
-      {moving && (
+      {moving && movingTask && (
         <MoveDialog
-          task={moving.task}
+          task={movingTask}
+          from={moving.task.status}
           to={moving.to}
           onClose={(done) => {
             setMoving(null);
             if (done) {
-              setMoved(`Moved “${moving.task.title}” to ${done}.`);
-              tasks.reload();
+              setMoved({ text: `Moved “${movingTask.title}” to ${done}.` });
+              board.reload();
             }
           }}
         />
@@ -129,8 +146,6 @@ export function Board({ args }: { args: string[] }) {
     </section>
   );
 }
-
-const byPriority = (a: Task, b: Task) => b.priority - a.priority || a.created_at.localeCompare(b.created_at);
 
 function TaskCard({ task, canWrite, onMove }: { task: Task; canWrite: boolean; onMove(): void }) {
   return (
@@ -182,39 +197,47 @@ function TaskCard({ task, canWrite, onMove }: { task: Task; canWrite: boolean; o
   );
 }
 
-/** Where a task goes and why: a modal dialog (focus kept inside, Escape cancels); notes are optional. */
-function MoveDialog({ task, to, onClose }: { task: Task; to: Status; onClose(done: Status | null): void }) {
+/**
+ * Where a task goes and why: a modal dialog (focus kept inside, Escape cancels); notes are optional.
+ * `task` is the latest the board has, so a move by someone else while the dialog is open shows; the
+ * dialog cannot be dismissed while its call is on the way (the move would land unannounced).
+ */
+function MoveDialog({ task, from, to, onClose }: { task: Task; from: Status; to: Status; onClose(done: Status | null): void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const ids = { title: useId(), status: useId(), notes: useId() };
   const [status, setStatus] = useState<Status>(to);
   const [notes, setNotes] = useState('');
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
+  const move = useAction(
+    () => api.PATCH('/api/v1/tasks/{id}', { params: { path: { id: task.id } }, body: { status, ...(notes.trim() ? { notes } : {}) } }),
+    (data) => onClose(data.task.status),
+  );
 
   useEffect(() => {
     if (dialog.current && !dialog.current.open) dialog.current.showModal();
   }, []);
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    const { data, error: failed, response } = await api.PATCH('/api/v1/tasks/{id}', {
-      params: { path: { id: task.id } },
-      body: { status, ...(notes.trim() ? { notes } : {}) },
-    });
-    setBusy(false);
-    if (data) onClose(data.task.status);
-    else setError(errorOf(failed, response.status));
+    void move.run();
   };
 
   return (
-    <dialog ref={dialog} aria-labelledby={ids.title} onClose={() => onClose(null)} className="move">
+    <dialog
+      ref={dialog}
+      aria-labelledby={ids.title}
+      className="move"
+      onCancel={(e) => move.busy && e.preventDefault()}
+      onClose={() => onClose(null)}
+    >
       <form onSubmit={submit}>
         <h2 id={ids.title}>Move “{task.title}”</h2>
-        <p className="hint">Now {task.status}.</p>
+        <p className="hint">
+          Now {task.status}.
+          {task.status !== from && <strong> Someone moved it from {from} while this was open.</strong>}
+        </p>
         <label htmlFor={ids.status}>New status</label>
         <select id={ids.status} value={status} onChange={(e) => setStatus(e.target.value as Status)}>
-          {STATUSES.filter((s) => s !== task.status).map((s) => (
+          {STATUSES.filter((s) => s !== from).map((s) => (
             <option key={s}>{s}</option>
           ))}
         </select>
@@ -223,12 +246,12 @@ function MoveDialog({ task, to, onClose }: { task: Task; to: Status; onClose(don
         <p className="hint" id={`${ids.notes}-hint`}>
           Optional. Kept in the task's history and stored as a decision memory of {task.project}.
         </p>
-        <ErrorAlert error={error} />
+        <ErrorAlert error={move.error} />
         <div className="actions">
-          <button type="submit" disabled={busy}>
+          <button type="submit" disabled={move.busy}>
             Move
           </button>
-          <button type="button" onClick={() => dialog.current?.close()}>
+          <button type="button" disabled={move.busy} onClick={() => dialog.current?.close()}>
             Cancel
           </button>
         </div>
@@ -240,5 +263,6 @@ function MoveDialog({ task, to, onClose }: { task: Task; to: Status; onClose(don
 /** The plan (project) titles, for choosing a board. */
 function useProjects(): { names: string[] | null; error: ApiError | null } {
   const { data, error } = useLoad(() => api.GET('/api/v1/plans', { params: { query: { limit: 500 } } }), []);
-  return { names: data ? data.plans.map((p) => p.title).sort((a, b) => a.localeCompare(b)) : null, error };
+  const names = useMemo(() => (data ? data.plans.map((p) => p.title).sort((a, b) => a.localeCompare(b)) : null), [data]);
+  return { names, error };
 }

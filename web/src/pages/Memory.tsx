@@ -1,6 +1,7 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { ErrorAlert } from '../ErrorAlert';
-import { api, errorOf, type ApiError, type Json } from '../api';
+import { api, type Json } from '../api';
+import { useAction } from '../load';
 import type { paths } from '../schema';
 import { useCan } from '../session';
 
@@ -26,50 +27,46 @@ export function MemoryPage() {
   const [since, setSince] = useState('');
   const [result, setResult] = useState<Search | null>(null);
   const [open, setOpen] = useState<Memory | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [done, setDone] = useState('');
+  const [done, setDone] = useState<{ text: string } | null>(null);
   const [storing, setStoring] = useState(false);
   const canWrite = useCan('write');
+  const said = useRef<HTMLParagraphElement>(null);
+  // After a store or delete the focused control is gone: keyboard focus goes to what happened.
+  useEffect(() => {
+    if (done) said.current?.focus();
+  }, [done]);
 
-  const search = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setOpen(null);
-    const { data, error: failed, response } = await api.POST('/api/v1/memories/search', {
-      body: {
-        query,
-        limit: 20,
-        ...(type ? { content_type: type } : {}),
-        ...(project.trim() ? { project: project.trim() } : {}),
-        ...(since ? { created_after: new Date(`${since}T00:00:00`).toISOString() } : {}),
-      },
-    });
-    setBusy(false);
-    if (data) {
+  const search = useAction(
+    () =>
+      api.POST('/api/v1/memories/search', {
+        body: {
+          query,
+          limit: 20,
+          ...(type ? { content_type: type } : {}),
+          ...(project.trim() ? { project: project.trim() } : {}),
+          ...(since ? { created_after: new Date(`${since}T00:00:00`).toISOString() } : {}),
+        },
+      }),
+    (data) => {
       setResult(data);
-      setError(null);
-    } else setError(errorOf(failed, response.status));
-  };
-
-  const show = async (id: string) => {
-    const { data, error: failed, response } = await api.GET('/api/v1/memories/{id}', { params: { path: { id } } });
-    if (data) {
-      setOpen(data.memory);
-      setError(null);
-    } else setError(errorOf(failed, response.status));
-  };
+      setOpen(null);
+    },
+  );
+  const show = useAction(
+    (id: string) => api.GET('/api/v1/memories/{id}', { params: { path: { id } } }),
+    (data) => setOpen(data.memory),
+  );
 
   const stored = (out: Stored) => {
     setStoring(false);
     const note = out.embedding_note ? ` Not embedded yet: ${out.embedding_note}` : '';
-    setDone(out.duplicate ? `Already stored in ${out.project} as memory ${out.memory_id}: nothing new was written.` : `Stored memory ${out.memory_id} in ${out.project}.${note}`);
-    void show(out.memory_id);
+    setDone({ text: out.duplicate ? `Already stored in ${out.project} as memory ${out.memory_id}: nothing new was written.` : `Stored memory ${out.memory_id} in ${out.project}.${note}` });
+    void show.run(out.memory_id);
   };
 
   const deleted = (id: string) => {
     setOpen(null);
-    setDone(`Deleted memory ${id}.`);
+    setDone({ text: `Deleted memory ${id}.` });
     setResult((r) => r && { ...r, results: r.results.filter((hit) => hit.memory_id !== id), total: r.total - (r.results.some((hit) => hit.memory_id === id) ? 1 : 0) });
   };
 
@@ -84,10 +81,17 @@ export function MemoryPage() {
         )}
       </div>
       {storing && <StoreMemory defaultProject={project.trim()} onStored={stored} onCancel={() => setStoring(false)} />}
-      <p className="status" role="status">
-        {done}
+      <p className="status" role="status" ref={said} tabIndex={-1}>
+        {done?.text}
       </p>
-      <form className="search" onSubmit={search} role="search">
+      <form
+        className="search"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void search.run();
+        }}
+      >
         <label htmlFor={ids.query}>Search</label>
         <input id={ids.query} type="search" value={query} onChange={(e) => setQuery(e.target.value)} required maxLength={2000} />
         <label htmlFor={ids.type}>Type</label>
@@ -101,11 +105,11 @@ export function MemoryPage() {
         <input id={ids.project} value={project} onChange={(e) => setProject(e.target.value)} maxLength={200} />
         <label htmlFor={ids.since}>Since</label>
         <input id={ids.since} type="date" value={since} onChange={(e) => setSince(e.target.value)} />
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={search.busy}>
           Search
         </button>
       </form>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={search.error ?? show.error} />
       {result && (
         <div className="results">
           <p className="status" aria-live="polite">
@@ -115,7 +119,7 @@ export function MemoryPage() {
           <ol className="hits">
             {result.results.map((hit) => (
               <li key={hit.memory_id}>
-                <button type="button" className="hit" onClick={() => void show(hit.memory_id)}>
+                <button type="button" className="hit" onClick={() => void show.run(hit.memory_id)}>
                   <span className="sr-only">Open memory {hit.memory_id}: </span>
                   <span className="meta">
                     <span className="badge">{hit.content_type}</span> {hit.project} · vector {rank(hit.vector_rank)} · keyword {rank(hit.keyword_rank)}
@@ -135,12 +139,10 @@ export function MemoryPage() {
 /** One memory with its details; `canDelete` adds a Delete button that asks once more before deleting. */
 function MemoryDetail({ memory, canDelete, onDeleted }: { memory: Memory; canDelete: boolean; onDeleted(id: string): void }) {
   const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
-  const remove = async () => {
-    const { data, error: failed, response } = await api.DELETE('/api/v1/memories/{id}', { params: { path: { id: memory.memory_id } } });
-    if (data) onDeleted(memory.memory_id);
-    else setError(errorOf(failed, response.status));
-  };
+  const remove = useAction(
+    () => api.DELETE('/api/v1/memories/{id}', { params: { path: { id: memory.memory_id } } }),
+    () => onDeleted(memory.memory_id),
+  );
   return (
     <article className="card detail" aria-label={`Memory ${memory.memory_id}`}>
       <h2>Memory {memory.memory_id}</h2>
@@ -169,15 +171,16 @@ function MemoryDetail({ memory, canDelete, onDeleted }: { memory: Memory; canDel
       {confirming && (
         <div role="group" aria-label="Confirm deletion" className="actions">
           <span>Delete this memory for the whole team? It cannot be undone.</span>
-          <button type="button" className="danger" onClick={() => void remove()}>
+          <button type="button" className="danger" disabled={remove.busy} onClick={() => void remove.run()}>
             Delete
           </button>
-          <button type="button" onClick={() => setConfirming(false)}>
+          {/* Focus lands on the safe choice when the question appears. */}
+          <button type="button" autoFocus disabled={remove.busy} onClick={() => setConfirming(false)}>
             Keep
           </button>
         </div>
       )}
-      <ErrorAlert error={error} />
+      <ErrorAlert error={remove.error} />
     </article>
   );
 }
@@ -189,23 +192,21 @@ function StoreMemory({ defaultProject, onStored, onCancel }: { defaultProject: s
   const [type, setType] = useState<ContentType>('learning');
   const [project, setProject] = useState(defaultProject);
   const [keywords, setKeywords] = useState('');
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
+  const store = useAction(() => {
     const words = keywords.split(',').map((k) => k.trim()).filter(Boolean);
-    const { data, error: failed, response } = await api.POST('/api/v1/memories', {
+    return api.POST('/api/v1/memories', {
       body: { content, content_type: type, ...(project.trim() ? { project: project.trim() } : {}), ...(words.length ? { keywords: words } : {}) },
     });
-    setBusy(false);
-    if (data) onStored(data);
-    else setError(errorOf(failed, response.status));
-  };
+  }, onStored);
 
   return (
-    <form className="card store" onSubmit={submit} aria-labelledby={`${ids.content}-title`}>
+    <form
+      className="card store"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void store.run();
+      }}
+      aria-labelledby={`${ids.content}-title`}>
       <h2 id={`${ids.content}-title`}>New memory</h2>
       <label htmlFor={ids.content}>Content</label>
       <textarea id={ids.content} value={content} onChange={(e) => setContent(e.target.value)} rows={5} required />
@@ -221,9 +222,9 @@ function StoreMemory({ defaultProject, onStored, onCancel }: { defaultProject: s
         <label htmlFor={ids.keywords}>Keywords</label>
         <input id={ids.keywords} value={keywords} onChange={(e) => setKeywords(e.target.value)} placeholder="comma, separated" />
       </div>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={store.error} />
       <div className="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={store.busy}>
           Store
         </button>
         <button type="button" onClick={onCancel}>

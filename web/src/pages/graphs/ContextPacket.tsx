@@ -1,6 +1,7 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useState } from 'react';
 import { ErrorAlert } from '../../ErrorAlert';
-import { api, errorOf, type ApiError } from '../../api';
+import { api } from '../../api';
+import { useAction } from '../../load';
 import { graphsHref, type Packet } from './model';
 
 const INTENTS = ['exploratory', 'pinpoint', 'reference-list', 'flow', 'overview', 'concept', 'security-audit'] as const;
@@ -27,24 +28,22 @@ export function ContextPacket({ graphId }: { graphId: string }) {
   const [intent, setIntent] = useState<Intent>('exploratory');
   const [budget, setBudget] = useState('');
   const [packet, setPacket] = useState<Packet | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const resolve = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    const { data, error: failed, response } = await api.POST('/api/v1/context', {
-      body: { task, intent, repo: graphId, ...(budget ? { tokenBudget: Number(budget) } : {}) },
-    });
-    setBusy(false);
-    setPacket(data ?? null);
-    setError(data ? null : errorOf(failed, response.status));
-  };
+  const resolve = useAction(
+    () => api.POST('/api/v1/context', { body: { task, intent, repo: graphId, ...(budget ? { tokenBudget: Number(budget) } : {}) } }),
+    setPacket,
+  );
 
   return (
     <section aria-labelledby="context-title" className="card">
       <h2 id="context-title">Context packet</h2>
-      <form className="search" aria-label="Context packet" onSubmit={resolve}>
+      <form
+        className="search"
+        aria-label="Context packet"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void resolve.run();
+        }}
+      >
         <label htmlFor={ids.task}>Question</label>
         <input id={ids.task} type="search" value={task} onChange={(e) => setTask(e.target.value)} required maxLength={2000} placeholder="how does … work" />
         <label htmlFor={ids.intent}>Intent</label>
@@ -55,11 +54,11 @@ export function ContextPacket({ graphId }: { graphId: string }) {
         </select>
         <label htmlFor={ids.budget}>Token budget</label>
         <input id={ids.budget} type="number" min={500} max={100000} step={100} value={budget} onChange={(e) => setBudget(e.target.value)} placeholder="by intent" className="budget" />
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={resolve.busy}>
           Resolve
         </button>
       </form>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={resolve.error} />
       {packet && (
         <div className="packet">
           <p className="status" aria-live="polite">

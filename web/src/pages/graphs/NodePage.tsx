@@ -2,10 +2,9 @@ import { useEffect, useRef } from 'react';
 import { ErrorAlert } from '../../ErrorAlert';
 import { useLoad } from '../../load';
 import { api } from '../../api';
-import { NodeLink } from './bits';
+import { NodeLink, Trail } from './bits';
 import { ImpactView } from './ImpactView';
 import { Neighbourhood } from './Neighbourhood';
-import { Trail } from './RepoPage';
 import { graphsHref, type NodeDetail, type Neighbour } from './model';
 
 const ALL_PARTS = ['metadata', 'callers', 'callees', 'technical', 'business', 'security', 'code'] as const;

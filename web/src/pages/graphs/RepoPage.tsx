@@ -1,26 +1,11 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import { ErrorAlert } from '../../ErrorAlert';
 import { useLoad } from '../../load';
 import { api } from '../../api';
 import { When } from '../../time';
-import { Commit, NodeLink } from './bits';
+import { Commit, NodeLink, Trail } from './bits';
 import { ContextPacket } from './ContextPacket';
 import { graphsHref, type Repo } from './model';
-
-/** Breadcrumbs back to the repo list (and the repo, on a node page). */
-export function Trail({ repo, graphId }: { repo?: string | undefined; graphId?: string }) {
-  return (
-    <nav aria-label="Breadcrumb" className="trail">
-      <a href={graphsHref.list()}>Code graphs</a>
-      {repo && graphId && (
-        <>
-          {' › '}
-          <a href={graphsHref.repo(graphId)}>{repo}</a>
-        </>
-      )}
-    </nav>
-  );
-}
 
 /** The repo's commit, freshness and size, in one line. */
 function Facts({ repo }: { repo: Repo }) {
@@ -42,6 +27,8 @@ export function RepoPage({ graphId, query }: { graphId: string; query: string })
     [graphId, query],
   );
   const [text, setText] = useState(query);
+  // Back and Forward change the route's query: the field follows.
+  useEffect(() => setText(query), [query]);
   const fieldId = useId();
 
   const search = (event: FormEvent) => {
@@ -87,7 +74,7 @@ export function RepoPage({ graphId, query }: { graphId: string; query: string })
         )}
       </section>
 
-      <ContextPacket graphId={graphId} />
+      <ContextPacket key={graphId} graphId={graphId} />
     </section>
   );
 }

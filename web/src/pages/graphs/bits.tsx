@@ -25,3 +25,18 @@ export function NodeLink({ graphId, node }: { graphId: string; node: { nodeId: s
     </>
   );
 }
+
+/** Breadcrumbs back to the repo list (and the repo, on a node page). */
+export function Trail({ repo, graphId }: { repo?: string | undefined; graphId?: string }) {
+  return (
+    <nav aria-label="Breadcrumb" className="trail">
+      <a href={graphsHref.list()}>Code graphs</a>
+      {repo && graphId && (
+        <>
+          {' › '}
+          <a href={graphsHref.repo(graphId)}>{repo}</a>
+        </>
+      )}
+    </nav>
+  );
+}
