@@ -257,6 +257,9 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
       tab.on('response', (response) => response.status() === 429 && (retryAfter = Number(response.headers()['retry-after'])));
       await tab.goto(`${limited.url}/#/tasks/Checkout`);
       await tab.getByRole('listitem', { name: 'Task Build the cart' }).waitFor();
+      // This server runs with AUTH=off (loopback): no sign-in, and nothing to sign out of.
+      await tab.getByText('no key (AUTH=off) · read, write, admin').waitFor();
+      assert.equal(await tab.getByRole('button', { name: 'Sign out' }).count(), 0);
       const refused = tab.getByRole('alert').filter({ hasText: /^RATE_LIMITED: Rate limit exceeded/ });
       for (let i = 0; i < 20 && !(await refused.isVisible()); i++) await tab.getByRole('button', { name: 'Refresh' }).click();
       await refused.waitFor();
