@@ -1,4 +1,4 @@
-import { useEffect, useId, useMemo, useRef, useState, type DragEvent, type FormEvent } from 'react';
+import { Fragment, useEffect, useId, useMemo, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { ErrorAlert } from '../ErrorAlert';
 import { api, type ApiError, type Json } from '../api';
 import { useAction, useLoad, type Answer } from '../load';
@@ -147,6 +147,17 @@ export function Board({ args }: { args: string[] }) {
   );
 }
 
+/** A card's times: always created and updated; started and ended once they happened. */
+function times(task: Task): Array<[string, string]> {
+  const all: Array<[string, string | null]> = [
+    ['Created', task.created_at],
+    ['Updated', task.updated_at],
+    ['Started', task.started_at],
+    ['Ended', task.completed_at],
+  ];
+  return all.filter((entry): entry is [string, string] => entry[1] !== null);
+}
+
 function TaskCard({ task, canWrite, onMove }: { task: Task; canWrite: boolean; onMove(): void }) {
   return (
     <li
@@ -163,30 +174,14 @@ function TaskCard({ task, canWrite, onMove }: { task: Task; canWrite: boolean; o
         <span className="badge">P{task.priority}</span> <span className="badge">{task.task_type}</span> phase {task.phase_name}
       </p>
       <dl className="times">
-        <dt>Created</dt>
-        <dd>
-          <When iso={task.created_at} />
-        </dd>
-        <dt>Updated</dt>
-        <dd>
-          <When iso={task.updated_at} />
-        </dd>
-        {task.started_at && (
-          <>
-            <dt>Started</dt>
+        {times(task).map(([label, iso]) => (
+          <Fragment key={label}>
+            <dt>{label}</dt>
             <dd>
-              <When iso={task.started_at} />
+              <When iso={iso} />
             </dd>
-          </>
-        )}
-        {task.completed_at && (
-          <>
-            <dt>Ended</dt>
-            <dd>
-              <When iso={task.completed_at} />
-            </dd>
-          </>
-        )}
+          </Fragment>
+        ))}
       </dl>
       {canWrite && (
         <button type="button" onClick={onMove} aria-label={`Move ${task.title}`}>
