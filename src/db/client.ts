@@ -5,6 +5,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { lockDataDir } from './data-dir-lock.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { Database } from './schema.js';
 
@@ -104,9 +105,18 @@ export async function openDb(options: DbOptions): Promise<Db> {
     };
   }
   const dataDir = options.dataDir ?? 'memory://';
-  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-  const pglite = await PGlite.create({ dataDir, extensions: { vector } });
-  for (const [name, value] of Object.entries(SESSION_SETTINGS)) await pglite.query('SELECT set_config($1, $2, false)', [name, value]);
+  const inMemory = dataDir.startsWith('memory://');
+  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  // One process per folder: a second PGlite on it would see only its own writes and lose them.
+  const lock = inMemory ? null : await lockDataDir(dataDir);
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({ dataDir, extensions: { vector } });
+    for (const [name, value] of Object.entries(SESSION_SETTINGS)) await pglite.query('SELECT set_config($1, $2, false)', [name, value]);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const dialect = new PGliteDialect(pglite);
   const kysely = new Kysely<Database>({ dialect });
   return {
@@ -114,8 +124,12 @@ export async function openDb(options: DbOptions): Promise<Db> {
     kysely,
     poolStats: () => dialect.stats(),
     close: async () => {
-      await kysely.destroy();
-      await pglite.close();
+      try {
+        await kysely.destroy();
+        await pglite.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }
