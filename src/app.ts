@@ -27,6 +27,7 @@ import { Metrics } from './observability/metrics.js';
 import { registerMetrics } from './http/metrics.js';
 import { registerDashboard } from './http/dashboard.js';
 import { registerRequestId, requestId } from './http/request-id.js';
+import { registerDrain } from './http/drain.js';
 import { unfinishedJobs } from './db/queries/jobs.js';
 import { queueDepth } from './db/queries/embedding-jobs.js';
 
@@ -83,6 +84,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
 
   registerErrorHandling(app);
   registerRequestId(app);
+  const drain = registerDrain(app);
   const metrics = deps.metrics ?? new Metrics();
   const addMetricsRoute = registerMetrics(app, { metrics, token: config.metricsToken });
   registerHostCheck(app, { allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins });
@@ -145,7 +147,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     tools,
     callerOf,
   });
-  await registerGraphUpload(app, { services, callerOf, uploadLimit: config.graphs.uploadLimit, retention: config.graphs.retention });
+  await registerGraphUpload(app, { services, callerOf, uploadLimit: config.graphs.uploadLimit, retention: config.graphs.retention, drain });
   await registerMcpRoutes(app, {
     services,
     log: app.log,

@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'The request body is not JSON.' },
   AUTO_CREATE_FAILED: { status: 500, summary: 'A missing project or phase could not be created.' },
   DATABASE_ERROR: { status: 500, summary: 'The database failed the operation (503 when it is unreachable).' },
+  SHUTTING_DOWN: { status: 503, summary: 'The service is shutting down; retry (after Retry-After, or on another instance).' },
   EMBEDDING_FAILED: { status: 503, summary: 'The embedding model did not answer (non-blocking for writes).' },
   INTERNAL_ERROR: { status: 500, summary: 'An unexpected fault; details are in the service log, not the response.' },
 } as const satisfies Record<string, { status: number; summary: string }>;

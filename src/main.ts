@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
 import { ConfigError, isLoopbackHost, loadConfig, type Config } from './config.js';
@@ -34,17 +36,52 @@ async function openMigrated(
 ): Promise<{ db: Db; version: number; applied: string[] }> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
-    if (wait && db.kind === 'postgres') {
-      await waitForDatabase(db, wait.timeoutMs, (error, waitMs) =>
-        wait.log.warn({ err: { message: (error as Error).message, code: (error as { code?: string }).code }, retry_in_ms: waitMs }, 'waiting for the database (DB_CONNECT_TIMEOUT_S)'),
-      );
-    }
-    const migrations = await loadMigrations();
-    const report = await migrate(db.kysely, migrations);
-    return { db, version: report.current, applied: report.applied };
+    return await migrated(db, wait);
   } catch (error) {
     await db.close().catch(() => {});
-    throw error;
+    throw config.databaseUrl ? new Error(describeDatabaseFailure(error, config.databaseUrl), { cause: error }) : error;
+  }
+}
+
+async function migrated(db: Db, wait?: { timeoutMs: number; log: Pick<Logger, 'warn'> }): Promise<{ db: Db; version: number; applied: string[] }> {
+  if (wait && db.kind === 'postgres') {
+    await waitForDatabase(db, wait.timeoutMs, (error, waitMs) =>
+      wait.log.warn({ err: { message: (error as Error).message, code: (error as { code?: string }).code }, retry_in_ms: waitMs }, 'waiting for the database (DB_CONNECT_TIMEOUT_S)'),
+    );
+  }
+  const report = await migrate(db.kysely, await loadMigrations());
+  return { db, version: report.current, applied: report.applied };
+}
+
+/** What to do about the SQLSTATEs a first start on a new database meets most. */
+const DATABASE_HINTS: Record<string, string> = {
+  '28P01': 'check the user name and password in DATABASE_URL',
+  '28000': "the server's pg_hba.conf refuses this user, host or database",
+  '3D000': 'create the database (createdb), or fix its name in DATABASE_URL',
+  '42501': 'the role lacks a right the migrations need: have a superuser run CREATE EXTENSION vector once in that database (the migrations then skip it)',
+  ECONNREFUSED: 'nothing listens there: is Postgres running at that host and port? (waited DB_CONNECT_TIMEOUT_S)',
+  '58P01': 'pgvector is not installed on the Postgres server (see "Postgres" in README.md)',
+  '0A000': 'pgvector is not installed on the Postgres server (see "Postgres" in README.md)',
+};
+
+/** A start-up failure on Postgres, with the URL (password hidden), the SQLSTATE and what to do. */
+function describeDatabaseFailure(error: unknown, databaseUrl: string): string {
+  let e = error as { message?: string; code?: string; cause?: unknown };
+  const message = e?.message ?? String(error);
+  while (e && typeof e.code !== 'string' && e.cause) e = e.cause as typeof e;
+  const code = typeof e?.code === 'string' ? e.code : undefined;
+  const hint = code ? DATABASE_HINTS[code] : undefined;
+  return `cannot start on DATABASE_URL ${redactUrl(databaseUrl)}: ${message}${code ? ` (${code})` : ''}${hint ? `: ${hint}` : ''}`;
+}
+
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    u.search = '';
+    return u.toString();
+  } catch {
+    return '(unparseable URL)';
   }
 }
 
@@ -52,30 +89,42 @@ function where(config: Config): string {
   return config.databaseUrl ? 'Postgres (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
 }
 
+/** A second signal this soon after the first is the same Ctrl-C again (see serve). */
+const SAME_SIGNAL_MS = 1_000;
+
 async function serve(config: Config): Promise<void> {
   const log = pino(loggerOptions(config.logLevel));
+  // Before the database: a port in use is found at once, not after the migrations.
+  await checkPortFree(config.host, config.port);
   const { db, version } = await openMigrated(config, { timeoutMs: config.dbConnectTimeoutMs, log });
   const app = await buildApp(config, { db, schemaVersion: version });
-  let closing = false;
+  let closingAt: number | null = null;
   /**
-   * SIGTERM/SIGINT: stop accepting; let requests in flight finish for up to SHUTDOWN_TIMEOUT_S, then
-   * cut the connections still open; close MCP sessions and their streams; stop the background
-   * work (the worker finishes its batch, a running job goes back to the queue); close the pool.
-   * Exit 0 when all of that went through; a second signal, or a hang past the bound, exits 1.
+   * SIGTERM/SIGINT: new requests get 503 (the listener stays open) while the requests in flight
+   * finish, for up to SHUTDOWN_TIMEOUT_S; at that deadline an upload still running is rolled back
+   * and answered 503, and the connections still open are closed. Then the MCP sessions and their
+   * streams close, the background work stops (the worker finishes its batch, a running job goes
+   * back to the queue) and the pool closes. Exit 0 when all of that went through. A second signal
+   * exits 1 at once — unless it comes within SAME_SIGNAL_MS: `npm start` runs npm → sh → tsx →
+   * node, and a terminal's Ctrl-C reaches every process of the group, npm and tsx passing it on
+   * too, so one Ctrl-C arrives two or three times within a few milliseconds.
    */
   const shutdown = async (signal: string) => {
-    if (closing) {
+    if (closingAt !== null) {
+      if (performance.now() - closingAt < SAME_SIGNAL_MS) {
+        app.log.debug({ signal }, 'the same signal again (passed on by npm or tsx): still shutting down');
+        return;
+      }
       app.log.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
     }
-    closing = true;
-    app.log.info({ signal, timeout_s: config.shutdownTimeoutMs / 1000 }, 'shutting down: finishing requests in flight');
-    const cut = setTimeout(() => {
-      app.log.warn('shutdown timeout: closing the connections of requests still in flight');
-      app.server.closeAllConnections();
-    }, config.shutdownTimeoutMs);
-    cut.unref();
-    // Closing the pool and the background work gets as long again before the process gives up.
+    closingAt = performance.now();
+    app.log.info(
+      { signal, timeout_s: config.shutdownTimeoutMs / 1000, in_flight: app.drain.inFlight() },
+      'shutting down: finishing requests in flight, answering new ones 503 (a second signal exits at once)',
+    );
+    app.drain.start();
+    // Closing the sessions, the background work and the pool gets as long again before the process gives up.
     const force = setTimeout(() => {
       app.log.error('shutdown did not finish: exiting');
       process.exit(1);
@@ -83,6 +132,12 @@ async function serve(config: Config): Promise<void> {
     force.unref();
     let code = 0;
     try {
+      const deadline = sleep(config.shutdownTimeoutMs, 'timeout' as const, { ref: false });
+      if ((await Promise.race([app.drain.idle(), deadline])) === 'timeout' && app.drain.inFlight() > 0) {
+        app.log.warn({ in_flight: app.drain.inFlight() }, 'shutdown timeout: stopping uploads (answered 503), closing the connections of requests still in flight');
+        await app.drain.cut();
+        app.server.closeAllConnections();
+      }
       await app.close();
       await db.close();
       app.log.info('shut down');
@@ -102,6 +157,22 @@ async function serve(config: Config): Promise<void> {
     { database: where(config), stateless: config.mcpStateless, auth: config.auth.mode },
     `devstream-hub ${VERSION} listening on ${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port} (MCP at /mcp, REST at /api/v1)`,
   );
+}
+
+/** Fails at once, naming the address, when another process listens on it (PORT=0 picks a free one). */
+async function checkPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+      if (error.code === 'EADDRINUSE') reject(new Error(`${where} is already in use (another devstream-hub?): stop that process, or set PORT to a free port`));
+      else if (error.code === 'EACCES') reject(new Error(`may not listen on ${where} (ports below 1024 need privileges): set PORT`));
+      else if (error.code === 'EADDRNOTAVAIL') reject(new Error(`cannot listen on ${where}: no such local address (HOST)`));
+      else reject(error);
+    });
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
 }
 
 async function runMigrate(config: Config): Promise<void> {

@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { lockDataDir } from './data-dir-lock.js';
+import { isUnavailable } from './errors.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { Database } from './schema.js';
 
@@ -137,7 +138,8 @@ export async function openDb(options: DbOptions): Promise<Db> {
 /**
  * Start-up against a database that is not up yet (a compose file starting both, a restart): tries
  * `select 1` until it answers, waiting 0.5 s doubling to 5 s between tries, for at most `timeoutMs`
- * (0: one try). Throws the last error when time is up.
+ * (0: one try). Only an unreachable or starting database is waited for (isUnavailable): a wrong
+ * password, a missing database or missing rights fail at once. Throws the last error when time is up.
  */
 export async function waitForDatabase(
   db: Db,
@@ -151,7 +153,7 @@ export async function waitForDatabase(
       return;
     } catch (error) {
       const left = deadline - Date.now();
-      if (left <= 0) throw error;
+      if (left <= 0 || !isUnavailable(error)) throw error;
       onRetry(error, Math.min(waitMs, left));
       await sleep(Math.min(waitMs, left));
     }

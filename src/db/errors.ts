@@ -9,6 +9,18 @@ const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT
  */
 const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated|has encountered a connection error and is not queryable/i;
 
+/**
+ * True when the database cannot be reached right now but may be soon (not listening yet, starting,
+ * shutting down, out of connections, a dropped connection): worth waiting for. A wrong password
+ * (28P01), a missing database (3D000) or missing rights are not: no retry mends them.
+ */
+export function isUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | undefined;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_NODE_CODES.has(code) || code === 'EAI_AGAIN') return true;
+  return typeof e?.message === 'string' && CONNECTION_LOST.test(e.message);
+}
+
 /** True when `error` came from the database or the driver (a SQLSTATE, a socket error, a lost connection). */
 export function isDbError(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
@@ -31,7 +43,7 @@ export function fromDbError(error: unknown): AppError {
     return new AppError('VALIDATION_ERROR', `the value breaks a database rule (${e.constraint ?? code})`, { details: detail, cause: error });
   }
   if (code === '57014') return new AppError('DATABASE_ERROR', 'the query timed out', { details: detail, cause: error });
-  if (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_NODE_CODES.has(code) || CONNECTION_LOST.test(e?.message ?? '')) {
+  if (isUnavailable(error)) {
     return new AppError('DATABASE_ERROR', 'the database is unreachable', { status: 503, details: detail, cause: error });
   }
   return new AppError('DATABASE_ERROR', 'the database failed the operation', { details: detail, cause: error });

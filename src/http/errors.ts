@@ -5,7 +5,7 @@ import { logFault, toAppError } from '../operations/invoke.js';
 /** Seconds a client is told to wait after a 503 (a database restart takes a few). */
 const RETRY_AFTER_S = 5;
 
-const isMcp = (request: FastifyRequest) => request.url === '/mcp' || request.url.startsWith('/mcp?');
+export const isMcp = (request: FastifyRequest) => request.url === '/mcp' || request.url.startsWith('/mcp?');
 
 /** A body that is not valid JSON (Fastify's parser codes, or the SyntaxError it passes on). */
 const isJsonParseFailure = (error: FastifyError) =>

@@ -1,4 +1,4 @@
-import { Transform, type Duplex, type Readable } from 'node:stream';
+import { PassThrough, Transform, type Duplex, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -7,6 +7,7 @@ import type { Caller, Services } from '../domain/context.js';
 import { UploadQuerySchema, UploadResultSchema, uploadGraph } from '../domain/graphs/upload-graph.js';
 import { requireScope } from '../auth/scopes.js';
 import { AppError } from '../errors.js';
+import type { Drain } from './drain.js';
 import { ErrorBodySchema } from './operation-routes.js';
 
 const GraphNodeSchema = z.looseObject({
@@ -48,6 +49,8 @@ export interface GraphUploadOptions {
   /** Bytes, before and after decompression. */
   uploadLimit: number;
   retention: number;
+  /** The shutdown's drain: an upload still running at its deadline is rolled back and answered 503. */
+  drain?: Drain;
 }
 
 /** Passes bytes through, failing with 413 once more than `limit` have gone by. */
@@ -100,8 +103,28 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
         if (!['identity', 'gzip', 'x-gzip'].includes(encoding)) {
           throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding "${encoding}" is not supported: send JSON, or gzip`);
         }
-        const raw = (request.body as Readable | undefined) ?? request.raw;
-        const stages: Array<Readable | Duplex> = [raw, byteLimit(options.uploadLimit, 'as sent')];
+        // The content parser hands the request itself on (IncomingMessage) as the body stream.
+        const raw = request.raw;
+        // The body goes through a stage of its own, so that the upload can be stopped (a shutdown's
+        // deadline) while the connection stays up to carry the answer, and so that a client that
+        // hangs up is told apart from a database failure.
+        const body = new PassThrough();
+        let clientGone = false;
+        const hungUp = () => {
+          if (raw.complete) return;
+          clientGone = true;
+          body.destroy(new ClientAbort());
+        };
+        raw.once('aborted', hungUp);
+        raw.once('error', hungUp);
+        raw.once('close', hungUp);
+        raw.pipe(body);
+        options.drain?.onCancel(request, (error) => {
+          raw.unpipe(body);
+          raw.resume(); // read and drop the rest, so the answer is not lost to a reset connection
+          body.destroy(error);
+        });
+        const stages: Array<Readable | Duplex> = [body, byteLimit(options.uploadLimit, 'as sent')];
         if (encoding !== 'identity') stages.push(createGunzip(), byteLimit(options.uploadLimit, 'unpacked'));
         try {
           const result = await uploadGraph(
@@ -115,11 +138,28 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
           });
           return await reply.code(201).send(result);
         } catch (error) {
+          if (clientGone) {
+            // Nobody to answer; the transaction was rolled back.
+            request.log.info({ query: request.query }, 'graph upload: the client closed the connection before the body ended; nothing stored');
+            return reply.hijack();
+          }
           throw asBadGzip(error as Error);
+        } finally {
+          raw.off('aborted', hungUp);
+          raw.off('error', hungUp);
+          raw.off('close', hungUp);
         }
       },
     );
   });
+}
+
+/** The request body ended early because the client hung up. */
+class ClientAbort extends Error {
+  override readonly name = 'ClientAbort';
+  constructor() {
+    super('the client closed the connection before the body ended');
+  }
 }
 
 /** zlib's errors (bad header, truncated data) as the client's fault. */

@@ -43,7 +43,7 @@ let unavailableSuppressed = 0;
  * restart and all alike: a warning every few seconds with the count of those not logged.
  */
 export function logFault(log: Pick<Logger, 'warn' | 'error'>, error: AppError, thrown: unknown, bindings: Record<string, unknown> = {}): void {
-  if (!isServerFault(error)) return;
+  if (!isServerFault(error) || error.code === 'SHUTTING_DOWN') return;
   if (error.status !== 503) {
     log.error({ ...bindings, err: thrown }, 'request failed');
     return;
