@@ -22,13 +22,18 @@ Commands:
   analyze   Build the code graph of a repository (TypeScript, JavaScript, Python) and write
             and/or upload it: analyze <path> [--out <file>] [--upload <server>] [--repo <name>]
             [--token <key>] [--branch <name>] [--include <glob>]… [--exclude <glob>]… [--quiet]
+            (--repo defaults to the folder's name)
   keys      Manage API keys in DATABASE_URL: keys create <name> [--scopes read,write,admin],
             keys list [--all], keys revoke <name> (with embedded PGlite: use /api/v1/keys)
   upload    Upload a DevLens commit file or graph folder to a server:
             upload <file | folder> --url <server> [--repo <name>] [--commit <hash>] [--branch <name>]
+            [--token <key>] (--repo defaults to the repoPath in the graph folder's meta.json, else
+            to the name of the folder the commit file is in)
   help      Show this text
 
-Configuration comes from environment variables; see README.md.`;
+analyze --upload and upload --url take the server as an http(s) URL (http://127.0.0.1:7000), and
+the API key as --token or, kept out of the command line, in the DEVSTREAM_TOKEN environment variable.
+The server's configuration comes from environment variables; see README.md.`;
 
 async function openMigrated(
   config: Config,

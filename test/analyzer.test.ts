@@ -507,6 +507,66 @@ describe('analyzer: the fixture repository', () => {
   });
 });
 
+describe('analyzer: compiled output beside its sources', () => {
+  /** A package folder as it is after `tsc`: its TypeScript and what the compiler wrote from it. */
+  const PACKAGE: Record<string, string> = {
+    // tsc reads comments and trailing commas in a tsconfig; outDir is relative to the tsconfig.
+    'pkg/tsconfig.json': '{\n  // build to lib/\n  "compilerOptions": { "outDir": "./lib", "declaration": true, },\n}\n',
+    'pkg/src/index.ts': 'export function greet(name: string): string {\n  return `hi ${name}`;\n}\n',
+    'pkg/lib/index.js': 'export function greet(name) {\n  return `hi ${name}`;\n}\n',
+    'pkg/lib/index.d.ts': 'export declare function greet(name: string): string;\n',
+    'pkg/lib/index.js.map': '{}',
+    // Compiled in place: foo.js next to foo.ts (and .mjs next to .mts, .cjs next to .cts).
+    'tool/util.ts': 'export const twice = (n: number) => 2 * n;\n',
+    'tool/util.js': 'export const twice = (n) => 2 * n;\n',
+    'tool/util.js.map': '{}',
+    'tool/esm.mts': 'export const esm = 1;\n',
+    'tool/esm.mjs': 'export const esm = 1;\n',
+    'tool/cjs.cts': 'export const cjs = 1;\n',
+    'tool/cjs.cjs': 'exports.cjs = 1;\n',
+    'tool/view.tsx': 'export const View = () => null;\n',
+    'tool/view.js': 'export const View = () => null;\n',
+    // JavaScript no TypeScript explains is source: kept.
+    'tool/legacy.js': 'export function legacy() {}\n',
+    'tool/esm.js': 'export const notFromEsmMts = 1;\n',
+    // An outDir set through `extends`, resolved against the config that names it.
+    'app/tsconfig.json': '{ "extends": "./tsconfig.base", "include": ["src"] }\n',
+    'app/tsconfig.base.json': '{ "compilerOptions": { "outDir": "built" } }\n',
+    'app/src/main.ts': 'export function main() {}\n',
+    'app/built/main.js': 'export function main() {}\n',
+    // An outDir of "." or outside the repository drops nothing by itself.
+    'lib2/tsconfig.json': '{ "compilerOptions": { "outDir": "." } }\n',
+    'lib2/a.js': 'export const a = 1;\n',
+    'lib3/tsconfig.build.json': '{ "compilerOptions": { "outDir": "../../elsewhere" } }\n',
+    'lib3/b.js': 'export const b = 1;\n',
+  };
+  const KEPT = [
+    'app/src/main.ts',
+    'lib2/a.js',
+    'lib3/b.js',
+    'pkg/src/index.ts',
+    'tool/cjs.cts',
+    'tool/esm.js',
+    'tool/esm.mts',
+    'tool/legacy.js',
+    'tool/util.ts',
+    'tool/view.tsx',
+  ];
+  const files = (commit: CommitFile) => commit.nodes.filter((n) => n.id.startsWith('file::')).map((n) => n.filePath).sort();
+
+  test("a tsconfig's outDir and JavaScript beside its TypeScript are left out, walked or listed by git", async () => {
+    const repo = await writeFixture(PACKAGE);
+    const walked = await analyzeRepository(repo);
+    assert.deepEqual(files(walked), KEPT);
+    assert.equal(walked.stats.files.javascript, 4, 'the hand-written JavaScript only: legacy.js, esm.js, a.js, b.js');
+
+    execFileSync('git', ['init', '-q'], { cwd: repo });
+    execFileSync('git', ['add', '.'], { cwd: repo });
+    const listed = await analyzeRepository(repo);
+    assert.deepEqual(files(listed), KEPT);
+  });
+});
+
 describe("analyzer: this project's own source", () => {
   test('src/: unique ids, no dangling edge, calls resolved across modules, doc comments kept', async () => {
     const commit = await analyzeRepository(ROOT, { include: ['/src/'] }); // anchored: web/src is another src/

@@ -6,8 +6,9 @@ import { after, describe, test } from 'node:test';
 import { openDb } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { backends, postgresBackend } from './helpers/backends.js';
+import { freePort } from '../bench/lib/child.js';
 import { FakeOllama } from './helpers/fake-ollama.js';
-import { startServer } from './helpers/server.js';
+import { rest, startServer } from './helpers/server.js';
 import { ROOT, runCli as cli, serve } from './helpers/service.js';
 
 describe('the devstream-hub command', () => {
@@ -188,12 +189,105 @@ describe('the devstream-hub command', () => {
       const listed = (await (await fetch(`${server.url}/api/v1/graphs`)).json()) as any;
       assert.deepEqual(listed.graphs.map((g: any) => g.repo).sort(), ['ky-cli', 'ky-folder']);
 
-      const noRepo = await cli(['upload', ky, '--url', server.url], {});
-      assert.equal(noRepo.code, 2);
-      assert.match(noRepo.stderr, /--repo is required/);
       const refused = await cli(['upload', join(ROOT, 'package.json'), '--url', server.url, '--repo', 'not-a-graph'], {});
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /upload failed: 400 VALIDATION_ERROR: nodes/);
+    } finally {
+      await server.close();
+      await database.dispose();
+    }
+  });
+  /** A commit file of one node, as small as the server accepts. */
+  const COMMIT = JSON.stringify({ commitHash: 'c0ffee0000000000000000000000000000000001', nodes: [{ id: 'file::a.ts', name: 'a.ts', type: 'FILE', filePath: 'a.ts' }], edges: [] });
+
+  test('a server that cannot be reached is named with the cause; a URL without a scheme is refused (exit 2)', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'graph.json'), COMMIT);
+    await writeFile(join(dir, 'a.ts'), 'export const a = 1;\n');
+    const port = await freePort(); // free a moment ago: nothing listens there
+    const dead = `http://127.0.0.1:${port}`;
+    const refused = `could not reach ${dead} (connection refused, ECONNREFUSED)`;
+
+    const upload = await cli(['upload', join(dir, 'graph.json'), '--url', dead, '--repo', 'x'], {});
+    assert.equal(upload.code, 1);
+    assert.equal(upload.stderr.trim(), `upload failed: ${refused}`);
+    const analyze = await cli(['analyze', dir, '--upload', dead, '--quiet'], {});
+    assert.equal(analyze.code, 1);
+    assert.equal(analyze.stderr.trim(), `upload failed: ${refused}`);
+
+    const schemeless = await cli(['upload', join(dir, 'graph.json'), '--url', `127.0.0.1:${port}`, '--repo', 'x'], {});
+    assert.equal(schemeless.code, 2);
+    assert.equal(schemeless.stderr.trim(), `--url must be an http(s) URL, such as http://127.0.0.1:${port} ("127.0.0.1:${port}" has no scheme)`);
+    const analyzeSchemeless = await cli(['analyze', dir, '--upload', `127.0.0.1:${port}`], {});
+    assert.equal(analyzeSchemeless.code, 2);
+    assert.equal(analyzeSchemeless.stderr.trim(), `--upload must be an http(s) URL, such as http://127.0.0.1:${port} ("127.0.0.1:${port}" has no scheme)`, 'refused before analyzing');
+    const ftp = await cli(['analyze', dir, '--upload', 'ftp://127.0.0.1/'], {});
+    assert.equal(ftp.code, 2);
+    assert.match(ftp.stderr, /^--upload must be an http\(s\) URL, such as http:\/\/127\.0\.0\.1:7000 \("ftp:\/\/127\.0\.0\.1\/" is ftp, not http\(s\)\)$/m);
+
+    const help = await cli(['help'], {});
+    assert.match(help.stdout, /take the server as an http\(s\) URL \(http:\/\/127\.0\.0\.1:7000\)/);
+    assert.match(help.stdout, /DEVSTREAM_TOKEN/);
+  });
+
+  test('upload: --repo defaults to the meta.json of a graph folder, else to the folder the commit file is in; the key may come from DEVSTREAM_TOKEN', async () => {
+    const ADMIN_TOKEN = 'cli-upload-admin-token-0123456789abcdef';
+    const database = await backends.find((b) => b.name === 'pglite')!.open();
+    const server = await startServer(database, { auth: { mode: 'required', adminToken: ADMIN_TOKEN } });
+    try {
+      const created = await rest(server.url, 'POST', '/api/v1/keys', { name: 'uploader', scopes: ['read', 'write'] }, { authorization: `Bearer ${ADMIN_TOKEN}` });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const env = { DEVSTREAM_TOKEN: created.body.token as string };
+      const root = await tempDir();
+
+      // A commit file written by `analyze . --out graph.json` in a checkout: named after its folder, and said so.
+      await mkdir(join(root, 'shop'));
+      await writeFile(join(root, 'shop', 'graph.json'), COMMIT);
+      const plain = await cli(['upload', join(root, 'shop', 'graph.json'), '--url', server.url], env);
+      assert.equal(plain.code, 0, plain.stderr);
+      assert.match(plain.stdout, /^Uploaded graph\.json to http:\/\/127\.0\.0\.1:\d+: repo shop \(graph [0-9a-f]{16}\)/);
+      assert.match(plain.stderr, /no --repo given: naming the repository "shop", after the folder graph\.json is in/);
+
+      // A commit file inside a DevLens graph folder (commits/<hash>.json): its meta.json names the repo.
+      const graph = join(root, '096fe8addf662bc7');
+      await mkdir(join(graph, 'commits'), { recursive: true });
+      await writeFile(join(graph, 'meta.json'), JSON.stringify({ graphId: '096fe8addf662bc7', repoPath: '/home/dev/inventory/' }));
+      await writeFile(join(graph, 'commits', 'c0ffee.json'), COMMIT);
+      const inGraph = await cli(['upload', join(graph, 'commits', 'c0ffee.json'), '--url', server.url], env);
+      assert.equal(inGraph.code, 0, inGraph.stderr);
+      assert.match(inGraph.stdout, /repo inventory \(graph/);
+      assert.equal(inGraph.stderr, '', 'nothing to say: meta.json named it');
+      // Beside its meta.json, as the shared fixtures keep them.
+      const flat = join(root, 'flat');
+      await mkdir(flat);
+      await writeFile(join(flat, 'meta.json'), JSON.stringify({ repoPath: 'C:\\src\\billing' }));
+      await writeFile(join(flat, 'c0ffee.json'), COMMIT);
+      const beside = await cli(['upload', join(flat, 'c0ffee.json'), '--url', server.url], env);
+      assert.equal(beside.code, 0, beside.stderr);
+      assert.match(beside.stdout, /repo billing \(graph/);
+
+      const listed = await rest(server.url, 'GET', '/api/v1/graphs', undefined, { authorization: `Bearer ${env.DEVSTREAM_TOKEN}` });
+      assert.deepEqual(listed.body.graphs.map((g: any) => g.repo).sort(), ['billing', 'inventory', 'shop']);
+
+      // A graph folder without meta.json names no repository: --repo is required there.
+      const bare = join(root, 'bare');
+      await mkdir(join(bare, 'commits'), { recursive: true });
+      await writeFile(join(bare, 'commits', 'c0ffee.json'), COMMIT);
+      for (const target of [bare, join(bare, 'commits', 'c0ffee.json')]) {
+        const noRepo = await cli(['upload', target, '--url', server.url], env);
+        assert.equal(noRepo.code, 2, noRepo.stdout);
+        assert.match(noRepo.stderr, /^--repo is required: .* has no meta\.json naming the repository/);
+      }
+      const missing = await cli(['upload', join(root, 'nope.json'), '--url', server.url], env);
+      assert.equal(missing.code, 2);
+      assert.match(missing.stderr, /^upload: .*nope\.json: no such file or folder$/m);
+
+      // Without the key the server refuses: the upload above passed on DEVSTREAM_TOKEN alone.
+      const noKey = await cli(['upload', join(root, 'shop', 'graph.json'), '--url', server.url], { DEVSTREAM_TOKEN: '' });
+      assert.equal(noKey.code, 1);
+      assert.match(noKey.stderr, /upload failed: 401 /);
+      const flag = await cli(['upload', join(root, 'shop', 'graph.json'), '--url', server.url, '--token', env.DEVSTREAM_TOKEN], { DEVSTREAM_TOKEN: '' });
+      assert.equal(flag.code, 0, flag.stderr);
     } finally {
       await server.close();
       await database.dispose();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { backends } from './helpers/backends.js';
+import { backends, type TestDb } from './helpers/backends.js';
 import { connectMcp, withServer, type TestServer } from './helpers/server.js';
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text: string }>; structuredContent?: any };
@@ -10,6 +10,7 @@ for (const backend of backends) {
   describe(`DevStream task and plan tools over MCP (${backend.name})`, () => {
     let server: TestServer;
     let client: Client;
+    let database: TestDb;
 
     const call = async (name: string, args: Record<string, unknown>) =>
       (await client.callTool({ name, arguments: args })) as ToolResult;
@@ -17,7 +18,7 @@ for (const backend of backends) {
     const create = (args: Record<string, unknown>) =>
       call('devstream_create_task', { description: 'd', task_type: 'coding', priority: 5, ...args });
 
-    withServer(backend, (s) => ({ server, client } = s));
+    withServer(backend, (s) => ({ server, client, database } = s));
 
     test('lists the task and memory tools with schemas and annotations', async () => {
       const { tools } = await client.listTools();
@@ -75,6 +76,27 @@ for (const backend of backends) {
       assert.deepEqual(newPhase.structuredContent.auto_created, { project: false, phase: true });
       assert.match(text(newPhase), /Created phase: "Testing"/);
       assert.doesNotMatch(text(newPhase), /Created project/);
+    });
+
+    test('auto-created projects and phases get no invented description or estimate, and none is shown', async () => {
+      const created = await create({ title: 'Unplanned', project: 'Nobody Planned This', phase_name: 'Whatever Comes' });
+      assert.deepEqual(created.structuredContent.auto_created, { project: true, phase: true });
+      const r = await call('devstream_list_plans', {});
+      const plan = r.structuredContent.plans.find((p: any) => p.title === 'Nobody Planned This');
+      assert.deepEqual(
+        { description: plan.description, estimated_hours: plan.estimated_hours, actual_hours: plan.actual_hours },
+        { description: null, estimated_hours: null, actual_hours: null },
+      );
+      // The plan's block in the text: from its title to its id line.
+      const block = /🔄 \*\*Nobody Planned This\*\*[\s\S]*?🆔 ID: `[0-9a-f]{12}`/.exec(text(r))?.[0];
+      assert.ok(block, text(r));
+      assert.doesNotMatch(block!, /⏱️|hours|Auto-created|📝/, 'no time line, no description line');
+      const phase = await database.db.kysely
+        .selectFrom('phases')
+        .select(['description', 'estimated_minutes'])
+        .where('id', '=', created.structuredContent.task.phase_id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(phase, { description: null, estimated_minutes: null });
     });
 
     test('project and phase names match exactly and case-insensitively, never by substring', async () => {
@@ -212,7 +234,7 @@ for (const backend of backends) {
       );
       assert.equal(plan.status, 'active');
       assert.equal(plan.priority, 7);
-      assert.equal(plan.estimated_hours, 100);
+      assert.equal(plan.estimated_hours, null, 'an auto-created project has no estimate');
       assert.match(text(r), /Progress: 0% phases \(0\/2\) • 40% tasks \(2\/5\)/);
 
       const active = await call('devstream_list_plans', { status: 'active' });

@@ -6,16 +6,18 @@ import { createGzip } from 'node:zlib';
 import { AnalyzeError, analyzeRepository } from '../analyzer/analyze-repository.js';
 import { commitFileStream } from '../analyzer/commit-file-json.js';
 import type { AnalysisProgress } from '../analyzer/progress.js';
-import { describeUpload, postGraph } from './upload.js';
+import { describeUpload, postGraph, serverUrlProblem, tokenFrom, UploadConnectionError } from './upload.js';
 
 export const ANALYZE_USAGE = `devstream-hub analyze <path> [--out <file>] [--upload <server>] [--repo <name>] [--token <key>]
                       [--branch <name>] [--include <glob>]… [--exclude <glob>]… [--quiet]
 
 Builds the DevLens code graph of the repository at <path> (TypeScript, JavaScript, Python) and
 writes it to --out (a .json file, .json.gz, or /dev/stdout or -) and/or uploads it to
-POST <server>/api/v1/graphs. Honours .gitignore; node_modules, build output and vendored folders
-are skipped. --include / --exclude take gitignore-style globs (repeatable). The repo name
-defaults to the folder's name. Progress goes to stderr unless --quiet.`;
+POST <server>/api/v1/graphs (<server>: an http(s) URL such as http://127.0.0.1:7000). Honours
+.gitignore; node_modules, build output (a tsconfig's outDir, .js compiled beside its .ts) and
+vendored folders are skipped. --include / --exclude take gitignore-style globs (repeatable). The
+repo name defaults to the folder's name. The API key: --token, or the DEVSTREAM_TOKEN environment
+variable (kept out of the command line). Progress goes to stderr unless --quiet.`;
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -60,6 +62,11 @@ export async function analyzeCommand(argv: string[]): Promise<number> {
     console.error(`${positionals.length !== 1 ? 'Give one repository folder.' : 'Give --out, --upload or both.'}\n\n${ANALYZE_USAGE}`);
     return 2;
   }
+  const badUrl = values.upload === undefined ? null : serverUrlProblem(values.upload, '--upload');
+  if (badUrl) {
+    console.error(badUrl);
+    return 2;
+  }
   const root = resolve(positionals[0]!);
   const say = (line: string) => values.quiet || process.stderr.write(`${line}\n`);
 
@@ -92,14 +99,23 @@ export async function analyzeCommand(argv: string[]): Promise<number> {
     if (!toStdout) say(`Wrote ${values.out}`);
   }
   if (values.upload) {
-    const result = await postGraph({
-      url: values.upload,
-      repo: values.repo ?? basename(root),
-      branch: values.branch,
-      token: values.token,
-      body: commitFileStream(commit),
-      gzipped: false,
-    });
+    let result;
+    try {
+      result = await postGraph({
+        url: values.upload,
+        repo: values.repo ?? basename(root),
+        branch: values.branch,
+        token: tokenFrom(values.token),
+        body: commitFileStream(commit),
+        gzipped: false,
+      });
+    } catch (error) {
+      if (error instanceof UploadConnectionError) {
+        console.error(`upload failed: ${error.message}`);
+        return 1;
+      }
+      throw error;
+    }
     if (!result.ok) {
       console.error(`upload failed: ${result.status} ${result.message}`);
       return 1;

@@ -6,7 +6,7 @@ import { analyzeGraphTables } from '../db/queries/graphs.js';
 import type { Caller, Services } from '../domain/context.js';
 import { UploadQuerySchema, UploadResultSchema, uploadGraph } from '../domain/graphs/upload-graph.js';
 import { requireScope } from '../auth/scopes.js';
-import { AppError } from '../errors.js';
+import { AppError, validationError } from '../errors.js';
 import type { Drain } from './drain.js';
 import { ErrorBodySchema } from './operation-routes.js';
 
@@ -61,6 +61,32 @@ function byteLimit(limit: number, what: string): Transform {
       seen += chunk.length;
       if (seen > limit) callback(new AppError('PAYLOAD_TOO_LARGE', `The graph upload is larger than ${limit} bytes ${what} (GRAPH_UPLOAD_LIMIT)`));
       else callback(null, chunk);
+    },
+  });
+}
+
+/**
+ * Passes bytes through, failing with a VALIDATION_ERROR naming `(body)` when they begin as gzip does
+ * (1f 8b): a compressed file sent without `Content-Encoding: gzip` (`curl --data-binary @graph.json.gz`),
+ * which would otherwise fail as "not valid JSON". No JSON text begins with the byte 1f.
+ */
+function gzipWithoutHeader(): Transform {
+  let head = Buffer.alloc(0);
+  let checked = false;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (checked) return callback(null, chunk);
+      head = Buffer.concat([head, chunk]);
+      if (head.length < 2) return callback();
+      checked = true;
+      if (head[0] === 0x1f && head[1] === 0x8b) {
+        const message = 'looks gzip-compressed (it begins with the bytes 1f 8b): send it with the header Content-Encoding: gzip';
+        return callback(validationError([{ field: '(body)', message }]));
+      }
+      callback(null, head);
+    },
+    flush(callback) {
+      callback(null, checked ? undefined : head);
     },
   });
 }
@@ -126,6 +152,7 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
         });
         const stages: Array<Readable | Duplex> = [body, byteLimit(options.uploadLimit, 'as sent')];
         if (encoding !== 'identity') stages.push(createGunzip(), byteLimit(options.uploadLimit, 'unpacked'));
+        else stages.push(gzipWithoutHeader());
         try {
           const result = await uploadGraph(
             { db: options.services.db, caller, retention: options.retention },

@@ -5,8 +5,10 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 /**
  * Finds a project by exact title (case-insensitive) or creates it with DevStream's auto-creation
- * defaults. Concurrent callers converge on one row: the unique index on lower(title) makes every
- * insert but one do nothing, and those then read the winner's row.
+ * defaults (active, priority 7, objectives from its name), but no description and no estimate: an
+ * auto-created project has none, and invented ones ("Auto-created project for …", 100 hours) showed
+ * up in every plan list as if someone had planned them. Concurrent callers converge on one row: the
+ * unique index on lower(title) makes every insert but one do nothing, and those then read the winner's row.
  */
 export async function findOrCreatePlan(
   db: Db,
@@ -17,7 +19,7 @@ export async function findOrCreatePlan(
     .values({
       id: plan.id,
       title: plan.title,
-      description: `Auto-created project for ${plan.title}`,
+      description: null,
       objectives: JSON.stringify([
         `Complete development of ${plan.title}`,
         'Implement core functionality',
@@ -26,8 +28,9 @@ export async function findOrCreatePlan(
       expected_outcome: `${plan.title} delivered with its planned functionality`,
       status: 'active',
       priority: 7,
-      estimated_hours: 100,
-      actual_hours: 0,
+      estimated_hours: null,
+      // No tool records time spent: "0 hours" would be as invented as the estimate.
+      actual_hours: null,
       created_by: plan.createdBy,
     })
     .onConflict((oc) => oc.expression(sql`(lower(title))`).doNothing())
@@ -47,7 +50,10 @@ export async function findPlanByTitle(db: Db, title: string) {
     .executeTakeFirst();
 }
 
-/** Finds a phase of a plan by exact name (case-insensitive) or appends it after the plan's last phase. */
+/**
+ * Finds a phase of a plan by exact name (case-insensitive) or appends it after the plan's last phase
+ * (active, with no description and no estimate: none is invented).
+ */
 export async function findOrCreatePhase(
   db: Db,
   phase: { id: string; planId: string; name: string; createdBy: string | null },
@@ -58,13 +64,13 @@ export async function findOrCreatePhase(
       id: phase.id,
       plan_id: phase.planId,
       name: phase.name,
-      description: `Auto-created phase ${phase.name}`,
+      description: null,
       sequence_order: eb
         .selectFrom('phases')
         .select(sql<number>`coalesce(max(sequence_order), 0) + 1`.as('next'))
         .where('plan_id', '=', phase.planId),
       status: 'active',
-      estimated_minutes: 1200,
+      estimated_minutes: null,
       created_by: phase.createdBy,
     }))
     .onConflict((oc) => oc.expression(sql`plan_id, (lower(name))`).doNothing())

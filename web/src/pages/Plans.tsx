@@ -21,9 +21,10 @@ function Progress({ label, done, total }: { label: string; done: number; total: 
   );
 }
 
-function hours(plan: Plan): string {
-  const actual = plan.actual_hours ?? 0;
-  return plan.estimated_hours == null ? `${actual} h spent` : `${actual} of ${plan.estimated_hours} h`;
+/** Hours spent (of the estimate); nothing for a plan without either, as auto-created ones are. */
+function hours(plan: Plan): string | null {
+  if (plan.estimated_hours == null) return plan.actual_hours == null ? null : `${plan.actual_hours} h spent`;
+  return `${plan.actual_hours ?? 0} of ${plan.estimated_hours} h`;
 }
 
 /** Every plan (project) with its status, priority, phase and task progress and hours; filtered by status. */
@@ -55,7 +56,8 @@ export function Plans() {
           <li key={plan.id} className="card" aria-label={`Plan ${plan.title}`}>
             <h2>{plan.title}</h2>
             <p className="meta">
-              <span className={`badge status-${plan.status}`}>{plan.status}</span> priority {plan.priority} · {hours(plan)}
+              <span className={`badge status-${plan.status}`}>{plan.status}</span> priority {plan.priority}
+              {hours(plan) && ` · ${hours(plan)}`}
             </p>
             {plan.description && <p>{plan.description}</p>}
             <Progress label="Phases" done={plan.phases_completed} total={plan.phases_total} />
