@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -289,6 +290,41 @@ describe('the devstream-hub command', () => {
       const flag = await cli(['upload', join(root, 'shop', 'graph.json'), '--url', server.url, '--token', env.DEVSTREAM_TOKEN], { DEVSTREAM_TOKEN: '' });
       assert.equal(flag.code, 0, flag.stderr);
     } finally {
+      await server.close();
+      await database.dispose();
+    }
+  });
+
+  test('upload to a hub served under a path (a proxy at /hub) posts to that path', async () => {
+    const database = await backends.find((b) => b.name === 'pglite')!.open();
+    const server = await startServer(database);
+    const target = new URL(server.url);
+    const seen: string[] = [];
+    // A reverse proxy that serves the hub under /hub/ and nothing else.
+    const proxy = createHttpServer((req, res) => {
+      seen.push(req.url ?? '');
+      if (!req.url?.startsWith('/hub/')) {
+        res.writeHead(404).end('not here');
+        return;
+      }
+      const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url.slice(4), headers: req.headers }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const root = await tempDir();
+      await writeFile(join(root, 'graph.json'), COMMIT);
+      const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/hub`;
+      const r = await cli(['upload', join(root, 'graph.json'), '--url', url, '--repo', 'proxied'], {});
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(seen.map((u) => u.split('?')[0]), ['/hub/api/v1/graphs']);
+      const listed = await rest(server.url, 'GET', '/api/v1/graphs');
+      assert.deepEqual(listed.body.graphs.map((g: any) => g.repo), ['proxied']);
+    } finally {
+      proxy.close();
       await server.close();
       await database.dispose();
     }

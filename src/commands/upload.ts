@@ -165,7 +165,10 @@ export async function postGraph(options: PostGraphOptions): Promise<PostGraphRes
   const query = new URLSearchParams({ repo: options.repo });
   if (options.commit) query.set('commit', options.commit);
   if (options.branch) query.set('branch', options.branch);
-  const endpoint = new URL(`/api/v1/graphs?${query}`, options.url);
+  // Relative to the server URL's own path: a hub behind a proxy at https://host/hub gets /hub/api/v1/graphs.
+  const base = new URL(options.url);
+  if (!base.pathname.endsWith('/')) base.pathname += '/';
+  const endpoint = new URL(`api/v1/graphs?${query}`, base);
   const body = options.gzipped ? options.body : options.body.pipe(createGzip());
   const headers: Record<string, string> = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
