@@ -9,6 +9,7 @@ import { migrate } from '../src/db/migrate.js';
 import { backends, postgresBackend } from './helpers/backends.js';
 import { freePort } from '../bench/lib/child.js';
 import { FakeOllama } from './helpers/fake-ollama.js';
+import { WREN_COMMIT, WREN_FILE, WREN_FOLDER } from './helpers/graph-fixture.js';
 import { rest, startServer } from './helpers/server.js';
 import { ROOT, runCli as cli, serve } from './helpers/service.js';
 
@@ -169,26 +170,30 @@ describe('the devstream-hub command', () => {
   });
 
   test('upload sends a commit file or a DevLens graph folder to a server, gzip-compressed', async () => {
-    const ky = join(ROOT, '../shared/fixtures/graphs/ky/3419113b48e034fdcf8fa6bd3be3da7b3d0d758f.json');
     const database = await backends.find((b) => b.name === 'pglite')!.open();
     const server = await startServer(database);
     try {
-      const file = await cli(['upload', ky, '--url', server.url, '--repo', 'ky-cli', '--branch', 'main'], {});
+      const file = await cli(['upload', WREN_FILE, '--url', server.url, '--repo', 'wren-cli', '--branch', 'main'], {});
       assert.equal(file.code, 0, file.stderr);
-      assert.match(file.stdout, /repo ky-cli \(graph [0-9a-f]{16}\), commit 3419113b48e0.*192 nodes, 230 edges/);
+      assert.match(file.stdout, /repo wren-cli \(graph [0-9a-f]{16}\), commit 25344fbd02fd.*64 nodes, 75 edges/);
 
-      // A folder as DevLens writes it: meta.json (repoPath) and commits/<hash>.json.
+      // The fixture's own folder, as DevLens writes it: meta.json (repoPath /home/dev/wren) and commits/<hash>.json.
+      const fixtureFolder = await cli(['upload', WREN_FOLDER, '--url', server.url], {});
+      assert.equal(fixtureFolder.code, 0, fixtureFolder.stderr);
+      assert.match(fixtureFolder.stdout, /repo wren \(graph [0-9a-f]{16}\), commit 25344fbd02fd.*64 nodes, 75 edges/);
+
+      // A folder whose newest file is the search index DevLens writes beside the commit file: skipped.
       const folder = await tempDir();
       await mkdir(join(folder, 'commits'));
-      await copyFile(ky, join(folder, 'commits', '3419113b48e034fdcf8fa6bd3be3da7b3d0d758f.json'));
-      await writeFile(join(folder, 'commits', '3419113b48e034fdcf8fa6bd3be3da7b3d0d758f.search.json'), '{}');
-      await writeFile(join(folder, 'meta.json'), JSON.stringify({ graphId: '096fe8addf662bc7', repoPath: '/home/dev/ky-folder' }));
+      await copyFile(WREN_FILE, join(folder, 'commits', `${WREN_COMMIT}.json`));
+      await writeFile(join(folder, 'commits', `${WREN_COMMIT}.search.json`), '{}');
+      await writeFile(join(folder, 'meta.json'), JSON.stringify({ graphId: '090e362366e56fbb', repoPath: '/home/dev/wren-folder' }));
       const fromFolder = await cli(['upload', folder, '--url', server.url], {});
       assert.equal(fromFolder.code, 0, fromFolder.stderr);
-      assert.match(fromFolder.stdout, /repo ky-folder .*192 nodes/);
+      assert.match(fromFolder.stdout, /repo wren-folder .*64 nodes/);
 
       const listed = (await (await fetch(`${server.url}/api/v1/graphs`)).json()) as any;
-      assert.deepEqual(listed.graphs.map((g: any) => g.repo).sort(), ['ky-cli', 'ky-folder']);
+      assert.deepEqual(listed.graphs.map((g: any) => g.repo).sort(), ['wren', 'wren-cli', 'wren-folder']);
 
       const refused = await cli(['upload', join(ROOT, 'package.json'), '--url', server.url, '--repo', 'not-a-graph'], {});
       assert.equal(refused.code, 1);

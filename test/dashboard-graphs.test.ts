@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { backends, type TestDb } from './helpers/backends.js';
 import { accessibilityViolations, ARTIFACTS, dashboardSkip, launchChromium, openPage } from './helpers/browser.js';
+import { WREN_COMMIT, wren, wrenText } from './helpers/graph-fixture.js';
 import { rest, startServer, type TestServer } from './helpers/server.js';
 
 const ADMIN_TOKEN = 'dashboard-graphs-admin-token-0123456789';
-const KY = '../shared/fixtures/graphs/ky/3419113b48e034fdcf8fa6bd3be3da7b3d0d758f.json';
-const KY_COMMIT = '3419113b48e034fdcf8fa6bd3be3da7b3d0d758f';
-const MERGE_HEADERS = 'source/utils/merge.ts::mergeHeaders';
-const CONTAINERS = 'source/utils/merge.ts::mergeHeaderContainers';
+const COMBINE_HEADERS = 'source/utils/combine.ts::combineHeaders';
+const HEADER_SETS = 'source/utils/combine.ts::combineHeaderSets';
 
 // PGlite when npm test runs without a database; Postgres in the DATABASE_URL pass (as test/dashboard.test.ts).
 const backend = backends.at(-1)!;
@@ -26,7 +24,6 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
   /** Paths of everything the page loaded, to see when the graph library's chunk came. */
   const loaded: string[] = [];
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-  const kyText = readFileSync(new URL(KY, `file://${process.cwd()}/`), 'utf8');
 
   /** The neighbourhood graph's container, once cytoscape has drawn into it. */
   const drawnGraph = async () => {
@@ -41,8 +38,8 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
     const created = await rest(server.url, 'POST', '/api/v1/keys', { name: 'graphs-reader', scopes: ['read'] }, admin);
     assert.equal(created.status, 201);
     key = created.body.token;
-    // The real ky graph, uploaded as the analyzer does.
-    const uploaded = await rest(server.url, 'POST', '/api/v1/graphs?repo=ky', kyText, admin);
+    // The wren fixture, uploaded as the analyzer does.
+    const uploaded = await rest(server.url, 'POST', '/api/v1/graphs?repo=wren', wrenText, admin);
     assert.equal(uploaded.status, 201, JSON.stringify(uploaded.body));
     graphId = uploaded.body.graphId;
 
@@ -58,7 +55,7 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
     await database?.dispose();
   });
 
-  test('a read-only key signs in; the repo list shows ky with its commit, freshness and counts', async () => {
+  test('a read-only key signs in; the repo list shows wren with its commit, freshness and counts', async () => {
     await page.goto(server.url);
     await page.getByLabel('API key').fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -66,45 +63,45 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
 
     await page.getByRole('link', { name: 'Code graphs' }).click();
     await page.getByRole('heading', { name: 'Code graphs', level: 1 }).waitFor();
-    const row = page.getByRole('row', { name: /^ky / });
+    const row = page.getByRole('row', { name: /^wren / });
     await row.waitFor();
     const cells = await row.getByRole('cell').allInnerTexts();
-    assert.deepEqual(cells, [KY_COMMIT.slice(0, 10), '1', cells[2], cells[3], '192', '230']);
+    assert.deepEqual(cells, [WREN_COMMIT.slice(0, 10), '1', cells[2], cells[3], '64', '75']);
     // Relative to this machine's clock, so any relative time will do; the exact one is the cell's datetime.
     assert.match(cells[2]!, /^(\d+ \w+ ago|in \d+ \w+|now|yesterday|tomorrow|(last|next) \w+)$/, 'analyzed: a relative time');
     assert.match(cells[3]!, /^(now|\d+ minutes? ago)$/, 'uploaded minutes ago at most');
-    assert.equal(await row.locator('.commit').getAttribute('title'), KY_COMMIT);
-    assert.equal(await row.locator('time').first().getAttribute('datetime'), new Date(JSON.parse(kyText).analyzedAt).toISOString());
+    assert.equal(await row.locator('.commit').getAttribute('title'), WREN_COMMIT);
+    assert.equal(await row.locator('time').first().getAttribute('datetime'), new Date(wren.analyzedAt).toISOString());
     await page.screenshot({ path: `${ARTIFACTS}graphs-list.png`, fullPage: true });
     assert.deepEqual(await accessibilityViolations(page), [], 'graphs-list: WCAG 2.1 AA (axe-core)');
   });
 
   test('symbol search in the repo lists ranked symbols as links, exact match first', async () => {
-    await page.getByRole('link', { name: 'ky', exact: true }).click();
-    await page.getByRole('heading', { name: 'ky', level: 1 }).waitFor();
-    assert.match(await page.locator('.graphs > .meta').innerText(), /commit 3419113b48 · analyzed .+ · 192 nodes, 230 edges · 1 commit kept/);
-    await page.getByLabel('Symbol', { exact: true }).fill('mergeHeaders');
+    await page.getByRole('link', { name: 'wren', exact: true }).click();
+    await page.getByRole('heading', { name: 'wren', level: 1 }).waitFor();
+    assert.match(await page.locator('.graphs > .meta').innerText(), /commit 25344fbd02 · analyzed .+ · 64 nodes, 75 edges · 1 commit kept/);
+    await page.getByLabel('Symbol', { exact: true }).fill('combineHeaders');
     await page.getByRole('button', { name: 'Find' }).click();
-    await page.getByText(/\d+ symbols? for “mergeHeaders”/).waitFor();
+    await page.getByText(/\d+ symbols? for “combineHeaders”/).waitFor();
     const results = page.locator('ol.symbols > li');
-    assert.match(await results.first().innerText(), /^mergeHeaders function source\/utils\/merge\.ts:64 exact$/);
-    await page.locator('ol.symbols').getByRole('link', { name: 'mergeHeaderContainers' }).waitFor();
-    assert.equal(new URL(page.url()).hash, `#/graphs/repo/${graphId}/mergeHeaders`, 'the query is in the route');
+    assert.match(await results.first().innerText(), /^combineHeaders function source\/utils\/combine\.ts:28 exact$/);
+    await page.locator('ol.symbols').getByRole('link', { name: 'combineHeaderSets' }).waitFor();
+    assert.equal(new URL(page.url()).hash, `#/graphs/repo/${graphId}/combineHeaders`, 'the query is in the route');
   });
 
   test('a context packet for a question renders with its token count and its nodes as links', async () => {
-    const task = 'how are headers merged';
+    const task = 'how are headers combined';
     await page.getByLabel('Question', { exact: true }).fill(task);
     await page.getByRole('button', { name: 'Resolve' }).click();
     const cost = page.getByText(/≈ \d+ tokens of a \d+-token budget/);
     await cost.waitFor();
-    const expected = await rest(server.url, 'POST', '/api/v1/context', { task, repo: 'ky' }, { authorization: `Bearer ${key}` });
+    const expected = await rest(server.url, 'POST', '/api/v1/context', { task, repo: 'wren' }, { authorization: `Bearer ${key}` });
     assert.equal(expected.status, 200);
-    assert.match(await cost.innerText(), new RegExp(`≈ ${expected.body.approxTokens} tokens of a ${expected.body.budget}-token budget · intent exploratory · commit 3419113b48`));
+    assert.match(await cost.innerText(), new RegExp(`≈ ${expected.body.approxTokens} tokens of a ${expected.body.budget}-token budget · intent exploratory · commit 25344fbd02`));
     const text = await page.getByLabel('Packet text').innerText();
     assert.equal(text, expected.body.packet);
-    assert.match(text, /^ANSWER mergeHeaders \(symbol\) — source\/utils\/merge\.ts:64$/m);
-    await page.locator('ul.idmap').getByRole('link', { name: MERGE_HEADERS, exact: true }).waitFor();
+    assert.match(text, /^ANSWER combineHeaders \(symbol\) — source\/utils\/combine\.ts:28$/m);
+    await page.locator('ul.idmap').getByRole('link', { name: COMBINE_HEADERS, exact: true }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}graphs.png`, fullPage: true });
     assert.deepEqual(await accessibilityViolations(page), [], 'graphs: WCAG 2.1 AA (axe-core)');
     assert.equal(
@@ -115,37 +112,38 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
   });
 
   test('a node page: summaries, code, callers and callees, the neighbourhood drawn and listed, impact', async () => {
-    await page.locator('ol.symbols').getByRole('link', { name: 'mergeHeaders', exact: true }).click();
-    await page.getByRole('heading', { name: 'mergeHeaders', level: 1 }).waitFor();
-    assert.equal(new URL(page.url()).hash, `#/graphs/node/${graphId}/${encodeURIComponent(MERGE_HEADERS)}`);
+    await page.locator('ol.symbols').getByRole('link', { name: 'combineHeaders', exact: true }).click();
+    await page.getByRole('heading', { name: 'combineHeaders', level: 1 }).waitFor();
+    assert.equal(new URL(page.url()).hash, `#/graphs/node/${graphId}/${encodeURIComponent(COMBINE_HEADERS)}`);
     const summaries = page.getByRole('region', { name: 'Summaries' });
-    assert.match(await summaries.innerText(), /No summaries in this graph \(structure only\)/, 'the ky fixture has none');
-    assert.match(await page.getByRole('region', { name: 'Code' }).innerText(), /const result = new globalThis\.Headers\(source1/);
+    assert.match(await summaries.innerText(), /No summaries in this graph \(structure only\)/, 'the wren fixture has none');
+    assert.match(await page.getByRole('region', { name: 'Code' }).innerText(), /const result = new globalThis\.Headers\(first\)/);
 
-    const callers = page.getByRole('list', { name: 'Callers (2)' });
-    assert.deepEqual((await callers.getByRole('link').allInnerTexts()).sort(), ['Ky.constructor', 'mergeHeaderContainers']);
+    // Two callers and the test file that imports it.
+    const callers = page.getByRole('list', { name: 'Callers (3)' });
+    assert.deepEqual((await callers.getByRole('link').allInnerTexts()).sort(), ['Client.constructor', 'combineHeaderSets', 'headers.test.ts']);
     assert.match(await page.getByRole('region', { name: 'Callees (0)' }).innerText(), /None\./);
 
     const graph = await drawnGraph();
-    assert.equal(await graph.getAttribute('data-node-count'), '3', 'the node and its two callers');
+    assert.equal(await graph.getAttribute('data-node-count'), '4', 'the node and its three callers');
     assert.ok((await graph.locator('canvas').count()) > 0, 'cytoscape drew on a canvas');
     assert.ok(loaded.some((path) => /\/assets\/cytoscape[^/]*\.js$/.test(path)), 'the graph library came as its own chunk');
 
     const impact = page.getByRole('region', { name: 'Impact' });
-    await impact.getByText('3 dependents within 2 hops').waitFor();
-    assert.deepEqual((await impact.getByRole('region', { name: 'Hop 1' }).getByRole('link').allInnerTexts()).sort(), ['Ky.constructor', 'mergeHeaderContainers']);
-    assert.deepEqual(await impact.getByRole('region', { name: 'Hop 2' }).getByRole('link').allInnerTexts(), ['deepMergeInternal']);
+    await impact.getByText('4 dependents within 2 hops').waitFor();
+    assert.deepEqual((await impact.getByRole('region', { name: 'Hop 1' }).getByRole('link').allInnerTexts()).sort(), ['Client.constructor', 'combineHeaderSets', 'headers.test.ts']);
+    assert.deepEqual(await impact.getByRole('region', { name: 'Hop 2' }).getByRole('link').allInnerTexts(), ['mergeDeepInternal']);
   });
 
   test('following a caller lands on its page, with both sides of its neighbourhood; impact downstream', async () => {
-    await page.getByRole('list', { name: 'Callers (2)' }).getByRole('link', { name: 'mergeHeaderContainers' }).click();
-    const heading = page.getByRole('heading', { name: 'mergeHeaderContainers', level: 1 });
+    await page.getByRole('list', { name: 'Callers (3)' }).getByRole('link', { name: 'combineHeaderSets' }).click();
+    const heading = page.getByRole('heading', { name: 'combineHeaderSets', level: 1 });
     await heading.waitFor();
-    assert.equal(new URL(page.url()).hash, `#/graphs/node/${graphId}/${encodeURIComponent(CONTAINERS)}`);
+    assert.equal(new URL(page.url()).hash, `#/graphs/node/${graphId}/${encodeURIComponent(HEADER_SETS)}`);
     assert.equal(await heading.evaluate((h) => h === h.ownerDocument.activeElement), true, 'focus moves to the new node');
-    assert.deepEqual(await page.getByRole('list', { name: 'Callers (1)' }).getByRole('link').allInnerTexts(), ['deepMergeInternal']);
+    assert.deepEqual(await page.getByRole('list', { name: 'Callers (1)' }).getByRole('link').allInnerTexts(), ['mergeDeepInternal']);
     const callees = page.getByRole('list', { name: 'Callees (3)' });
-    assert.deepEqual((await callees.getByRole('link').allInnerTexts()).sort(), ['isPlainObject', 'mergeHeaders', 'normalizeHeaderObject']);
+    assert.deepEqual((await callees.getByRole('link').allInnerTexts()).sort(), ['combineHeaders', 'headerEntries', 'isRecord']);
 
     const graph = await drawnGraph();
     assert.equal(await graph.getAttribute('data-node-count'), '5', 'the node, one caller, three callees');
@@ -156,23 +154,23 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
     await page.getByLabel('Direction').selectOption('downstream');
     const impact = page.getByRole('region', { name: 'Impact' });
     await impact.getByText(/^\d+ nodes? within 2 hops$/).waitFor();
-    assert.deepEqual((await impact.getByRole('region', { name: 'Hop 1' }).getByRole('link').allInnerTexts()).sort(), ['isPlainObject', 'mergeHeaders', 'normalizeHeaderObject']);
+    assert.deepEqual((await impact.getByRole('region', { name: 'Hop 1' }).getByRole('link').allInnerTexts()).sort(), ['combineHeaders', 'headerEntries', 'isRecord']);
   });
 
   test('clicking a node in the drawn graph opens it', async () => {
     const graph = await drawnGraph();
-    // Where cytoscape drew mergeHeaders, read from the instance it registers on its container.
+    // Where cytoscape drew combineHeaders, read from the instance it registers on its container.
     const at = await graph.evaluate((box, id) => {
       const cy = (box as unknown as { _cyreg: { cy: { getElementById(id: string): { renderedPosition(): { x: number; y: number } } } } })._cyreg.cy;
       return cy.getElementById(id).renderedPosition();
-    }, MERGE_HEADERS);
+    }, COMBINE_HEADERS);
     const bounds = (await graph.boundingBox())!;
     await page.mouse.click(bounds.x + at.x, bounds.y + at.y);
-    await page.getByRole('heading', { name: 'mergeHeaders', level: 1 }).waitFor();
-    assert.equal(await (await drawnGraph()).getAttribute('data-node-count'), '3');
+    await page.getByRole('heading', { name: 'combineHeaders', level: 1 }).waitFor();
+    assert.equal(await (await drawnGraph()).getAttribute('data-node-count'), '4');
 
     await page.goBack();
-    await page.getByRole('heading', { name: 'mergeHeaderContainers', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'combineHeaderSets', level: 1 }).waitFor();
     assert.deepEqual(foreign, [], 'no request left the service');
   });
 });

@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { identifierWords, nameDocument } from '../src/domain/graphs/search-document.js';
 import { backends, type TestDb } from './helpers/backends.js';
+import { WREN_COMMIT, wren, wrenNode, wrenText } from './helpers/graph-fixture.js';
 import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
-
-const KY = '../shared/fixtures/graphs/ky/3419113b48e034fdcf8fa6bd3be3da7b3d0d758f.json';
-const KY_COMMIT = '3419113b48e034fdcf8fa6bd3be3da7b3d0d758f';
-const kyText = readFileSync(new URL(KY, `file://${process.cwd()}/`), 'utf8');
-const ky = JSON.parse(kyText);
 
 /** A small commit file: `n` functions in one file, each calling the next, plus a GHOST call. */
 function synthetic(commitHash: string, n = 3, extra: Record<string, unknown> = {}) {
@@ -65,50 +60,70 @@ for (const backend of backends) {
         (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)} where graph_id = ${graphId}`.execute(database.db.kysely)).rows[0]!.n,
       );
 
-    test('the real ky graph uploads as JSON: every node (repeated ids too) and edge stored, listed', async () => {
-      const r = await upload('repo=ky&branch=main', kyText);
+    test('the wren fixture uploads as JSON: every node (repeated ids too) and edge stored once, listed', async () => {
+      const r = await upload('repo=wren&branch=main', wrenText);
       assert.equal(r.status, 201, JSON.stringify(r.body));
-      assert.equal(r.body.repo, 'ky');
-      assert.equal(r.body.commitHash, KY_COMMIT);
-      assert.equal(r.body.nodes, ky.nodes.length);
-      assert.equal(r.body.edges, ky.edges.length);
+      assert.equal(r.body.repo, 'wren');
+      assert.equal(r.body.commitHash, WREN_COMMIT);
+      assert.equal(r.body.nodes, wren.nodes.length);
+      assert.equal(r.body.edges, wren.edges.length);
       assert.match(r.body.graphId, /^[0-9a-f]{16}$/);
       assert.ok(!Number.isNaN(Date.parse(r.body.uploadedAt)));
-      assert.equal(await count('graph_nodes', r.body.graphId), 192);
-      assert.equal(await count('graph_edges', r.body.graphId), 230);
+      // 64 nodes and 75 edges: `allNodes` and `allEdges` repeat them in the file and are not stored again.
+      assert.equal(await count('graph_nodes', r.body.graphId), 64);
+      assert.equal(await count('graph_edges', r.body.graphId), 75);
 
       const { kysely } = database.db;
       const node = (
-        await sql<any>`select * from graph_nodes where graph_id = ${r.body.graphId} and node_id = 'source/core/Ky.ts::Ky.retryFromError'`.execute(kysely)
+        await sql<any>`select * from graph_nodes where graph_id = ${r.body.graphId} and node_id = 'source/core/Client.ts::Client.retryAfterFailure'`.execute(kysely)
       ).rows;
       assert.equal(node.length, 1);
       assert.equal(node[0].type, 'METHOD');
-      assert.equal(node[0].file_path, 'source/core/Ky.ts');
+      assert.equal(node[0].file_path, 'source/core/Client.ts');
       assert.ok(node[0].code.length > 0, 'rawCode kept');
-      const original = ky.nodes.find((n: any) => n.id === 'source/core/Ky.ts::Ky.retryFromError');
+      const original = wrenNode('source/core/Client.ts::Client.retryAfterFailure');
       assert.equal(node[0].start_line, original.startLine);
       assert.equal(node[0].score, original.score);
       assert.equal(node[0].extra.codeHash, original.codeHash, 'fields we do not model are kept');
+      assert.equal(node[0].extra.parentFile, 'file::source/core/Client.ts');
       // The name's parts are searchable words of the node.
       const found = await sql<any>`select node_id from graph_nodes where graph_id = ${r.body.graphId}
-                                    and search @@ to_tsquery('simple', 'retry & from & error')`.execute(kysely);
-      assert.ok(found.rows.some((row) => row.node_id === 'source/core/Ky.ts::Ky.retryFromError'));
+                                    and search @@ to_tsquery('simple', 'retry & after & failure')`.execute(kysely);
+      assert.ok(found.rows.some((row) => row.node_id === 'source/core/Client.ts::Client.retryAfterFailure'));
+
+      // The getter and the setter of Client.baseUrl share an id: both kept, in file order.
+      const copies = await sql<any>`select start_line from graph_nodes where graph_id = ${r.body.graphId}
+                                     and node_id = 'source/core/Client.ts::Client.baseUrl' order by seq`.execute(kysely);
+      assert.deepEqual(copies.rows.map((row) => row.start_line), [49, 53]);
+      // DevLens's GHOST node (no file, line 0) and its LISTENS edges, the repeated ones too.
+      const ghost = await sql<any>`select type, file_path, start_line from graph_nodes where graph_id = ${r.body.graphId} and node_id = 'ghost::event:abort'`.execute(kysely);
+      assert.deepEqual(ghost.rows, [{ type: 'GHOST', file_path: '', start_line: 0 }]);
+      const listens = await sql<any>`select to_id, count(*)::int as n from graph_edges where graph_id = ${r.body.graphId} and type = 'LISTENS'
+                                      group by to_id order by to_id`.execute(kysely);
+      assert.deepEqual(listens.rows, [
+        { to_id: 'source/utils/timers.ts::sleep', n: 2 },
+        { to_id: 'source/utils/timers.ts::withTimeout', n: 2 },
+      ]);
+      // TESTS edges to the default export `wren`, a constant the file holds no node for: kept.
+      const dangling = await sql<any>`select e.from_id from graph_edges e where e.graph_id = ${r.body.graphId} and e.to_id = 'source/index.ts::wren'
+                                       and not exists (select 1 from graph_nodes n where n.graph_id = e.graph_id and n.node_id = e.to_id) order by e.from_id`.execute(kysely);
+      assert.deepEqual(dangling.rows.map((row) => row.from_id), ['file::test/headers.test.ts', 'file::test/retry.test.ts']);
 
       const list = await api('GET', '/api/v1/graphs');
       assert.equal(list.status, 200);
       const listed = list.body.graphs.find((g: any) => g.graphId === r.body.graphId);
       assert.deepEqual(
         { ...listed, analyzedAt: undefined, uploadedAt: undefined },
-        { graphId: r.body.graphId, repo: 'ky', latestCommit: KY_COMMIT, analyzedAt: undefined, uploadedAt: undefined, nodes: 192, edges: 230, commits: 1 },
+        { graphId: r.body.graphId, repo: 'wren', latestCommit: WREN_COMMIT, analyzedAt: undefined, uploadedAt: undefined, nodes: 64, edges: 75, commits: 1 },
       );
-      assert.equal(listed.analyzedAt, new Date(ky.analyzedAt).toISOString());
+      assert.equal(listed.analyzedAt, new Date(wren.analyzedAt).toISOString());
     });
 
     test('gzip uploads; the same commit again replaces it (no copies), whatever the repo name case', async () => {
-      const r = await upload('repo=KY', gzipSync(kyText), { 'content-encoding': 'gzip' });
+      const r = await upload('repo=WREN', gzipSync(wrenText), { 'content-encoding': 'gzip' });
       assert.equal(r.status, 201, JSON.stringify(r.body));
-      assert.equal(r.body.repo, 'ky', 'the existing graph, found by name in any case');
-      assert.equal(await count('graph_nodes', r.body.graphId), 192);
+      assert.equal(r.body.repo, 'wren', 'the existing graph, found by name in any case');
+      assert.equal(await count('graph_nodes', r.body.graphId), 64);
       assert.equal(await count('graph_commits', r.body.graphId), 1);
     });
 
@@ -178,12 +193,16 @@ for (const backend of backends) {
 
     test('a failed re-upload keeps the commit as it was', async () => {
       const list = await api('GET', '/api/v1/graphs');
-      const g = list.body.graphs.find((x: any) => x.repo === 'ky');
-      // The ky commit again, cut off after its first nodes: rejected, and the stored commit is untouched.
-      const r = await upload('repo=ky', kyText.slice(0, 40_000));
+      const g = list.body.graphs.find((x: any) => x.repo === 'wren');
+      // The wren commit again, cut off after its nodes and edges (so both were written before the end was
+      // missed): rejected, and the stored commit is untouched.
+      const cut = wrenText.indexOf('"allNodes"');
+      assert.ok(cut > wrenText.indexOf('"edges"'));
+      const r = await upload('repo=wren', wrenText.slice(0, cut));
       assert.equal(r.status, 400, JSON.stringify(r.body));
-      assert.equal(await count('graph_nodes', g.graphId), 192);
-      assert.equal(await count('graph_edges', g.graphId), 230);
+      assert.match(r.body.error.message, /\(body\)/);
+      assert.equal(await count('graph_nodes', g.graphId), 64);
+      assert.equal(await count('graph_edges', g.graphId), 75);
     });
 
     test('uploads over GRAPH_UPLOAD_LIMIT answer 413, packed or unpacked', async () => {
@@ -199,8 +218,8 @@ for (const backend of backends) {
 
     test('graphId conflicts answer 409; DELETE removes a graph with its commits, then 404', async () => {
       const list = await api('GET', '/api/v1/graphs');
-      const ky_ = list.body.graphs.find((x: any) => x.repo === 'ky');
-      const clash = await upload(`repo=other&graphId=${ky_.graphId}`, JSON.stringify(synthetic('o1')));
+      const wren_ = list.body.graphs.find((x: any) => x.repo === 'wren');
+      const clash = await upload(`repo=other&graphId=${wren_.graphId}`, JSON.stringify(synthetic('o1')));
       assert.equal(clash.status, 409, JSON.stringify(clash.body));
       const named = await upload('repo=named&graphId=my-graph.1', JSON.stringify(synthetic('n1')));
       assert.equal(named.status, 201, JSON.stringify(named.body));
@@ -253,45 +272,47 @@ for (const backend of backends) {
     });
 
     test('find_symbols: the one graph by default; exact identifier first, then ranked, tests last', async () => {
-      const ky_ = await upload('repo=ky', kyText);
-      const r = await call('find_symbols', { query: 'retryFromError' });
+      const wren_ = await upload('repo=wren', wrenText);
+      const r = await call('find_symbols', { query: 'retryAfterFailure' });
       assert.equal(r.isError, undefined, r.text);
       const out = r.structuredContent;
-      assert.equal(out.commitHash, KY_COMMIT);
-      assert.equal(out.graphId, ky_.graphId);
-      assert.equal(out.provenance.commitHash, KY_COMMIT);
+      assert.equal(out.commitHash, WREN_COMMIT);
+      assert.equal(out.graphId, wren_.graphId);
+      assert.equal(out.provenance.commitHash, WREN_COMMIT);
+      // The private method #retryAfterFailure, found by its name after its class.
       assert.deepEqual(out.symbols[0], {
-        nodeId: 'source/core/Ky.ts::Ky.retryFromError',
-        name: 'Ky.retryFromError',
+        nodeId: 'source/core/Client.ts::Client.retryAfterFailure',
+        name: 'Client.retryAfterFailure',
         type: 'METHOD',
-        filePath: 'source/core/Ky.ts',
-        startLine: ky.nodes.find((n: any) => n.id === 'source/core/Ky.ts::Ky.retryFromError').startLine,
-        endLine: ky.nodes.find((n: any) => n.id === 'source/core/Ky.ts::Ky.retryFromError').endLine,
+        filePath: 'source/core/Client.ts',
+        startLine: wrenNode('source/core/Client.ts::Client.retryAfterFailure').startLine,
+        endLine: wrenNode('source/core/Client.ts::Client.retryAfterFailure').endLine,
         relevance: 1,
         exactMatch: true,
       });
+      assert.ok(out.symbols.length > 1, 'relatives follow the exact match');
       assert.ok(out.symbols.slice(1).every((s: any) => !s.exactMatch && s.relevance <= 1));
-      assert.match(r.text, /^\d+ symbols? for "retryFromError" in ky @ 3419113b48/);
+      assert.match(r.text, /^\d+ symbols? for "retryAfterFailure" in wren @ 25344fbd02/);
 
       // camelCase fragments: words of a name find it; the exact match leads, then its relatives.
-      const merge = (await call('find_symbols', { query: 'merge headers', limit: 5 })).structuredContent;
-      assert.equal(merge.symbols[0].nodeId, 'source/utils/merge.ts::mergeHeaders');
-      assert.ok(merge.symbols.some((s: any) => s.nodeId === 'source/utils/merge.ts::mergeHeaderContainers'));
-      assert.ok(merge.symbols.length <= 5);
-      const exactName = (await call('find_symbols', { query: 'mergeHeaders' })).structuredContent;
+      const combine = (await call('find_symbols', { query: 'combine headers', limit: 5 })).structuredContent;
+      assert.equal(combine.symbols[0].nodeId, 'source/utils/combine.ts::combineHeaders');
+      assert.ok(combine.symbols.some((s: any) => s.nodeId === 'source/utils/combine.ts::combineHeaderSets'));
+      assert.ok(combine.symbols.length <= 5);
+      const exactName = (await call('find_symbols', { query: 'combineHeaders' })).structuredContent;
       assert.equal(exactName.symbols[0].exactMatch, true);
       assert.equal(exactName.symbols.filter((s: any) => s.exactMatch).length, 1);
 
       // Test helpers named after the word rank below source code that merely mentions it (×0.3).
       const server_ = (await call('find_symbols', { query: 'server', limit: 25 })).structuredContent.symbols;
-      assert.ok(server_.some((s: any) => s.nodeId === 'test/helpers/create-http-test-server.ts::createHttpTestServer'));
+      assert.ok(server_.some((s: any) => s.nodeId === 'test/helpers/test-server.ts::startTestServer'));
       assert.ok(server_[0].filePath.startsWith('source/'), JSON.stringify(server_[0]));
       assert.ok(server_.filter((s: any) => s.filePath.startsWith('test/')).every((s: any) => s.relevance < 1));
 
       // REST mirror: GET /api/v1/symbols?q=
-      const rest_ = await rest(server.url, 'GET', '/api/v1/symbols?q=retryFromError&limit=3');
+      const rest_ = await rest(server.url, 'GET', '/api/v1/symbols?q=retryAfterFailure&limit=3');
       assert.equal(rest_.status, 200, JSON.stringify(rest_.body));
-      assert.equal(rest_.body.symbols[0].nodeId, 'source/core/Ky.ts::Ky.retryFromError');
+      assert.equal(rest_.body.symbols[0].nodeId, 'source/core/Client.ts::Client.retryAfterFailure');
       assert.ok(rest_.body.symbols.length <= 3);
       const bad = await rest(server.url, 'GET', '/api/v1/symbols?q=x&limit=26');
       assert.equal(bad.status, 400);
@@ -299,7 +320,7 @@ for (const backend of backends) {
     });
 
     test('get_node: summaries, callers and callees with edge types, code on request, names auto-locate', async () => {
-      const r = await call('get_node', { node: 'source/utils/merge.ts::deepMerge' });
+      const r = await call('get_node', { node: 'source/utils/combine.ts::mergeDeep' });
       assert.equal(r.isError, undefined, r.text);
       const out = r.structuredContent;
       assert.equal(out.located, 'id');
@@ -307,22 +328,27 @@ for (const backend of backends) {
       assert.equal(out.node.copies, 1);
       assert.deepEqual(
         out.callers.map((c: any) => [c.nodeId, c.edgeType]).sort(),
-        [['source/utils/merge.ts::newHookValue', 'CALLS'], ['source/utils/merge.ts::validateAndMerge', 'CALLS']],
+        [['source/utils/combine.ts::hookValue', 'CALLS'], ['source/utils/combine.ts::resolveOptions', 'CALLS']],
       );
       assert.equal(out.callersTotal, 2);
       assert.deepEqual(out.callees, [
-        { nodeId: 'source/utils/merge.ts::deepMergeInternal', name: 'deepMergeInternal', type: 'FUNCTION', filePath: 'source/utils/merge.ts', startLine: ky.nodes.find((n: any) => n.id === 'source/utils/merge.ts::deepMergeInternal').startLine, edgeType: 'CALLS' },
+        { nodeId: 'source/utils/combine.ts::mergeDeepInternal', name: 'mergeDeepInternal', type: 'FUNCTION', filePath: 'source/utils/combine.ts', startLine: wrenNode('source/utils/combine.ts::mergeDeepInternal').startLine, edgeType: 'CALLS' },
       ]);
       assert.equal(out.code, undefined, 'no code unless asked');
-      assert.equal(out.node.technicalSummary, null, 'ky has no summaries: none is invented');
+      assert.equal(out.node.technicalSummary, null, 'wren has no summaries: none is invented');
       assert.match(r.text, /Technical: \(no summary: structure-only graph\)/);
       assert.match(r.text, /Callers \(2\):/);
 
-      const byName = (await call('get_node', { node: 'mergeHeaders', include: ['code', 'callers'] })).structuredContent;
+      const byName = (await call('get_node', { node: 'combineHeaders', include: ['code', 'callers'] })).structuredContent;
       assert.equal(byName.located, 'name');
-      assert.equal(byName.node.nodeId, 'source/utils/merge.ts::mergeHeaders');
-      assert.match(byName.code, /^mergeHeaders = \(source1/);
-      assert.deepEqual(byName.callers.map((c: any) => c.nodeId).sort(), ['source/core/Ky.ts::Ky.constructor', 'source/utils/merge.ts::mergeHeaderContainers']);
+      assert.equal(byName.node.nodeId, 'source/utils/combine.ts::combineHeaders');
+      assert.match(byName.code, /^combineHeaders = \(first/);
+      // Two callers, and the test file that imports it (a TESTS edge).
+      assert.deepEqual(byName.callers.map((c: any) => [c.nodeId, c.edgeType]).sort(), [
+        ['file::test/headers.test.ts', 'TESTS'],
+        ['source/core/Client.ts::Client.constructor', 'CALLS'],
+        ['source/utils/combine.ts::combineHeaderSets', 'CALLS'],
+      ]);
       assert.equal(byName.callees, undefined, 'only the parts asked for');
 
       const missing = await call('get_node', { node: 'zzzNoSuchThing' });
@@ -332,7 +358,7 @@ for (const backend of backends) {
       assert.equal(badPart.isError, true);
       assert.match(badPart.text, /VALIDATION_ERROR: include\.0/);
 
-      const viaRest = await rest(server.url, 'GET', `/api/v1/nodes/${encodeURIComponent('source/utils/merge.ts::deepMerge')}?include=callees,code`);
+      const viaRest = await rest(server.url, 'GET', `/api/v1/nodes/${encodeURIComponent('source/utils/combine.ts::mergeDeep')}?include=callees,code`);
       assert.equal(viaRest.status, 200, JSON.stringify(viaRest.body));
       assert.equal(viaRest.body.callees.length, 1);
       assert.equal(typeof viaRest.body.code, 'string');
@@ -354,7 +380,7 @@ for (const backend of backends) {
     test('repo resolution: argument (name, graphId, path), ?repo= on the MCP URL, X-Repo, else an error listing repos', async () => {
       const ambiguous = await call('find_symbols', { query: 'step1' });
       assert.equal(ambiguous.isError, true);
-      assert.match(ambiguous.text, /VALIDATION_ERROR: repo: several code graphs are uploaded.*dups \(.*ky \(/);
+      assert.match(ambiguous.text, /VALIDATION_ERROR: repo: several code graphs are uploaded.*dups \(.*wren \(/);
       const list = (await call('repo', { action: 'list' })).structuredContent.repos;
       const dups = list.find((g: any) => g.repo === 'dups');
       for (const repo of ['dups', 'DUPS', dups.graphId, '/home/dev/dups', 'C:\\work\\dups\\']) {
@@ -362,14 +388,14 @@ for (const backend of backends) {
         assert.equal(r.structuredContent?.repo, 'dups', `${repo}: ${r.text}`);
       }
       const unknown = await call('find_symbols', { query: 'x', repo: 'nope' });
-      assert.match(unknown.text, /NOT_FOUND: repo: no code graph matches "nope"; uploaded: dups .*ky/);
+      assert.match(unknown.text, /NOT_FOUND: repo: no code graph matches "nope"; uploaded: dups .*wren/);
 
       const scoped = (await connectMcp(server.url, '/mcp?repo=dups')).client;
       try {
         const r = (await scoped.callTool({ name: 'find_symbols', arguments: { query: 'step1' } })) as any;
         assert.equal(r.structuredContent.repo, 'dups', r.content[0].text);
-        const overridden = (await scoped.callTool({ name: 'find_symbols', arguments: { query: 'merge', repo: 'ky' } })) as any;
-        assert.equal(overridden.structuredContent.repo, 'ky');
+        const overridden = (await scoped.callTool({ name: 'find_symbols', arguments: { query: 'merge', repo: 'wren' } })) as any;
+        assert.equal(overridden.structuredContent.repo, 'wren');
       } finally {
         await scoped.close();
       }
@@ -407,22 +433,24 @@ for (const backend of backends) {
     });
 
     test('impact: upstream and downstream dependents by hop, cycle-safe; a hub stops at hop 1 and says so', async () => {
-      const up = (await call('impact', { target: 'source/utils/merge.ts::deepMerge', repo: 'ky' })).structuredContent;
+      const up = (await call('impact', { target: 'source/utils/combine.ts::mergeDeep', repo: 'wren' })).structuredContent;
       const byHop = (list: any[]) => list.map((d) => [d.hop, d.nodeId, d.via]).sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1));
+      // hookValue and resolveOptions call it; combineHooks calls hookValue, createClient resolveOptions.
       assert.deepEqual(byHop(up.dependents), [
-        [1, 'source/utils/merge.ts::newHookValue', 'CALLS'],
-        [1, 'source/utils/merge.ts::validateAndMerge', 'CALLS'],
-        [2, 'source/index.ts::createInstance', 'CALLS'],
-        [2, 'source/utils/merge.ts::mergeHooks', 'CALLS'],
+        [1, 'source/utils/combine.ts::hookValue', 'CALLS'],
+        [1, 'source/utils/combine.ts::resolveOptions', 'CALLS'],
+        [2, 'source/index.ts::createClient', 'CALLS'],
+        [2, 'source/utils/combine.ts::combineHooks', 'CALLS'],
       ]);
       assert.equal(up.truncated, false);
-      const down = (await call('impact', { target: 'deepMerge', direction: 'downstream', radius: 1, repo: 'ky' })).structuredContent;
-      assert.deepEqual(down.dependents.map((d: any) => d.nodeId), ['source/utils/merge.ts::deepMergeInternal']);
-      assert.equal(down.target.nodeId, 'source/utils/merge.ts::deepMerge', 'a symbol name locates the target');
-      const both = await call('impact', { target: 'source/utils/merge.ts::deepMerge', direction: 'both', radius: 2, repo: 'ky' });
-      assert.equal(both.structuredContent.total, 4 + 7);
-      assert.match(both.text, /^both of source\/utils\/merge\.ts::deepMerge \(source\/utils\/merge\.ts:\d+\), radius 2, in ky @ 3419113b48: 11 node\(s\)/);
-      assert.match(both.text, /\n↑ 1 source\/utils\/merge\.ts:\d+ newHookValue \(calls\)/);
+      const down = (await call('impact', { target: 'mergeDeep', direction: 'downstream', radius: 1, repo: 'wren' })).structuredContent;
+      assert.deepEqual(down.dependents.map((d: any) => d.nodeId), ['source/utils/combine.ts::mergeDeepInternal']);
+      assert.equal(down.target.nodeId, 'source/utils/combine.ts::mergeDeep', 'a symbol name locates the target');
+      // Downstream: mergeDeepInternal, then the five it calls (its call to itself adds nothing).
+      const both = await call('impact', { target: 'source/utils/combine.ts::mergeDeep', direction: 'both', radius: 2, repo: 'wren' });
+      assert.equal(both.structuredContent.total, 4 + 6);
+      assert.match(both.text, /^both of source\/utils\/combine\.ts::mergeDeep \(source\/utils\/combine\.ts:\d+\), radius 2, in wren @ 25344fbd02: 10 node\(s\)/);
+      assert.match(both.text, /\n↑ 1 source\/utils\/combine\.ts:\d+ hookValue \(calls\)/);
 
       // The cyclic graph: a→b→c→a never loops.
       const cyc = (await call('impact', { target: 'src/c.ts::a', radius: 5, repo: 'cyclic' })).structuredContent;
@@ -441,10 +469,10 @@ for (const backend of backends) {
       assert.ok(h.structuredContent.dependents.every((d: any) => d.hop === 1));
       assert.match(h.text, /truncated: more than 100 at hop 1/);
 
-      const none = await call('impact', { repo: 'ky' });
+      const none = await call('impact', { repo: 'wren' });
       assert.equal(none.isError, true);
       assert.match(none.text, /VALIDATION_ERROR: target: give a target/);
-      const half = await call('impact', { from: 'abc1234', repo: 'ky' });
+      const half = await call('impact', { from: 'abc1234', repo: 'wren' });
       assert.match(half.text, /VALIDATION_ERROR: to: from and to go together/);
     });
 
@@ -472,7 +500,7 @@ for (const backend of backends) {
     });
 
     test('resolve_context: the packet sections in order, ids that map back, within the budget', async () => {
-      const r = await call('resolve_context', { task: 'mergeHeaders', intent: 'pinpoint', repo: 'ky' });
+      const r = await call('resolve_context', { task: 'combineHeaders', intent: 'pinpoint', repo: 'wren' });
       assert.equal(r.isError, undefined, r.text);
       const out = r.structuredContent;
       assert.equal(r.text, out.packet, 'the text block is the packet');
@@ -481,41 +509,45 @@ for (const backend of backends) {
       assert.equal(out.origin, 'index');
       assert.equal(out.approxTokens, Math.ceil(out.packet.length / 4));
       assert.ok(out.approxTokens <= out.budget);
-      assert.equal(out.provenance.commitHash, KY_COMMIT);
+      assert.equal(out.provenance.commitHash, WREN_COMMIT);
       const lines: string[] = out.packet.split('\n');
       const sections = lines.map((l) => l.split(' ')[0]).filter((w): w is string => w !== undefined && /^[A-Z]+$/.test(w));
       assert.deepEqual([...new Set(sections)], ['GRAPH', 'ANSWER', 'WHAT', 'CONFIDENCE', 'NODES', 'FLOW', 'FILES', 'SEC', 'IDMAP', 'NEXT']);
-      assert.match(lines[0]!, /^GRAPH [0-9a-f]{16} @ 3419113b48$/);
+      assert.match(lines[0]!, /^GRAPH [0-9a-f]{16} @ 25344fbd02$/);
       assert.equal(lines[1], 'ANSWER 1');
-      assert.match(lines[2]!, /^ANSWER mergeHeaders \(symbol\) — source\/utils\/merge\.ts:64$/);
+      assert.match(lines[2]!, /^ANSWER combineHeaders \(symbol\) — source\/utils\/combine\.ts:28$/);
       assert.match(lines[3]!, /^WHAT no summary in this graph \(structure only\)/, 'never invents a summary');
-      assert.equal(lines[4], 'CONFIDENCE exact match for "mergeHeaders"');
-      assert.match(lines[6]!, /^N1 mergeHeaders function source\/utils\/merge\.ts:64-78$/);
+      assert.equal(lines[4], 'CONFIDENCE exact match for "combineHeaders"');
+      assert.match(lines[6]!, /^N1 combineHeaders function source\/utils\/combine\.ts:28-41$/);
       // pinpoint: one hop both ways — its callers are in the packet, and FLOW shows the calls.
       const idmap = Object.fromEntries(lines.find((l) => l.startsWith('IDMAP '))!.slice(6).split(' ').map((p) => p.split('=')));
-      assert.equal(idmap.N1, 'source/utils/merge.ts::mergeHeaders');
+      assert.equal(idmap.N1, 'source/utils/combine.ts::combineHeaders');
       const idOf = (node: string) => Object.keys(idmap).find((k) => idmap[k] === node);
-      const caller = idOf('source/core/Ky.ts::Ky.constructor');
+      const caller = idOf('source/core/Client.ts::Client.constructor');
       assert.ok(caller, 'a caller of the answer is included');
       assert.ok(lines.includes(`${caller} -calls-> N1`), 'FLOW shows the call');
+      const tester = idOf('file::test/headers.test.ts');
+      assert.ok(tester && lines.includes(`${tester} -tests-> N1`), 'FLOW shows the other edge types too');
       const nodeCount = Number(lines.find((l) => l.startsWith('NODES '))!.split(' ')[1]);
       assert.equal(Object.keys(idmap).length, nodeCount);
       const files = lines.find((l) => l.startsWith('FILES '))!;
       assert.ok(Number(files.split(' ')[1]) >= 2);
-      assert.match(out.packet, /\nsource\/utils\/merge\.ts {2}N1(,N\d+)*\n/);
-      assert.match(out.packet, /\n {2}L64: mergeHeaders = \(source1/, 'a matched-line snippet from the stored code');
-      assert.match(lines.at(-1)!, /^NEXT get_node source\/utils\/merge\.ts::mergeHeaders include=\["code"\]/);
+      assert.match(out.packet, /\nsource\/utils\/combine\.ts {2}N1(,N\d+)*\n/);
+      assert.match(out.packet, /\n {2}L28: combineHeaders = \(first/, 'a matched-line snippet from the stored code');
+      assert.match(lines.at(-1)!, /^NEXT get_node source\/utils\/combine\.ts::combineHeaders include=\["code"\]/);
 
-      const viaRest = await rest(server.url, 'POST', '/api/v1/context', { task: 'mergeHeaders', intent: 'pinpoint', repo: 'ky' });
+      const viaRest = await rest(server.url, 'POST', '/api/v1/context', { task: 'combineHeaders', intent: 'pinpoint', repo: 'wren' });
       assert.equal(viaRest.status, 200, JSON.stringify(viaRest.body));
       assert.equal(viaRest.body.packet, out.packet);
     });
 
     test('resolve_context: over budget the lowest-ranked nodes go and NEXT says so; focus leads; summaries when present', async () => {
-      const wide = (await call('resolve_context', { task: 'how are retries delayed', repo: 'ky' })).structuredContent;
+      const wide = (await call('resolve_context', { task: 'how are retries delayed', repo: 'wren' })).structuredContent;
       assert.equal(wide.intent, 'exploratory');
       assert.equal(wide.budget, 2500);
-      const small = (await call('resolve_context', { task: 'how are retries delayed', tokenBudget: 500, repo: 'ky' })).structuredContent;
+      assert.ok(wide.approxTokens > 500, `${wide.approxTokens} tokens: more than the small budget below`);
+      assert.doesNotMatch(wide.packet, /\nNEXT cut /, 'the default budget holds every node');
+      const small = (await call('resolve_context', { task: 'how are retries delayed', tokenBudget: 500, repo: 'wren' })).structuredContent;
       assert.ok(small.approxTokens <= 500, `${small.approxTokens} tokens`);
       const nodes = (p: string) => Number(p.split('\n').find((l: string) => l.startsWith('NODES '))!.split(' ')[1]);
       assert.ok(nodes(small.packet) < nodes(wide.packet));
@@ -525,9 +557,9 @@ for (const backend of backends) {
       const ids = (p: string) => p.split('\n').find((l: string) => l.startsWith('IDMAP '))!.split(' ').slice(1);
       assert.deepEqual(ids(small.packet), ids(wide.packet).slice(0, ids(small.packet).length));
 
-      const focused = (await call('resolve_context', { task: 'what is in this file', focus: ['source/utils/merge.ts'], intent: 'overview', repo: 'ky' })).structuredContent;
-      assert.match(focused.packet, /\nN1 merge\.ts file source\/utils\/merge\.ts:1-325/);
-      const tooSmall = await call('resolve_context', { task: 'x', tokenBudget: 100, repo: 'ky' });
+      const focused = (await call('resolve_context', { task: 'what is in this file', focus: ['source/utils/combine.ts'], intent: 'overview', repo: 'wren' })).structuredContent;
+      assert.match(focused.packet, /\nN1 combine\.ts file source\/utils\/combine\.ts:1-135\n/);
+      const tooSmall = await call('resolve_context', { task: 'x', tokenBudget: 100, repo: 'wren' });
       assert.match(tooSmall.text, /VALIDATION_ERROR: tokenBudget/);
 
       // A graph with summaries: WHAT is the first sentence of the business summary, m: on each node, SEC listed.
@@ -555,27 +587,28 @@ for (const backend of backends) {
     test('resources: devlens://repos and devlens://graph/{graphId}/meta', async () => {
       const { resources } = await client.listResources();
       assert.equal(resources[0]!.uri, 'devlens://repos');
-      const kyMeta = resources.find((r) => r.name === 'ky meta');
-      assert.ok(kyMeta, JSON.stringify(resources.map((r) => r.uri)));
+      const wrenMeta = resources.find((r) => r.name === 'wren meta');
+      assert.ok(wrenMeta, JSON.stringify(resources.map((r) => r.uri)));
       const { resourceTemplates } = await client.listResourceTemplates();
       assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['devlens://graph/{graphId}/meta']);
       const repos = JSON.parse(((await client.readResource({ uri: 'devlens://repos' })).contents[0] as any).text);
-      assert.ok(repos.graphs.some((g: any) => g.repo === 'ky' && g.latestCommit === KY_COMMIT));
-      const meta = JSON.parse(((await client.readResource({ uri: kyMeta!.uri })).contents[0] as any).text);
-      assert.equal(meta.repo, 'ky');
-      assert.equal(meta.nodes, 192);
-      assert.equal(meta.stats.totalNodesAfterFilter, 192, "the commit file's own statistics");
+      assert.ok(repos.graphs.some((g: any) => g.repo === 'wren' && g.latestCommit === WREN_COMMIT));
+      const meta = JSON.parse(((await client.readResource({ uri: wrenMeta!.uri })).contents[0] as any).text);
+      assert.equal(meta.repo, 'wren');
+      assert.equal(meta.nodes, 64);
+      assert.equal(meta.stats.totalNodesAfterFilter, 64, "the commit file's own statistics");
+      assert.equal(meta.stats.topScoringNodes[0].name, 'Client.backoffFor');
       await assert.rejects(client.readResource({ uri: 'devlens://graph/nope/meta' }), /Resource not found/);
     });
 
     test('repo freshness compares the latest upload with the commit the client names; analyze explains', async () => {
-      const fresh = (await call('repo', { action: 'freshness', repo: 'ky', commit: KY_COMMIT.slice(0, 12) })).structuredContent;
+      const fresh = (await call('repo', { action: 'freshness', repo: 'wren', commit: WREN_COMMIT.slice(0, 12) })).structuredContent;
       assert.equal(fresh.fresh, true);
-      assert.equal(fresh.latestCommit, KY_COMMIT);
-      const stale = await call('repo', { action: 'freshness', repo: 'ky', commit: 'deadbeefcafe' });
+      assert.equal(fresh.latestCommit, WREN_COMMIT);
+      const stale = await call('repo', { action: 'freshness', repo: 'wren', commit: 'deadbeefcafe' });
       assert.equal(stale.structuredContent.fresh, false);
-      assert.match(stale.text, /^Stale: the graph of ky is at 3419113b48e0, your commit is deadbeefcafe/);
-      const unknown = (await call('repo', { action: 'freshness', repo: 'ky' })).structuredContent;
+      assert.match(stale.text, /^Stale: the graph of wren is at 25344fbd02fd, your commit is deadbeefcafe/);
+      const unknown = (await call('repo', { action: 'freshness', repo: 'wren' })).structuredContent;
       assert.equal(unknown.fresh, null);
       const analyze = await call('repo', { action: 'analyze' });
       assert.match(analyze.text, /devstream-hub upload/);

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { tools as toolOperations } from '../src/operations/index.js';
 import { backends, type TestDb } from './helpers/backends.js';
+import { wrenText } from './helpers/graph-fixture.js';
 import { rest, startServer, withServer, type TestServer } from './helpers/server.js';
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text: string }>; structuredContent?: any };
@@ -403,10 +403,10 @@ for (const backend of backends) {
         return { memory_id: stored.body.memory_id };
       };
       // A code graph for the DevLens tools to answer from.
-      const graph = await fetch(`${server.url}/api/v1/graphs?repo=ky-mirror`, {
+      const graph = await fetch(`${server.url}/api/v1/graphs?repo=wren-mirror`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: readFileSync(new URL('../../shared/fixtures/graphs/ky/3419113b48e034fdcf8fa6bd3be3da7b3d0d758f.json', import.meta.url)),
+        body: wrenText,
       });
       assert.equal(graph.status, 201);
       // A finished job (the runner leaves it alone) for devstream_get_job.
@@ -444,12 +444,12 @@ for (const backend of backends) {
           invalid: { title: '', description: 'd', task_type: 'review', priority: 4, phase_name: 'P' },
           field: 'title',
         },
-        find_symbols: { args: { query: 'merge headers', limit: 3 }, varies: [], invalid: { query: 'x', limit: 26 }, field: 'limit' },
-        get_node: { args: { node: 'source/utils/merge.ts::deepMerge', include: ['callers', 'code'] }, varies: [], invalid: { node: '' }, field: 'node' },
+        find_symbols: { args: { query: 'combine headers', limit: 3 }, varies: [], invalid: { query: 'x', limit: 26 }, field: 'limit' },
+        get_node: { args: { node: 'source/utils/combine.ts::mergeDeep', include: ['callers', 'code'] }, varies: [], invalid: { node: '' }, field: 'node' },
         repo: { args: { action: 'health' }, varies: [], invalid: { action: 'explode' }, field: 'action' },
         devstream_get_job: { args: { jobId }, varies: [], invalid: { jobId: '../etc' }, field: 'jobId' },
-        resolve_context: { args: { task: 'merge headers', intent: 'pinpoint' }, varies: [], invalid: { task: 'x', tokenBudget: 10 }, field: 'tokenBudget' },
-        impact: { args: { target: 'deepMerge', direction: 'both' }, varies: [], invalid: { target: 'x', radius: 9 }, field: 'radius' },
+        resolve_context: { args: { task: 'combine headers', intent: 'pinpoint' }, varies: [], invalid: { task: 'x', tokenBudget: 10 }, field: 'tokenBudget' },
+        impact: { args: { target: 'mergeDeep', direction: 'both' }, varies: [], invalid: { target: 'x', radius: 9 }, field: 'radius' },
         devstream_update_task: {
           // Idempotent: active → active twice gives the same previous_status and started_at.
           args: { task_id: seeded.task.id, status: 'active', notes: 'mirror' },
