@@ -80,6 +80,12 @@ describe(`dashboard: a node page in headless Chromium (${backend.name})`, { skip
     await page.getByRole('heading', { name: 'formatMessage', level: 1 }).waitFor();
     assert.equal(new URL(page.url()).hash, `#/graphs/node/${graphId}/${encodeURIComponent(FORMAT)}`);
 
+    // Nothing close: not found, no list, and the search for the text is offered.
+    await page.goto(nodePage('zzzqqq'));
+    await page.getByRole('alert').filter({ hasText: /^“zzzqqq” not found\.$/ }).waitFor();
+    assert.equal(await page.getByRole('list', { name: 'Suggestions' }).count(), 0);
+    assert.equal(await page.getByRole('link', { name: 'Search the repository for “zzzqqq”' }).getAttribute('href'), `#/graphs/repo/${graphId}/zzzqqq`);
+
     // An exact name still opens its node.
     await page.goto(nodePage('PAD'));
     await page.getByRole('heading', { name: 'pad', level: 1 }).waitFor();

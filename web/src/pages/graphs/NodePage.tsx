@@ -67,7 +67,7 @@ function Summaries({ node }: { node: NodeDetail['node'] }) {
 
 /**
  * A node id or name the graph does not have (get_node answered NOT_FOUND): what the service suggests
- * instead, as links; nothing is shown in its place.
+ * instead, as links, and a symbol search for the text; nothing is shown in its place.
  */
 function NotFound({ graphId, nodeId, suggestions }: { graphId: string; nodeId: string; suggestions: string[] }) {
   return (
@@ -75,17 +75,19 @@ function NotFound({ graphId, nodeId, suggestions }: { graphId: string; nodeId: s
       <Trail />
       <h1 id="node-title">Node not found</h1>
       <p role="alert" className="error">
-        “{nodeId}” not found, did you mean:
+        “{nodeId}” not found{suggestions.length > 0 ? ', did you mean:' : '.'}
       </p>
-      <ul className="symbols" aria-label="Suggestions">
-        {suggestions.map((id) => (
-          <li key={id}>
-            <a href={graphsHref.node(graphId, id)} className="node-id">
-              {id}
-            </a>
-          </li>
-        ))}
-      </ul>
+      {suggestions.length > 0 && (
+        <ul className="symbols" aria-label="Suggestions">
+          {suggestions.map((id) => (
+            <li key={id}>
+              <a href={graphsHref.node(graphId, id)} className="node-id">
+                {id}
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
       <p className="hint">
         A name opens a node only when it matches a symbol exactly (any case).{' '}
         <a href={graphsHref.repo(graphId, nodeId)}>Search the repository for “{nodeId}”</a>
@@ -108,7 +110,7 @@ export function NodePage({ graphId, nodeId }: { graphId: string; nodeId: string 
   }, [data]);
 
   const suggestions = suggestionsOf(error);
-  if (!data && suggestions.length > 0) return <NotFound graphId={graphId} nodeId={nodeId} suggestions={suggestions} />;
+  if (!data && suggestions) return <NotFound graphId={graphId} nodeId={nodeId} suggestions={suggestions} />;
   if (!data) {
     return (
       <section aria-label="Node" className="graphs">

@@ -27,9 +27,12 @@ export const where = (n: { filePath: string; startLine: number }) => `${n.filePa
 /** A score for reading: two decimals at most, trailing zeros dropped (7.300000000000001 → 7.3, 6.325 → 6.33, 2 → 2). */
 export const formatScore = (score: number) => String(Math.round(score * 100) / 100);
 
-/** The node ids a NOT_FOUND from get_node suggests instead (`details.suggestions`), or none. */
-export function suggestionsOf(error: ApiError | null): string[] {
-  if (error?.code !== 'NOT_FOUND') return [];
+/**
+ * What get_node suggests instead of a node id or name the graph does not have (NOT_FOUND with
+ * `details.suggestions`, node ids best first; maybe none), or null for any other error.
+ */
+export function suggestionsOf(error: ApiError | null): string[] | null {
+  if (error?.code !== 'NOT_FOUND') return null;
   const suggestions = (error.details as { suggestions?: unknown } | null | undefined)?.suggestions;
-  return Array.isArray(suggestions) ? suggestions.filter((s): s is string => typeof s === 'string') : [];
+  return Array.isArray(suggestions) ? suggestions.filter((s): s is string => typeof s === 'string') : null;
 }
