@@ -281,4 +281,67 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
       await limited.close();
     }
   });
+
+  test('at phone width (390×844) no page scrolls sideways: the header and toolbar wrap, the board columns stack', async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      /** How far the page scrolls sideways (0: not at all). */
+      const sideways = async () => (await phone.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+      await phone.goto(server.url);
+      await phone.getByLabel('API key').fill(key);
+      await phone.getByRole('button', { name: 'Sign in' }).click();
+      await phone.getByRole('listitem', { name: 'Plan Checkout' }).waitFor();
+      assert.equal(await sideways(), 0, 'plans: no horizontal scroll');
+
+      await phone.getByRole('link', { name: 'Tasks' }).click();
+      await phone.getByRole('listitem', { name: 'Task Build the cart' }).waitFor();
+      assert.equal(await sideways(), 0, 'tasks: no horizontal scroll');
+      const boxes = await Promise.all((await phone.locator('.column').all()).map(async (column) => (await column.boundingBox())!));
+      assert.equal(boxes.length, 5);
+      for (const [i, box] of boxes.entries()) {
+        assert.ok(box.x >= 0 && box.x + box.width <= 390, `column ${i} is inside the screen (${box.x}–${box.x + box.width})`);
+        assert.ok(box.width > 300, `column ${i} takes the width (${box.width} px)`);
+        if (i > 0) assert.ok(box.y >= boxes[i - 1]!.y + boxes[i - 1]!.height, `column ${i} is below column ${i - 1}`);
+      }
+      await phone.screenshot({ path: `${ARTIFACTS}tasks-phone.png`, fullPage: true });
+      assert.deepEqual(await accessibilityViolations(phone), [], 'tasks at phone width: WCAG 2.1 AA (axe-core)');
+
+      // Still usable: the move dialog opens, fits the screen and cancels.
+      await phone.getByRole('button', { name: 'Move Build the cart' }).click();
+      const dialog = phone.getByRole('dialog', { name: 'Move “Build the cart”' });
+      const box = (await dialog.boundingBox())!;
+      assert.ok(box.x >= 0 && box.x + box.width <= 390, 'the dialog fits the screen');
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      assert.equal(await sideways(), 0);
+    } finally {
+      await phone.close();
+    }
+  });
+
+  test('the page has an icon: linked from index.html, served, and no failed load in the console', async () => {
+    const tab = await browser.newPage();
+    try {
+      const failures: string[] = [];
+      tab.on('console', (message) => message.type() === 'error' && failures.push(message.text()));
+      tab.on('response', (response) => response.status() >= 400 && failures.push(`${response.status()} ${response.url()}`));
+      // Signed in already (the key in session storage, as the sign-in form leaves it): no 401 to count.
+      await tab.addInitScript(`sessionStorage.setItem('devstream-hub.api-key', ${JSON.stringify(key)})`);
+      await tab.goto(server.url);
+      await tab.getByRole('listitem', { name: 'Plan Checkout' }).waitFor();
+      const link = tab.locator('link[rel~="icon"]');
+      assert.equal(await link.count(), 1, 'index.html links an icon');
+      const icon = (await link.getAttribute('href'))!;
+      const served = await fetch(new URL(icon, server.url));
+      assert.equal(served.status, 200, 'the icon is served without a key');
+      assert.match(served.headers.get('content-type') ?? '', /^image\/svg\+xml/);
+      assert.match(await served.text(), /^<svg /);
+      assert.equal(served.headers.get('cache-control'), 'no-cache', 'its name never changes: asked again, not kept for a year');
+      const script = (await tab.locator('script[src^="/assets/"]').getAttribute('src'))!;
+      assert.equal((await fetch(new URL(script, server.url))).headers.get('cache-control'), 'public, max-age=31536000, immutable', 'hashed names are kept');
+      assert.deepEqual(failures, [], 'nothing failed to load (the browser asks for no /favicon.ico: 401 or 404 before)');
+    } finally {
+      await tab.close();
+    }
+  });
 });

@@ -41,9 +41,12 @@ export async function registerDashboard(app: FastifyInstance, root = WEB_ROOT): 
     wildcard: false,
     index: ['index.html'],
     schemaHide: true,
-    // Hashed asset names change with each build; index.html must be fetched again.
+    // Vite's hashed names (assets/) change with each build; index.html and the icon keep theirs and must be asked again.
+    // cacheControl off: send's own `public, max-age=0` would otherwise replace the header set here.
+    cacheControl: false,
     setHeaders(res, path) {
-      res.setHeader('cache-control', path.endsWith('index.html') ? 'no-cache' : 'public, max-age=31536000, immutable');
+      const hashed = relative(root, path).startsWith(`assets${sep}`);
+      res.setHeader('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
     },
   });
 }

@@ -56,7 +56,9 @@ export const getNodeOp = defineOperation({
   description:
     'Full detail for one node of an uploaded code graph: technical, business and security summaries, metadata, ' +
     "callers and callees with edge types; include=['code'] adds the stored source. Pass a nodeId from " +
-    'find_symbols/resolve_context (`<id>#<k>` for the k-th of repeated ids), or a symbol name to auto-locate.',
+    'find_symbols/resolve_context (`<id>#<k>` for the k-th of repeated ids), or a symbol name to auto-locate (exact, ' +
+    'any case; the best scored of that name, the others as alternatives). Anything else is NOT_FOUND with the ' +
+    'closest symbols as suggestions (in the message and details.suggestions), never one of them as the answer.',
   action: 'getting node',
   input: z.strictObject({
     node: text(2000, { what: 'node', trim: true, nonEmpty: true }).describe('nodeId or symbol name'),

@@ -39,8 +39,8 @@ api.use(auth);
 /** What a call that never got an answer (network down, service stopped) shows. */
 export const NETWORK_ERROR: ApiError = { code: 'NETWORK_ERROR', message: 'the service could not be reached' };
 
-/** The catalogue error of a failed call (`{error: {code, message}}`), for showing. */
-export type ApiError = { code: string; message: string };
+/** The catalogue error of a failed call (`{error: {code, message, details}}`), for showing. */
+export type ApiError = { code: string; message: string; details?: unknown };
 
 export function errorOf(body: unknown, status: number): ApiError {
   const error = (body as { error?: ApiError } | undefined)?.error;

@@ -1,8 +1,7 @@
 import type { z } from 'zod';
-import { findSymbols, neighbours, nodesById, nodesByName, type Neighbour } from '../../db/queries/graphs.js';
-import { notFound } from '../../errors.js';
+import { neighbours, nodesById, type Neighbour } from '../../db/queries/graphs.js';
 import type { Context } from '../context.js';
-import { symbolQuery } from './find-symbols.js';
+import { locateByName, missing } from './locate-node.js';
 import { edgeEnd, type NodeLocationSchema, type NodeRef, type Provenance } from './model.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
 
@@ -46,7 +45,11 @@ function ref(n: Neighbour): NodeRef {
   return { ...edgeEnd(n), edgeType: n.edge_type };
 }
 
-/** `get_node`: one node's summaries, metadata, callers, callees and (asked for) code. */
+/**
+ * `get_node`: one node's summaries, metadata, callers, callees and (asked for) code. `node` is a node
+ * id, `<id>#<k>` (the k-th of a repeated id) or a symbol name (see locateByName); anything else is
+ * NOT_FOUND with the closest symbols as suggestions.
+ */
 export async function getNode(
   ctx: Pick<Context, 'db' | 'defaultRepo'>,
   input: { node: string; include?: NodePart[]; repo?: string },
@@ -55,32 +58,28 @@ export async function getNode(
   const parts = new Set(input.include ?? DEFAULT_PARTS);
   // `<id>#<k>` addresses the k-th node of a repeated id.
   const addressed = /^(.*)#(\d+)$/.exec(input.node);
-  let wanted = input.node;
   let copy = 1;
-  let copies = await nodesById(ctx.db, graph, wanted);
+  let copies = await nodesById(ctx.db, graph, input.node);
   if (copies.length === 0 && addressed) {
-    wanted = addressed[1]!;
-    copy = Number(addressed[2]);
-    copies = await nodesById(ctx.db, graph, wanted);
+    const id = addressed[1]!;
+    const of = await nodesById(ctx.db, graph, id);
+    if (of.length > 0) {
+      copy = Number(addressed[2]);
+      // A copy the id does not have is not found: answering another copy would be inventing.
+      if (copy < 1 || copy > of.length) throw missing(graph, 'node', input.node, of.map((c) => `${id}#${c.copy}`));
+      copies = of;
+    }
   }
   let located: 'id' | 'name' = 'id';
   let alternatives: string[] = [];
   if (copies.length === 0) {
-    // A symbol name: the node of that name (best scored), else the best find_symbols match.
-    let candidates = (await nodesByName(ctx.db, graph, input.node)).map((r) => r.node_id);
-    if (candidates.length === 0) {
-      const hits = await findSymbols(ctx.db, graph, symbolQuery(input.node, 5));
-      candidates = hits.map((h) => h.node_id);
-    }
-    if (candidates.length === 0) {
-      throw notFound(`node: no node "${input.node}" in ${graph.repo} @ ${graph.commitHash.slice(0, 10)}; find_symbols lists candidates`, { node: input.node });
-    }
+    // Not an id: a symbol name, matched exactly (any case); else NOT_FOUND with suggestions.
+    const named = await locateByName(ctx, graph, 'node', input.node);
     located = 'name';
-    wanted = candidates[0]!;
-    alternatives = candidates.slice(1, 10);
-    copies = await nodesById(ctx.db, graph, wanted);
+    alternatives = named.alternatives;
+    copies = await nodesById(ctx.db, graph, named.nodeId);
   }
-  const n = copies[Math.min(copy, copies.length) - 1]!;
+  const n = copies[copy - 1]!;
   const result: GetNodeResult = {
     graphId: graph.graphId,
     repo: graph.repo,

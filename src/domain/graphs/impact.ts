@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { findSymbols, nodesById, nodesByName } from '../../db/queries/graphs.js';
-import { notFound, validationError } from '../../errors.js';
+import { nodesById } from '../../db/queries/graphs.js';
+import { validationError } from '../../errors.js';
 import type { Context } from '../context.js';
-import { symbolQuery } from './find-symbols.js';
+import { locateByName } from './locate-node.js';
 import { edgeEnd, type Provenance } from './model.js';
 import { provenanceOf, resolveGraph, type ResolvedGraph } from './resolve-graph.js';
 
@@ -58,15 +58,12 @@ export interface ImpactResult {
 
 type Graph = { graphId: string; commitHash: string };
 
-/** The node a target names: a node id (first of repeated ids), else a symbol name, else the best symbol match. */
+/** The node a target names: a node id (first of repeated ids), else a symbol name (see locateByName); else NOT_FOUND. */
 async function locate(ctx: Pick<Context, 'db'>, graph: ResolvedGraph, target: string) {
   const byId = await nodesById(ctx.db, graph, target);
   if (byId.length > 0) return byId[0]!;
-  const named = await nodesByName(ctx.db, graph, target);
-  const id =
-    named[0]?.node_id ?? (await findSymbols(ctx.db, graph, symbolQuery(target, 1)))[0]?.node_id;
-  if (!id) throw notFound(`target: no node "${target}" in ${graph.repo} @ ${graph.commitHash.slice(0, 10)}; find_symbols lists candidates`, { target });
-  return (await nodesById(ctx.db, graph, id))[0]!;
+  const { nodeId } = await locateByName(ctx, graph, 'target', target);
+  return (await nodesById(ctx.db, graph, nodeId))[0]!;
 }
 
 /**

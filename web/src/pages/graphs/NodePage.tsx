@@ -5,7 +5,7 @@ import { api } from '../../api';
 import { NodeLink, Trail } from './bits';
 import { ImpactView } from './ImpactView';
 import { Neighbourhood } from './Neighbourhood';
-import { graphsHref, type NodeDetail, type Neighbour } from './model';
+import { formatScore, graphsHref, suggestionsOf, type NodeDetail, type Neighbour } from './model';
 
 const ALL_PARTS = ['metadata', 'callers', 'callees', 'technical', 'business', 'security', 'code'] as const;
 /** One empty list, so that the graph (which redraws when its lists change) sees the same one each render. */
@@ -65,6 +65,37 @@ function Summaries({ node }: { node: NodeDetail['node'] }) {
   );
 }
 
+/**
+ * A node id or name the graph does not have (get_node answered NOT_FOUND): what the service suggests
+ * instead, as links, and a symbol search for the text; nothing is shown in its place.
+ */
+function NotFound({ graphId, nodeId, suggestions }: { graphId: string; nodeId: string; suggestions: string[] }) {
+  return (
+    <section aria-labelledby="node-title" className="graphs">
+      <Trail />
+      <h1 id="node-title">Node not found</h1>
+      <p role="alert" className="error">
+        “{nodeId}” not found{suggestions.length > 0 ? ', did you mean:' : '.'}
+      </p>
+      {suggestions.length > 0 && (
+        <ul className="symbols" aria-label="Suggestions">
+          {suggestions.map((id) => (
+            <li key={id}>
+              <a href={graphsHref.node(graphId, id)} className="node-id">
+                {id}
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
+      <p className="hint">
+        A name opens a node only when it matches a symbol exactly (any case).{' '}
+        <a href={graphsHref.repo(graphId, nodeId)}>Search the repository for “{nodeId}”</a>
+      </p>
+    </section>
+  );
+}
+
 /** One node: summaries, code, its one-hop neighbourhood (drawn and listed) and what a change to it would break. */
 export function NodePage({ graphId, nodeId }: { graphId: string; nodeId: string }) {
   const { data, error } = useLoad(
@@ -78,6 +109,8 @@ export function NodePage({ graphId, nodeId }: { graphId: string; nodeId: string 
     if (data) heading.current?.focus();
   }, [data]);
 
+  const suggestions = suggestionsOf(error);
+  if (!data && suggestions) return <NotFound graphId={graphId} nodeId={nodeId} suggestions={suggestions} />;
   if (!data) {
     return (
       <section aria-label="Node" className="graphs">
@@ -96,7 +129,14 @@ export function NodePage({ graphId, nodeId }: { graphId: string; nodeId: string 
       </h1>
       <p className="meta">
         <span className="badge">{node.type.toLowerCase()}</span> {node.filePath}:{node.startLine}-{node.endLine}
-        {node.score != null && ` · score ${node.score}`}
+        {node.score != null && (
+          <>
+            {' · '}
+            <span className="score" title={String(node.score)}>
+              score {formatScore(node.score)}
+            </span>
+          </>
+        )}
         {node.copies > 1 && ` · copy ${node.copy} of ${node.copies} sharing this id`} · <code className="node-id">{node.nodeId}</code>
       </p>
       {data.alternatives.length > 0 && (
