@@ -8,7 +8,7 @@ export const ERROR_CODES = {
   VALIDATION_ERROR: { status: 400, summary: 'The input failed validation; the message names each bad field.' },
   UNAUTHORIZED: { status: 401, summary: 'Missing, unknown or revoked API key (send Authorization: Bearer <token>).' },
   FORBIDDEN: { status: 403, summary: "The caller may not do this: the key lacks the operation's scope, or a foreign Host or Origin header." },
-  NOT_FOUND: { status: 404, summary: 'The task, plan, route or tool does not exist.' },
+  NOT_FOUND: { status: 404, summary: 'The task, plan, memory, job, code graph, node, route or tool does not exist (a node asked for by a name that matches none lists the closest as suggestions).' },
   CONFLICT: { status: 409, summary: 'The write conflicts with existing data (a unique name).' },
   PAYLOAD_TOO_LARGE: { status: 413, summary: 'The request body is larger than the service accepts.' },
   RATE_LIMITED: { status: 429, summary: 'Too many requests from this key (or address) in the window; see Retry-After.' },

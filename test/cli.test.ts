@@ -312,7 +312,7 @@ describe('the devstream-hub command', () => {
         res.writeHead(404).end('not here');
         return;
       }
-      const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url.slice(4), headers: req.headers }, (up) => {
+      const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url.slice(4), headers: { ...req.headers, host: target.host } }, (up) => {
         res.writeHead(up.statusCode ?? 502, up.headers);
         up.pipe(res);
       });
