@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { openDb } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { backends, postgresBackend } from './helpers/backends.js';
@@ -11,18 +10,11 @@ import { freePort } from '../bench/lib/child.js';
 import { FakeOllama } from './helpers/fake-ollama.js';
 import { WREN_COMMIT, WREN_FILE, WREN_FOLDER } from './helpers/graph-fixture.js';
 import { rest, startServer } from './helpers/server.js';
+import { tempDirs } from './helpers/temp-dirs.js';
 import { ROOT, runCli as cli, serve } from './helpers/service.js';
 
 describe('the devstream-hub command', () => {
-  const dirs: string[] = [];
-  const tempDir = async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'dsh-cli-'));
-    dirs.push(dir);
-    return dir;
-  };
-  after(async () => {
-    for (const d of dirs) await rm(d, { recursive: true, force: true });
-  });
+  const tempDir = tempDirs('cli');
 
   test('serve is the default; data in the PGlite directory survives a restart', async () => {
     const dataDir = await tempDir();

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { freePort } from '../bench/lib/child.js';
@@ -16,6 +14,7 @@ import { eventually } from './helpers/eventually.js';
 import { clusterSupport, createCluster } from './helpers/pg-cluster.js';
 import { createScratchDatabase } from './helpers/postgres.js';
 import { childEnv, ROOT, runCli, serve } from './helpers/service.js';
+import { tempDirs } from './helpers/temp-dirs.js';
 
 // Issue 18 ("what a new user hits in the first hour"): one data folder per process, one Ctrl-C
 // drains, shutdown answers 503 instead of refusing, permanent database errors fail at once, a port
@@ -56,15 +55,7 @@ function openUpload(url: string, path: string): { req: ClientRequest; response: 
 const logged = (output: () => string, pattern: RegExp) => eventually(async () => (pattern.test(output()) ? true : undefined));
 
 describe('serve: start-up and shutdown (issue 18)', () => {
-  const dirs: string[] = [];
-  const tempDir = async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'dsh-life-'));
-    dirs.push(dir);
-    return dir;
-  };
-  after(async () => {
-    for (const d of dirs) await rm(d, { recursive: true, force: true });
-  });
+  const tempDir = tempDirs('life');
 
   test('a PGlite data folder is owned by one process: a second server is refused, naming the folder and the pid', async () => {
     const dataDir = await tempDir();
