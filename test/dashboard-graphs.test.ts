@@ -173,4 +173,59 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
     await page.getByRole('heading', { name: 'combineHeaderSets', level: 1 }).waitFor();
     assert.deepEqual(foreign, [], 'no request left the service');
   });
+
+  test('at phone width (390×844) no graph page scrolls sideways: the table and code scroll inside themselves, ids wrap, the graph fits', async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      // Signed in already, as the sign-in form leaves it (the key in this tab's session storage).
+      await phone.addInitScript(`sessionStorage.setItem('devstream-hub.api-key', ${JSON.stringify(key)})`);
+      phone.setDefaultTimeout(10_000);
+      const away: string[] = [];
+      phone.on('request', (request) => !request.url().startsWith(server.url) && away.push(request.url()));
+      /** How far the page scrolls sideways (0: not at all). */
+      const sideways = async () => (await phone.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+      /** The element's box is inside the screen's width. */
+      const inside = async (what: string, locator: ReturnType<Page['locator']>) => {
+        const box = (await locator.boundingBox())!;
+        assert.ok(box.x >= 0 && box.x + box.width <= 390, `${what} is inside the screen (${box.x}–${box.x + box.width})`);
+      };
+
+      await phone.goto(`${server.url}/#/graphs`);
+      await phone.getByRole('row', { name: /^wren / }).waitFor();
+      assert.ok((await sideways()) <= 0, `repo list: no horizontal scroll (${await sideways()} px)`);
+      // The table keeps its columns and scrolls in its own box, which the keyboard can focus and scroll.
+      const table = phone.getByRole('region', { name: 'Repositories and the commit each was analyzed at' });
+      await inside('the table’s box', table);
+      assert.ok(await table.evaluate((box) => box.scrollWidth > box.clientWidth), 'the table is wider than the screen: it scrolls inside its box');
+      await phone.screenshot({ path: `${ARTIFACTS}graphs-list-phone.png`, fullPage: true });
+      await table.focus();
+      await phone.keyboard.press('ArrowRight');
+      await phone.waitForFunction((box) => box!.scrollLeft > 0, await table.elementHandle());
+      assert.deepEqual(await accessibilityViolations(phone), [], 'repo list at phone width: WCAG 2.1 AA (axe-core)');
+
+      await phone.goto(`${server.url}/#/graphs/repo/${graphId}/combineHeaders`);
+      await phone.getByText(/\d+ symbols? for “combineHeaders”/).waitFor();
+      await phone.getByLabel('Question', { exact: true }).fill('how are headers combined');
+      await phone.getByRole('button', { name: 'Resolve' }).click();
+      await phone.locator('ul.idmap').getByRole('link', { name: COMBINE_HEADERS, exact: true }).waitFor();
+      assert.ok((await sideways()) <= 0, `repository with symbols and a packet: no horizontal scroll (${await sideways()} px)`);
+      await inside('the packet', phone.getByLabel('Packet text'));
+      await phone.screenshot({ path: `${ARTIFACTS}graphs-phone.png`, fullPage: true });
+      assert.deepEqual(await accessibilityViolations(phone), [], 'repository at phone width: WCAG 2.1 AA (axe-core)');
+
+      await phone.goto(`${server.url}/#/graphs/node/${graphId}/${encodeURIComponent(HEADER_SETS)}`);
+      const graph = phone.locator('.hood-canvas[data-node-count]');
+      await graph.waitFor();
+      await phone.getByRole('region', { name: 'Impact' }).getByText(/^\d+ dependents? within 2 hops$/).waitFor();
+      assert.ok((await sideways()) <= 0, `node page: no horizontal scroll (${await sideways()} px)`);
+      await inside('the drawn graph', graph);
+      await inside('the code', phone.getByRole('region', { name: 'Code' }).locator('pre'));
+      await inside('the node id', phone.locator('.meta .node-id'));
+      await phone.screenshot({ path: `${ARTIFACTS}node-phone.png`, fullPage: true });
+      assert.deepEqual(await accessibilityViolations(phone), [], 'node page at phone width: WCAG 2.1 AA (axe-core)');
+      assert.deepEqual(away, [], 'no request left the service');
+    } finally {
+      await phone.close();
+    }
+  });
 });

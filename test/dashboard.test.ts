@@ -282,7 +282,7 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     }
   });
 
-  test('at phone width (390×844) no page scrolls sideways: the header and toolbar wrap, the board columns stack', async () => {
+  test('at phone width (390×844) no page scrolls sideways: the header and toolbar wrap, the board columns stack, a memory’s long URL wraps', async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     try {
       /** How far the page scrolls sideways (0: not at all). */
@@ -314,6 +314,19 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await dialog.waitFor({ state: 'detached' });
       assert.equal(await sideways(), 0);
+
+      // A memory whose URL and keyword have no space to break at: the hit and the open memory wrap them.
+      const runbook = 'The eviction runbook: https://wiki.example.internal/engineering/checkout/runbooks/redis-session-cache-eviction-and-recovery, keyed checkout:session:{customerId}:{cartId}:v2.';
+      const long = await rest(server.url, 'POST', '/api/v1/memories', { content: runbook, content_type: 'code', project: 'Checkout', keywords: ['checkout.session.cache.redis.eviction.policy.v2'] }, admin);
+      assert.equal(long.status, 201);
+      await phone.getByRole('link', { name: 'Memory' }).click();
+      await phone.getByLabel('Search', { exact: true }).fill('eviction runbook');
+      await phone.getByRole('button', { name: 'Search' }).click();
+      await phone.getByRole('button', { name: `Open memory ${long.body.memory_id}:` }).click();
+      await phone.getByRole('article', { name: `Memory ${long.body.memory_id}` }).waitFor();
+      assert.equal(await sideways(), 0, 'memory with a long URL open: no horizontal scroll');
+      await phone.screenshot({ path: `${ARTIFACTS}memory-phone.png`, fullPage: true });
+      assert.deepEqual(await accessibilityViolations(phone), [], 'memory at phone width: WCAG 2.1 AA (axe-core)');
     } finally {
       await phone.close();
     }

@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import { ErrorAlert } from '../../ErrorAlert';
 import { api } from '../../api';
 import { useAction } from '../../load';
+import { Breakable } from './bits';
 import { graphsHref, type Packet } from './model';
 
 const INTENTS = ['exploratory', 'pinpoint', 'reference-list', 'flow', 'overview', 'concept', 'security-audit'] as const;
@@ -72,7 +73,9 @@ export function ContextPacket({ graphId }: { graphId: string }) {
           <ul className="idmap">
             {idMap(packet.packet).map(([short, nodeId]) => (
               <li key={short}>
-                <span className="short">{short}</span> <a href={graphsHref.node(graphId, nodeId)}>{nodeId}</a>
+                <span className="short">{short}</span> <a href={graphsHref.node(graphId, nodeId)}>
+                  <Breakable text={nodeId} />
+                </a>
               </li>
             ))}
           </ul>

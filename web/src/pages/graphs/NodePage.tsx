@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react';
 import { ErrorAlert } from '../../ErrorAlert';
 import { useLoad } from '../../load';
 import { api } from '../../api';
-import { NodeLink, Trail } from './bits';
+import { Breakable, NodeLink, Trail } from './bits';
 import { ImpactView } from './ImpactView';
 import { Neighbourhood } from './Neighbourhood';
 import { formatScore, graphsHref, suggestionsOf, type NodeDetail, type Neighbour } from './model';
@@ -82,7 +82,7 @@ function NotFound({ graphId, nodeId, suggestions }: { graphId: string; nodeId: s
           {suggestions.map((id) => (
             <li key={id}>
               <a href={graphsHref.node(graphId, id)} className="node-id">
-                {id}
+                <Breakable text={id} />
               </a>
             </li>
           ))}
@@ -125,10 +125,10 @@ export function NodePage({ graphId, nodeId }: { graphId: string; nodeId: string 
     <article aria-labelledby="node-title" className="graphs node">
       <Trail repo={data.repo} graphId={graphId} />
       <h1 id="node-title" ref={heading} tabIndex={-1}>
-        {node.name}
+        <Breakable text={node.name} />
       </h1>
       <p className="meta">
-        <span className="badge">{node.type.toLowerCase()}</span> {node.filePath}:{node.startLine}-{node.endLine}
+        <span className="badge">{node.type.toLowerCase()}</span> <Breakable text={node.filePath} />:{node.startLine}-{node.endLine}
         {node.score != null && (
           <>
             {' · '}
@@ -137,7 +137,9 @@ export function NodePage({ graphId, nodeId }: { graphId: string; nodeId: string 
             </span>
           </>
         )}
-        {node.copies > 1 && ` · copy ${node.copy} of ${node.copies} sharing this id`} · <code className="node-id">{node.nodeId}</code>
+        {node.copies > 1 && ` · copy ${node.copy} of ${node.copies} sharing this id`} · <code className="node-id">
+          <Breakable text={node.nodeId} />
+        </code>
       </p>
       {data.alternatives.length > 0 && (
         <p className="hint">
@@ -145,7 +147,9 @@ export function NodePage({ graphId, nodeId }: { graphId: string; nodeId: string 
           {data.alternatives.map((alt, i) => (
             <span key={alt}>
               {i > 0 && ', '}
-              <a href={graphsHref.node(graphId, alt)}>{alt}</a>
+              <a href={graphsHref.node(graphId, alt)}>
+                <Breakable text={alt} />
+              </a>
             </span>
           ))}
         </p>

@@ -1,4 +1,23 @@
+import { Fragment } from 'react';
 import { graphsHref, isGhost, where } from './model';
+
+/**
+ * A path, node id or name with a line-break opportunity after each `/` and `::` and before each `.`, so a
+ * narrow screen breaks `source/utils/combine.ts::combineHeaders` between its parts; `overflow-wrap: anywhere`
+ * in the CSS still breaks a part too long for the line. The text (and an accessible name) is unchanged.
+ */
+export function Breakable({ text }: { text: string }) {
+  return (
+    <>
+      {text.split(/(?<=\/|::)|(?=\.)/).map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 && <wbr />}
+          {part}
+        </Fragment>
+      ))}
+    </>
+  );
+}
 
 /** A commit hash, short, with the full hash on hover and for copying. */
 export function Commit({ hash }: { hash: string | null }) {
@@ -16,12 +35,16 @@ export function NodeLink({ graphId, node }: { graphId: string; node: { nodeId: s
     <>
       {isGhost(node) ? (
         <span className="ghost" title="Not in this commit (unresolved)">
-          {node.name}
+          <Breakable text={node.name} />
         </span>
       ) : (
-        <a href={graphsHref.node(graphId, node.nodeId)}>{node.name}</a>
+        <a href={graphsHref.node(graphId, node.nodeId)}>
+          <Breakable text={node.name} />
+        </a>
       )}{' '}
-      <span className="badge">{node.type.toLowerCase()}</span> <span className="where">{where(node)}</span>
+      <span className="badge">{node.type.toLowerCase()}</span> <span className="where">
+        <Breakable text={where(node)} />
+      </span>
     </>
   );
 }
