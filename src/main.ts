@@ -32,14 +32,16 @@ async function openMigrated(
   config: Config,
   wait?: { timeoutMs: number; log: Pick<Logger, 'warn'> },
 ): Promise<{ db: Db; version: number; applied: string[] }> {
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const migrations = await loadMigrations();
+  // serve (the caller that waits): a fresh PGlite folder starts migrated (src/db/pglite-template.ts);
+  // `migrate` runs them, to report what it applied.
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...(wait ? { premigrated: migrations } : {}) });
   try {
     if (wait && db.kind === 'postgres') {
       await waitForDatabase(db, wait.timeoutMs, (error, waitMs) =>
         wait.log.warn({ err: { message: (error as Error).message, code: (error as { code?: string }).code }, retry_in_ms: waitMs }, 'waiting for the database (DB_CONNECT_TIMEOUT_S)'),
       );
     }
-    const migrations = await loadMigrations();
     const report = await migrate(db.kysely, migrations);
     return { db, version: report.current, applied: report.applied };
   } catch (error) {

@@ -9,10 +9,10 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { sql, type Kysely } from 'kysely';
 import { freePort } from '../bench/lib/child.js';
-import { openDb, preparePgliteTemplate } from '../src/db/client.js';
+import { openDb, preparePgliteTemplates } from '../src/db/client.js';
 import { LOCK_FILE } from '../src/db/data-dir-lock.js';
-import { loadMigrations, migrate } from '../src/db/migrate.js';
-import { buildTemplate, seedFromTemplate } from '../src/db/pglite-template.js';
+import { loadMigrations, migrate, type Migration } from '../src/db/migrate.js';
+import { buildTemplate, seedFromTemplate, type Template } from '../src/db/pglite-template.js';
 import type { Database } from '../src/db/schema.js';
 import { WEB_ROOT } from '../src/http/dashboard.js';
 import { postgresBackend } from './helpers/backends.js';
@@ -64,7 +64,7 @@ describe('fresh PGlite data folders start from a template', () => {
   let template: string;
   let templateId: string;
   before(async () => {
-    template = await preparePgliteTemplate(); // what `npm ci` leaves (prepare)
+    template = (await preparePgliteTemplates(await loadMigrations())).initdb; // what `npm ci` leaves (prepare)
     templateId = systemIdOfFolder(template);
   });
   after(async () => {
@@ -162,24 +162,67 @@ describe('fresh PGlite data folders start from a template', () => {
     }
   });
 
-  test('a missing template is built once, also when two callers ask at once; without a writable cache the folder is left to initdb', async () => {
+  test("serve's fresh folder is a copy of a migrated template: the catalogs and schema_version rows that running the migrations gives, stamped with the copy's time", async () => {
+    const migrations = await loadMigrations();
+    const started = new Date();
+    const a = await openDb({ dataDir: await tempDir(), premigrated: migrations });
+    let copied: string[];
+    let copiedRows: Array<{ version: number; name: string; checksum: string; applied_at: Date }>;
+    try {
+      assert.deepEqual((await migrate(a.kysely, migrations)).applied, [], 'nothing left to apply');
+      copied = await catalog(a.kysely);
+      copiedRows = await a.kysely.selectFrom('schema_version').selectAll().orderBy('version').execute();
+    } finally {
+      await a.close();
+    }
+    const b = await openDb({ dataDir: await tempDir() });
+    try {
+      assert.equal((await migrate(b.kysely, migrations)).applied.length, migrations.length, 'this one runs them');
+      assert.deepEqual(copied, await catalog(b.kysely));
+      const ranRows = await b.kysely.selectFrom('schema_version').selectAll().orderBy('version').execute();
+      assert.deepEqual(
+        copiedRows.map(({ applied_at: _, ...row }) => row),
+        ranRows.map(({ applied_at: _, ...row }) => row),
+      );
+    } finally {
+      await b.close();
+    }
+    for (const row of copiedRows) assert.ok(row.applied_at >= started, `${row.name} applied at ${row.applied_at.toISOString()}`);
+
+    // One more migration: a template of its own, holding it.
+    const extra: Migration = { version: 9998, name: '9998_startup_test', sql: 'create table startup_test_extra (id int)', checksum: 'startup-test-9998' };
+    const longer = [...migrations, extra];
+    const c = await openDb({ dataDir: await tempDir(), premigrated: longer });
+    try {
+      assert.deepEqual((await migrate(c.kysely, longer)).applied, []);
+      const t = await sql<{ t: string | null }>`select to_regclass('startup_test_extra')::text as t`.execute(c.kysely);
+      assert.equal(t.rows[0]?.t, 'startup_test_extra');
+    } finally {
+      await c.close();
+      await rm((await preparePgliteTemplates(longer)).migrated, { recursive: true, force: true });
+    }
+    assert.ok(existsSync((await preparePgliteTemplates(migrations)).migrated), "the current migrations' template is kept");
+  });
+
+  test('a missing template is built once, also when two callers ask at once; without a writable cache the folder is left as it was', async () => {
     const cacheDir = await tempDir('dsh-template-cache-');
-    await mkdir(join(cacheDir, 'pglite-0123456789abcdef'), { recursive: true }); // another PGlite version's
-    const open = (dataDir: string) => PGlite.create({ dataDir, extensions: { vector } });
-    const [one, two] = await Promise.all([buildTemplate(cacheDir, 'pglite-test', open), buildTemplate(cacheDir, 'pglite-test', open)]);
-    assert.equal(one, join(cacheDir, 'pglite-test'));
+    await mkdir(join(cacheDir, 'migrated-0123456789ab-0123456789ab'), { recursive: true }); // an older PGlite's
+    await mkdir(join(cacheDir, 'migrated-aaaaaaaaaaaa-0123456789ab'), { recursive: true }); // same PGlite, other migrations
+    const template: Template = { name: 'initdb-aaaaaaaaaaaa', build: async (dataDir) => (await PGlite.create({ dataDir, extensions: { vector } })).close() };
+    const [one, two] = await Promise.all([buildTemplate(cacheDir, template), buildTemplate(cacheDir, template)]);
+    assert.equal(one, join(cacheDir, template.name));
     assert.equal(two, one);
-    assert.deepEqual(await readdir(cacheDir), ['pglite-test'], 'one template, no half-built folder, the old version removed');
+    assert.deepEqual((await readdir(cacheDir)).sort(), [template.name, 'migrated-aaaaaaaaaaaa-0123456789ab'], 'no half-built folder; the older PGlite\'s removed');
     assert.ok(existsSync(join(one, 'PG_VERSION')));
 
     const dataDir = await tempDir();
-    assert.equal(await seedFromTemplate(dataDir, { cacheDir, name: 'pglite-test', open }), true);
-    assert.equal(await seedFromTemplate(dataDir, { cacheDir, name: 'pglite-test', open }), false, 'a cluster is never overwritten');
+    assert.equal(await seedFromTemplate(dataDir, cacheDir, template), true);
+    assert.equal(await seedFromTemplate(dataDir, cacheDir, template), false, 'a cluster is never overwritten');
 
     const blocked = join(cacheDir, 'a-file');
     await writeFile(blocked, '');
     const untouched = await tempDir();
-    assert.equal(await seedFromTemplate(untouched, { cacheDir: join(blocked, 'cache'), name: 'pglite-test', open }), false);
+    assert.equal(await seedFromTemplate(untouched, join(blocked, 'cache'), template), false);
     assert.deepEqual(await readdir(untouched), []);
   });
 

@@ -6,8 +6,9 @@ import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { lockDataDir } from './data-dir-lock.js';
+import { migrate, type Migration } from './migrate.js';
 import { PGliteDialect } from './pglite-dialect.js';
-import { buildTemplate, seedFromTemplate, TEMPLATE_CACHE_DIR, templateName } from './pglite-template.js';
+import { buildTemplate, seedFromTemplate, TEMPLATE_CACHE_DIR, templateNames, type Template } from './pglite-template.js';
 import type { Database } from './schema.js';
 
 export type DbKind = 'postgres' | 'pglite';
@@ -34,6 +35,13 @@ export interface DbOptions {
   dataDir?: string;
   /** Postgres pool size (default 10). */
   poolSize?: number;
+  /**
+   * PGlite: a fresh data folder may start as a copy of a cluster these migrations were applied to
+   * (see pglite-template.ts), so that `migrate()` with the same list finds nothing to do; the
+   * schema is the one they make (same catalogs, OIDs included) and `schema_version.applied_at` is
+   * the copy's time. Unset: a fresh folder gets a bare cluster and the migrations run.
+   */
+  premigrated?: readonly Migration[];
 }
 
 /**
@@ -84,13 +92,38 @@ function openPglite(dataDir: string): Promise<PGlite> {
   return PGlite.create({ dataDir, extensions: { vector }, startParams: [...PGLITE_START_PARAMS] });
 }
 
+/** The two templates fresh PGlite folders are copied from: a bare cluster, and one with `migrations` applied. */
+function pgliteTemplates(migrations: readonly Migration[] = []): { initdb: Template; migrated: Template } {
+  const names = templateNames(PGLITE_START_PARAMS, migrations);
+  const initdb: Template = { name: names.initdb, build: async (dataDir) => (await openPglite(dataDir)).close() };
+  const migrated: Template = {
+    name: names.migrated,
+    async build(dataDir) {
+      await seedFromTemplate(dataDir, TEMPLATE_CACHE_DIR, initdb); // else PGlite runs initdb
+      const pglite = await openPglite(dataDir);
+      try {
+        const kysely = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+        await migrate(kysely, [...migrations]);
+        await kysely.destroy();
+      } finally {
+        await pglite.close();
+      }
+    },
+  };
+  return { initdb, migrated };
+}
+
 /**
- * Builds the template that fresh PGlite data folders are copied from, unless it is there (see
- * pglite-template.ts); returns its folder. Run by `npm ci` (the `prepare` script); a fresh start
- * that finds none builds it itself.
+ * Builds the templates that fresh PGlite data folders are copied from (a bare cluster, and one
+ * migrated with `migrations`) unless they are there; returns their folders. Run by `npm ci` (the
+ * `prepare` script); a fresh start that finds none builds the one it needs.
  */
-export function preparePgliteTemplate(): Promise<string> {
-  return buildTemplate(TEMPLATE_CACHE_DIR, templateName(PGLITE_START_PARAMS), openPglite);
+export async function preparePgliteTemplates(migrations: readonly Migration[]): Promise<{ initdb: string; migrated: string }> {
+  const templates = pgliteTemplates(migrations);
+  return {
+    initdb: await buildTemplate(TEMPLATE_CACHE_DIR, templates.initdb),
+    migrated: await buildTemplate(TEMPLATE_CACHE_DIR, templates.migrated),
+  };
 }
 
 /** Opens the database: a `pg` pool when a URL is given, otherwise PGlite with pgvector in `dataDir`. */
@@ -136,8 +169,15 @@ export async function openDb(options: DbOptions): Promise<Db> {
   const lock = inMemory ? null : await lockDataDir(dataDir);
   let pglite: PGlite;
   try {
-    if (!inMemory) await seedFromTemplate(dataDir, { cacheDir: TEMPLATE_CACHE_DIR, name: templateName(PGLITE_START_PARAMS), open: openPglite });
+    let premigrated = false;
+    if (!inMemory) {
+      const templates = pgliteTemplates(options.premigrated);
+      premigrated = options.premigrated !== undefined && (await seedFromTemplate(dataDir, TEMPLATE_CACHE_DIR, templates.migrated));
+      if (!premigrated) await seedFromTemplate(dataDir, TEMPLATE_CACHE_DIR, templates.initdb);
+    }
     pglite = await openPglite(dataDir);
+    // The template's migrations were applied to this database now, as it came to be.
+    if (premigrated) await pglite.query('update schema_version set applied_at = now()');
     for (const [name, value] of Object.entries(SESSION_SETTINGS)) await pglite.query('SELECT set_config($1, $2, false)', [name, value]);
   } catch (error) {
     lock?.release();
