@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { openDb, waitForDatabase, type Db } from './db/client.js';
 import type { Logger } from './domain/context.js';
 import { loggerOptions } from './logger.js';
-import { loadMigrations, migrate } from './db/migrate.js';
+import { loadMigrations, migrate, type Migration } from './db/migrate.js';
 import { VERSION } from './version.js';
 
 const USAGE = `devstream-hub ${VERSION}
@@ -39,22 +39,29 @@ async function openMigrated(
   config: Config,
   wait?: { timeoutMs: number; log: Pick<Logger, 'warn'> },
 ): Promise<{ db: Db; version: number; applied: string[] }> {
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const migrations = await loadMigrations();
+  // serve (the caller that waits): a fresh PGlite folder starts migrated (src/db/pglite-template.ts);
+  // `migrate` runs them, to report what it applied.
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...(wait ? { premigrated: migrations } : {}) });
   try {
-    return await migrated(db, wait);
+    return await migrated(db, migrations, wait);
   } catch (error) {
     await db.close().catch(() => {});
     throw config.databaseUrl ? new Error(describeDatabaseFailure(error, config.databaseUrl), { cause: error }) : error;
   }
 }
 
-async function migrated(db: Db, wait?: { timeoutMs: number; log: Pick<Logger, 'warn'> }): Promise<{ db: Db; version: number; applied: string[] }> {
+async function migrated(
+  db: Db,
+  migrations: Migration[],
+  wait?: { timeoutMs: number; log: Pick<Logger, 'warn'> },
+): Promise<{ db: Db; version: number; applied: string[] }> {
   if (wait && db.kind === 'postgres') {
     await waitForDatabase(db, wait.timeoutMs, (error, waitMs) =>
       wait.log.warn({ err: { message: (error as Error).message, code: (error as { code?: string }).code }, retry_in_ms: waitMs }, 'waiting for the database (DB_CONNECT_TIMEOUT_S)'),
     );
   }
-  const report = await migrate(db.kysely, await loadMigrations());
+  const report = await migrate(db.kysely, migrations);
   return { db, version: report.current, applied: report.applied };
 }
 
