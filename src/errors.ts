@@ -48,9 +48,19 @@ export class AppError extends Error {
   }
 }
 
+/** Issues an error lists at most; the rest are counted (`details.more`), so a bad input cannot buy a huge answer. */
+export const MAX_LISTED_ISSUES = 20;
+
+/**
+ * VALIDATION_ERROR for field-named problems: the message and `details.issues` list the first
+ * MAX_LISTED_ISSUES; `details.more` counts the others (150,000 unknown fields once answered 10 MB).
+ */
 export function validationError(issues: FieldIssue[]): AppError {
-  const message = issues.map((i) => (i.field ? `${i.field}: ${i.message}` : i.message)).join('; ');
-  return new AppError('VALIDATION_ERROR', message, { details: { issues } });
+  const listed = issues.slice(0, MAX_LISTED_ISSUES);
+  const more = issues.length - listed.length;
+  const message =
+    listed.map((i) => (i.field ? `${i.field}: ${i.message}` : i.message)).join('; ') + (more > 0 ? `; and ${more} more problem(s)` : '');
+  return new AppError('VALIDATION_ERROR', message, { details: more > 0 ? { issues: listed, more } : { issues } });
 }
 
 export function notFound(message: string, details?: unknown): AppError {

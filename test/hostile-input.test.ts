@@ -5,6 +5,7 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { ERROR_CODES } from '../src/errors.js';
+import { jsonShapeProblem } from '../src/http/json-body.js';
 import { operations, tools } from '../src/operations/index.js';
 import type { AnyOperation, HttpRoute } from '../src/operations/operation.js';
 import { backends, type TestDb } from './helpers/backends.js';
@@ -394,11 +395,18 @@ function namesField(body: any, field: string): boolean {
   return hit && String(body.error.message).includes(name);
 }
 
+/** A body past the JSON bounds (src/http/json-body.ts): more values than allowed, or nested deeper, refused before it is parsed. */
+function refusedWhole(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && jsonShapeProblem(JSON.stringify(value)) !== null;
+}
+
 /**
  * JSON holding a `__proto__` key, or `constructor.prototype`, anywhere: Fastify's parser refuses the
- * whole body (prototype poisoning), so the refusal names the body rather than the field.
+ * whole body (prototype poisoning), so the refusal names the body rather than the field; so is a
+ * body past the JSON bounds (refusedWhole).
  */
 function poisoned(value: unknown, depth = 0): boolean {
+  if (depth === 0 && refusedWhole(value)) return true;
   if (typeof value !== 'object' || value === null || depth > 50) return false;
   if (Array.isArray(value)) return value.some((v) => poisoned(v, depth + 1));
   if (Object.hasOwn(value, '__proto__')) return true;
@@ -596,7 +604,9 @@ for (const backend of backends) {
               assert.ok(r.status === 400 || r.status === 413 || r.status === 414, `${label}: refused, got HTTP ${r.status} ${describeValue(r.body)}`);
               if (r.status === 400 && r.body?.error) {
                 assert.equal(r.body.error.code, 'VALIDATION_ERROR', label);
-                const field = call.body !== undefined && poisoned(call.body) ? '(body)' : c.field;
+                // Refused before parsing (json-body.ts): too deep names where, too many names the body.
+                const shape = call.body !== undefined && refusedWhole(call.body) ? jsonShapeProblem(JSON.stringify(call.body)) : null;
+                const field = shape ? shape.field : call.body !== undefined && poisoned(call.body) ? '(body)' : c.field;
                 // A key that cannot be percent-encoded as UTF-8 (a lone surrogate) arrives as the text it was sent as.
                 const undecodable = call.queryFields.has(c.field) && LONE_SURROGATE.test(c.field);
                 if (!undecodable) assert.ok(namesField(r.body, field), `${label}: the error names "${field}": ${describeValue(r.body)}`);

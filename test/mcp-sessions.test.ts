@@ -121,6 +121,21 @@ describe('MCP Streamable HTTP sessions', () => {
     assert.equal(body.error.code, -32700);
   });
 
+  test('a Host header is parsed strictly: one name and at most one port (issue 19)', async () => {
+    const port = new URL(server.url).port;
+    // `127.0.0.1:<port>:<port>` used to pass: the check cut one `:port` and found 127.0.0.1:<port> allowed.
+    for (const host of [`127.0.0.1:${port}:${port}`, `localhost:${port}:1`, `localhost:${port}x`, `local host:${port}`, `[::1:${port}`, `:${port}`, `localhost:`, `localhost:123456`]) {
+      const r = await withHost(server.url, host);
+      assert.equal(r.status, 400, `${host}: ${r.body}`);
+      const error = JSON.parse(r.body).error;
+      assert.equal(error.code, 'VALIDATION_ERROR', host);
+      assert.equal(error.details.issues[0].field, '(header) host', host);
+    }
+    for (const host of [`127.0.0.1:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) {
+      assert.equal((await withHost(server.url, host)).status, 200, host);
+    }
+  });
+
   test('a foreign Host or Origin gets 403; the allowed ones pass', async () => {
     const port = new URL(server.url).port;
     assert.equal((await withHost(server.url, 'evil.example:80')).status, 403);

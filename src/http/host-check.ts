@@ -1,10 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { AppError } from '../errors.js';
+import { AppError, validationError } from '../errors.js';
 import { sendError } from './errors.js';
 import { isOpen } from './health.js';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * A Host header (RFC 9110 §7.2: uri-host [ ":" port ]): a DNS name or IPv4 address (letters,
+ * digits, `-`, `_`, `.`) or a bracketed IPv6 address, then an optional port of 1–5 digits.
+ */
+const HOST_HEADER = /^((?:[a-z0-9_-]+\.)*[a-z0-9_-]+\.?|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/;
 
 export interface HostCheckOptions {
   /** `host` (any port) or `host:port`; `*` allows any. Unset: the loopback names with the listening port. */
@@ -37,7 +43,12 @@ export function registerHostCheck(app: FastifyInstance, options: HostCheckOption
     if (isOpen(request)) return;
     const { hosts, origins } = lists();
     const host = (request.headers.host ?? '').toLowerCase();
-    const hostname = host.replace(/:\d+$/, '');
+    // One name (or a bracketed IPv6 address) and at most one port: `127.0.0.1:7201:7201` is no host.
+    const parsed = HOST_HEADER.exec(host);
+    if (!parsed) {
+      return sendError(reply, validationError([{ field: '(header) host', message: `"${host.slice(0, 100)}" is not a host name with an optional :port` }]));
+    }
+    const hostname = parsed[1]!;
     if (!(hosts.has('*') || hosts.has(host) || hosts.has(hostname))) {
       return sendError(reply, new AppError('FORBIDDEN', `Host "${host}" is not allowed (see ALLOWED_HOSTS)`));
     }

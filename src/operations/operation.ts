@@ -52,8 +52,14 @@ export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(op
 
 export type AnyOperation = Operation<z.ZodObject, z.ZodObject>;
 
-/** A path segment as a field name: an empty key is shown quoted, so every issue names something. */
-const segment = (key: PropertyKey) => (key === '' ? '""' : String(key));
+/** Longest key an issue names whole: an unknown field's name comes from the caller. */
+const MAX_SEGMENT = 100;
+
+/** A path segment as a field name: an empty key is shown quoted, so every issue names something; a long one is cut. */
+const segment = (key: PropertyKey) => {
+  const name = key === '' ? '""' : String(key);
+  return name.length > MAX_SEGMENT ? `${name.slice(0, MAX_SEGMENT)}…` : name;
+};
 
 /** Zod issues as field-named problems: `priority: Too big: expected number to be <=10`. */
 export function toFieldIssues(error: z.ZodError): FieldIssue[] {
