@@ -12,7 +12,7 @@ import { VectorIndexes } from './embeddings/vector-indexes.js';
 import { analyzeJob } from './jobs/analyze-job.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { EmbeddingWorker } from './embeddings/worker.js';
-import { callerOf, registerAuth } from './http/auth.js';
+import { callerOf, clientKey, registerAuth } from './http/auth.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { registerGraphUpload } from './http/graph-upload.js';
 import { registerHealth } from './http/health.js';
@@ -156,7 +156,9 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     stateless: config.mcpStateless,
     sessionIdleMs: config.sessionIdleMs,
     maxSessions: config.limits.maxSessions,
+    maxSessionsPerKey: config.limits.maxSessionsPerKey,
     callerOf,
+    holderOf: clientKey,
     metrics,
   });
   await registerDashboard(app);

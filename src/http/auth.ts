@@ -23,6 +23,12 @@ export interface AuthOptions {
 }
 
 /**
+ * Whose budget a request spends, and whose share of MCP sessions it holds: the key's name, or the
+ * client address for anonymous (AUTH=off) or refused requests.
+ */
+export const clientKey = (request: FastifyRequest): string => (request.caller?.name ? `key:${request.caller.name}` : `ip:${request.ip}`);
+
+/**
  * One authentication path for REST, /mcp and everything else (design.md §1), in one onRequest
  * hook: find the caller from `Authorization: Bearer …`; count the request against the caller's
  * rate limit (the key's name; the client address for anonymous or refused requests, so guessing
@@ -38,7 +44,7 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     global: false,
     max: options.rateLimit.max,
     timeWindow: options.rateLimit.windowMs,
-    keyGenerator: (request) => (request.caller?.name ? `key:${request.caller.name}` : `ip:${request.ip}`),
+    keyGenerator: clientKey,
     errorResponseBuilder: (_request, context) =>
       new AppError('RATE_LIMITED', `Rate limit exceeded: at most ${context.max} requests per ${Math.round(options.rateLimit.windowMs / 1000)} s; retry in ${context.after}`, {
         details: { limit: context.max, retry_after_s: Math.ceil(context.ttl / 1000) },

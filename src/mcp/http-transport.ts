@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../domain/context.js';
 import { repoHeader } from '../http/operation-routes.js';
 import { createMcpServer, type McpDeps } from './server.js';
+import { SessionTable } from './session-table.js';
 
 export interface McpHttpOptions extends McpDeps {
   stateless: boolean;
@@ -15,8 +16,12 @@ export interface McpHttpOptions extends McpDeps {
   sessionIdleMs: number;
   /** Open sessions at most; opening one more closes the least recently used. */
   maxSessions: number;
+  /** Open sessions per key (per client address without one); one more closes the key's own least recently used. */
+  maxSessionsPerKey: number;
   /** The caller of a request (set by the auth hook). */
   callerOf(request: FastifyRequest): Caller;
+  /** Whose share of the sessions a request's new session counts against: its key, or its address without one. */
+  holderOf(request: FastifyRequest): string;
 }
 
 /** Not in the OpenAPI document: /mcp speaks JSON-RPC, described by the MCP specification. */
@@ -27,6 +32,8 @@ interface Session {
   server: Server;
   /** The API key that opened the session (null with AUTH=off): no other key may use it. */
   owner: string | null;
+  /** Whose share of the sessions it counts against (`key:<name>`, or `ip:<address>` without a key). */
+  holder: string;
   lastSeen: number;
   openStreams: number;
 }
@@ -43,7 +50,7 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
  * Stateless (`MCP_STATELESS=1`): every POST gets a fresh server and no session; GET and DELETE are 405.
  */
 export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOptions): Promise<void> {
-  const sessions = new Map<string, Session>();
+  const sessions = new SessionTable<Session>(options.maxSessions, Math.min(options.maxSessionsPerKey, options.maxSessions));
   options.metrics?.gauge('devstream_mcp_sessions_active', 'Open MCP sessions', () => sessions.size);
 
   const handoff = async (request: FastifyRequest, reply: FastifyReply, transport: StreamableHTTPServerTransport) => {
@@ -115,12 +122,13 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
       return rpcError(reply, 400, -32000, 'Bad Request: no Mcp-Session-Id header and the request is not initialize');
     }
     const caller = options.callerOf(request);
+    const holder = options.holderOf(request);
     const server = createMcpServer(options, caller, sessionRepo(request));
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        if (sessions.size >= options.maxSessions) evictLeastRecentlyUsed();
-        sessions.set(id, { transport, server, owner: caller.name, lastSeen: Date.now(), openStreams: 0 });
+        makeRoom(holder);
+        sessions.add(id, { transport, server, owner: caller.name, holder, lastSeen: Date.now(), openStreams: 0 });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
@@ -153,18 +161,17 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     return reply;
   });
 
-  /** Makes room for a new session: the least recently used one goes, idle ones (no open stream) first. */
-  const evictLeastRecentlyUsed = () => {
-    let victim: [string, Session] | undefined;
-    const busy = (s: Session) => (s.openStreams > 0 ? 1 : 0);
-    for (const entry of sessions) {
-      const [, s] = entry;
-      if (!victim || busy(s) < busy(victim[1]) || (busy(s) === busy(victim[1]) && s.lastSeen < victim[1].lastSeen)) victim = entry;
-    }
+  /** Makes room for one more session of `holder` (see SessionTable for which session goes). */
+  const makeRoom = (holder: string) => {
+    const victim = sessions.victimFor(holder);
     if (!victim) return;
-    sessions.delete(victim[0]);
-    app.log.info({ sessions: sessions.size + 1, max: options.maxSessions }, 'MCP session limit reached: closed the least recently used session');
-    void victim[1].transport.close();
+    const closed = sessions.delete(victim.id)!;
+    if (victim.reason === 'holder') {
+      app.log.info({ holder: closed.holder, max: sessions.maxPerHolder }, 'MCP sessions per key reached: closed its least recently used session');
+    } else {
+      app.log.info({ sessions: sessions.size + 1, max: sessions.max }, 'MCP session limit reached: closed a least recently used session of the key holding the most');
+    }
+    void closed.transport.close();
   };
 
   const sweep = setInterval(
