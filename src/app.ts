@@ -89,7 +89,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const addMetricsRoute = registerMetrics(app, { metrics, token: config.metricsToken });
   registerHostCheck(app, { allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins });
   const db = deps.db.kysely;
-  await registerAuth(app, {
+  const { countMore } = await registerAuth(app, {
     authenticator: new Authenticator(db, config.auth.mode, config.auth.adminToken, app.log),
     rateLimit: { max: config.limits.rateLimitMax, windowMs: config.limits.rateLimitWindowMs },
   });
@@ -159,6 +159,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     maxSessionsPerKey: config.limits.maxSessionsPerKey,
     callerOf,
     holderOf: clientKey,
+    countMore,
     metrics,
   });
   await registerDashboard(app);

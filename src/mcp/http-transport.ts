@@ -22,6 +22,11 @@ export interface McpHttpOptions extends McpDeps {
   callerOf(request: FastifyRequest): Caller;
   /** Whose share of the sessions a request's new session counts against: its key, or its address without one. */
   holderOf(request: FastifyRequest): string;
+  /**
+   * Counts `extra` more requests against the caller's rate limit (a batch's messages past its
+   * first; the HTTP request itself was counted by the auth hook), throwing RATE_LIMITED when they do not fit.
+   */
+  countMore?(request: FastifyRequest, reply: FastifyReply, extra: number): Promise<void>;
 }
 
 /** Not in the OpenAPI document: /mcp speaks JSON-RPC, described by the MCP specification. */
@@ -53,6 +58,15 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   const sessions = new SessionTable<Session>(options.maxSessions, Math.min(options.maxSessionsPerKey, options.maxSessions));
   options.metrics?.gauge('devstream_mcp_sessions_active', 'Open MCP sessions', () => sessions.size);
 
+  /**
+   * A JSON-RPC batch is as many requests as it holds messages (the auth hook counted the HTTP
+   * request as one): a batch of 100 calls is 100 calls against the key's rate limit, and one that
+   * does not fit is refused whole (429) before any of it runs.
+   */
+  const countBatch = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (Array.isArray(request.body) && request.body.length > 1) await options.countMore?.(request, reply, request.body.length - 1);
+  };
+
   const handoff = async (request: FastifyRequest, reply: FastifyReply, transport: StreamableHTTPServerTransport) => {
     // Headers set before the hand-off (x-ratelimit-*, x-request-id) go out with the transport's answer.
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
@@ -67,6 +81,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
 
   if (options.stateless) {
     app.post('/mcp', MCP_ROUTE, async (request, reply) => {
+      await countBatch(request, reply);
       const server = createMcpServer(options, options.callerOf(request), sessionRepo(request));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       // Closing the transport also detaches the server (the SDK's Protocol cleans up on transport close).
@@ -115,7 +130,9 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   app.post('/mcp', { ...MCP_ROUTE, onRequest: track }, async (request, reply) => {
     if (request.headers['mcp-session-id'] !== undefined) {
       const session = sessionOf(request, reply);
-      if (session) await handoff(request, reply, session.transport);
+      if (!session) return reply;
+      await countBatch(request, reply);
+      await handoff(request, reply, session.transport);
       return reply;
     }
     if (!isInitializeRequest(request.body)) {
