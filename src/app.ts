@@ -19,7 +19,7 @@ import { registerHealth } from './http/health.js';
 import { registerHostCheck } from './http/host-check.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerOperationRoutes } from './http/operation-routes.js';
-import { registerMcpRoutes } from './mcp/http-transport.js';
+import { registerMcpRoutes, type McpSessions } from './mcp/http-transport.js';
 import { operations, tools } from './operations/index.js';
 import { VERSION } from './version.js';
 import { loggerOptions } from './logger.js';
@@ -133,8 +133,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     return { busy, idle };
   }, 'state');
   metrics.gauge('devstream_db_pool_waiting', 'Queries waiting for a database connection', () => deps.db.poolStats().waiting);
+  let mcpSessions: McpSessions | undefined;
   const services: Services = {
     db,
+    keys: { revoked: (name) => void mcpSessions?.closeSessionsOf(name) },
     defaultProject: config.defaultProject,
     jobs: { analyzeRoots: config.graphs.analyzeRoots, queued: () => jobs.kick() },
     memory: { embedder, indexes, accesses, queued: (kind) => (kind === 'vector' ? worker.vectorStaged() : worker.kick()), weights: config.searchWeights },
@@ -148,7 +150,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     callerOf,
   });
   await registerGraphUpload(app, { services, callerOf, uploadLimit: config.graphs.uploadLimit, retention: config.graphs.retention, drain });
-  await registerMcpRoutes(app, {
+  mcpSessions = await registerMcpRoutes(app, {
     services,
     log: app.log,
     version: VERSION,

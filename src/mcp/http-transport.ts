@@ -6,9 +6,16 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../domain/context.js';
+import { revokedAmong } from '../domain/keys.js';
 import { repoHeader } from '../http/operation-routes.js';
 import { createMcpServer, type McpDeps } from './server.js';
 import { SessionTable } from './session-table.js';
+
+/**
+ * How often the keys of open sessions are checked against the database, so that a key revoked
+ * elsewhere (the CLI, another instance) loses its sessions and streams within this long.
+ */
+export const KEY_RECHECK_MS = 5_000;
 
 export interface McpHttpOptions extends McpDeps {
   stateless: boolean;
@@ -27,6 +34,12 @@ export interface McpHttpOptions extends McpDeps {
    * first; the HTTP request itself was counted by the auth hook), throwing RATE_LIMITED when they do not fit.
    */
   countMore?(request: FastifyRequest, reply: FastifyReply, extra: number): Promise<void>;
+}
+
+/** What the rest of the service may do to open sessions. */
+export interface McpSessions {
+  /** Closes every session of this API key, and so its streams (the key was revoked); how many. */
+  closeSessionsOf(owner: string): number;
 }
 
 /** Not in the OpenAPI document: /mcp speaks JSON-RPC, described by the MCP specification. */
@@ -54,7 +67,7 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
  * id gets 404 (the client then re-initializes); sessions idle past `sessionIdleMs` are closed.
  * Stateless (`MCP_STATELESS=1`): every POST gets a fresh server and no session; GET and DELETE are 405.
  */
-export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOptions): Promise<void> {
+export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOptions): Promise<McpSessions> {
   const sessions = new SessionTable<Session>(options.maxSessions, Math.min(options.maxSessionsPerKey, options.maxSessions));
   options.metrics?.gauge('devstream_mcp_sessions_active', 'Open MCP sessions', () => sessions.size);
 
@@ -93,7 +106,8 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
       rpcError(reply.header('allow', 'POST'), 405, -32000, 'Method not allowed: this server is stateless (MCP_STATELESS=1)');
     app.get('/mcp', MCP_ROUTE, notAllowed);
     app.delete('/mcp', MCP_ROUTE, notAllowed);
-    return;
+    // No sessions: a revoked key's requests in flight end with their requests.
+    return { closeSessionsOf: () => 0 };
   }
 
   const sessionOf = (request: FastifyRequest, reply: FastifyReply): Session | undefined => {
@@ -191,6 +205,34 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     void closed.transport.close();
   };
 
+  const closeSessionsOf = (owner: string) => {
+    const owned = sessions.ownedBy(owner);
+    for (const [id, session] of owned) {
+      sessions.delete(id);
+      void session.transport.close();
+    }
+    if (owned.length > 0) app.log.info({ key: owner, sessions: owned.length }, 'API key revoked: closed its MCP sessions');
+    return owned.length;
+  };
+
+  // Keys revoked elsewhere (the CLI, another instance): one query for the distinct keys of the
+  // open sessions every KEY_RECHECK_MS. On a failed query the sessions stay (each request is
+  // still authenticated); the next round tries again.
+  let checking = false;
+  let stopped = false;
+  const recheck = setInterval(() => {
+    const owners = sessions.owners();
+    if (checking || owners.length === 0) return;
+    checking = true;
+    revokedAmong(options.services, owners)
+      .then((revoked) => revoked.forEach(closeSessionsOf))
+      .catch((error: unknown) => {
+        if (!stopped) app.log.warn({ err: error }, 'could not check the keys of open MCP sessions');
+      })
+      .finally(() => (checking = false));
+  }, KEY_RECHECK_MS);
+  recheck.unref();
+
   const sweep = setInterval(
     () => {
       const cutoff = Date.now() - options.sessionIdleMs;
@@ -207,10 +249,13 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   // new requests meanwhile get 503 from Fastify, which is closing.
   app.addHook('preClose', async () => {
     clearInterval(sweep);
+    clearInterval(recheck);
+    stopped = true;
     if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
     await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
     sessions.clear();
   });
+  return { closeSessionsOf };
 }
 
 /** The code graph a session's DevLens tools default to: `?repo=` on the MCP URL, else `X-Repo`. */
