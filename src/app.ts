@@ -12,14 +12,14 @@ import { VectorIndexes } from './embeddings/vector-indexes.js';
 import { analyzeJob } from './jobs/analyze-job.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { EmbeddingWorker } from './embeddings/worker.js';
-import { callerOf, registerAuth } from './http/auth.js';
+import { callerOf, clientKey, registerAuth } from './http/auth.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { registerGraphUpload } from './http/graph-upload.js';
 import { registerHealth } from './http/health.js';
 import { registerHostCheck } from './http/host-check.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerOperationRoutes } from './http/operation-routes.js';
-import { registerMcpRoutes } from './mcp/http-transport.js';
+import { registerMcpRoutes, type McpSessions } from './mcp/http-transport.js';
 import { operations, tools } from './operations/index.js';
 import { VERSION } from './version.js';
 import { loggerOptions } from './logger.js';
@@ -92,7 +92,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const addMetricsRoute = registerMetrics(app, { metrics, token: config.metricsToken });
   registerHostCheck(app, { allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins });
   const db = deps.db.kysely;
-  await registerAuth(app, {
+  const { countMore } = await registerAuth(app, {
     authenticator: new Authenticator(db, config.auth.mode, config.auth.adminToken, app.log),
     rateLimit: { max: config.limits.rateLimitMax, windowMs: config.limits.rateLimitWindowMs },
   });
@@ -136,8 +136,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     return { busy, idle };
   }, 'state');
   metrics.gauge('devstream_db_pool_waiting', 'Queries waiting for a database connection', () => deps.db.poolStats().waiting);
+  let mcpSessions: McpSessions | undefined;
   const services: Services = {
     db,
+    keys: { revoked: (name) => void mcpSessions?.closeSessionsOf(name) },
     defaultProject: config.defaultProject,
     jobs: { analyzeRoots: config.graphs.analyzeRoots, queued: () => jobs.kick() },
     memory: { embedder, indexes, accesses, queued: (kind) => (kind === 'vector' ? worker.vectorStaged() : worker.kick()), weights: config.searchWeights },
@@ -151,7 +153,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     callerOf,
   });
   await registerGraphUpload(app, { services, callerOf, uploadLimit: config.graphs.uploadLimit, retention: config.graphs.retention, drain });
-  await registerMcpRoutes(app, {
+  mcpSessions = await registerMcpRoutes(app, {
     services,
     log: app.log,
     version: VERSION,
@@ -159,7 +161,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     stateless: config.mcpStateless,
     sessionIdleMs: config.sessionIdleMs,
     maxSessions: config.limits.maxSessions,
+    maxSessionsPerKey: config.limits.maxSessionsPerKey,
     callerOf,
+    holderOf: clientKey,
+    countMore,
     metrics,
   });
   await registerDashboard(app);

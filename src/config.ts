@@ -105,6 +105,7 @@ const envSchema = z.object({
     .transform((v) => parseBytes(v)!),
   REQUEST_TIMEOUT_S: int(1, 86_400, 300),
   MAX_SESSIONS: int(1, 1_000_000, 1000),
+  MAX_SESSIONS_PER_KEY: int(1, 1_000_000, 100),
   DB_CONNECT_TIMEOUT_S: int(0, 3_600, 60),
   SHUTDOWN_TIMEOUT_S: int(0, 3_600, 10),
   METRICS_TOKEN: z
@@ -196,6 +197,11 @@ const configSchema = envSchema
     requestTimeoutMs: e.REQUEST_TIMEOUT_S * 1000,
     /** Open MCP sessions; the least recently used one is closed to make room. */
     maxSessions: e.MAX_SESSIONS,
+    /**
+     * Open MCP sessions of one key (of one client address when AUTH=off), at most MAX_SESSIONS:
+     * a key at its cap that opens one more loses its own least recently used session.
+     */
+    maxSessionsPerKey: Math.min(e.MAX_SESSIONS_PER_KEY, e.MAX_SESSIONS),
   },
   /** How long start-up waits for the database (retrying with backoff) before giving up; 0: try once. */
   dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_S * 1000,

@@ -270,7 +270,7 @@ describe('rate limits, size limits and session limits', () => {
   test('per key: the request past RATE_LIMIT_MAX gets 429 RATE_LIMITED with Retry-After and x-ratelimit-*; other keys and /healthz carry on; MCP too', async () => {
     const server = await startServer(database, {
       auth: { mode: 'required', adminToken: ADMIN_TOKEN },
-      limits: { rateLimitMax: 4, rateLimitWindowMs: 60_000, bodyLimit: 2 * 1024 * 1024, requestTimeoutMs: 60_000, maxSessions: 10 },
+      limits: { rateLimitMax: 4, rateLimitWindowMs: 60_000, bodyLimit: 2 * 1024 * 1024, requestTimeoutMs: 60_000, maxSessions: 10, maxSessionsPerKey: 10 },
     });
     try {
       const first = await rest(server.url, 'GET', '/api/v1/tasks', undefined, bearer(ADMIN_TOKEN));
@@ -301,7 +301,7 @@ describe('rate limits, size limits and session limits', () => {
   });
 
   test('bodies over BODY_LIMIT → 413 PAYLOAD_TOO_LARGE on REST and /mcp, nothing stored', async () => {
-    const server = await startServer(database, { limits: { rateLimitMax: 1000, rateLimitWindowMs: 60_000, bodyLimit: 4096, requestTimeoutMs: 60_000, maxSessions: 10 } });
+    const server = await startServer(database, { limits: { rateLimitMax: 1000, rateLimitWindowMs: 60_000, bodyLimit: 4096, requestTimeoutMs: 60_000, maxSessions: 10, maxSessionsPerKey: 10 } });
     try {
       const before_ = await rowCounts(database);
       const big = await rest(server.url, 'POST', '/api/v1/memories', { content: 'x'.repeat(5000), content_type: 'context' });
@@ -337,7 +337,7 @@ describe('rate limits, size limits and session limits', () => {
   });
 
   test('MAX_SESSIONS: opening one more closes the least recently used session', async () => {
-    const server = await startServer(database, { limits: { rateLimitMax: 1000, rateLimitWindowMs: 60_000, bodyLimit: 1024 * 1024, requestTimeoutMs: 60_000, maxSessions: 2 } });
+    const server = await startServer(database, { limits: { rateLimitMax: 1000, rateLimitWindowMs: 60_000, bodyLimit: 1024 * 1024, requestTimeoutMs: 60_000, maxSessions: 2, maxSessionsPerKey: 2 } });
     try {
       const a = await openSession(server.url);
       const b = await openSession(server.url);

@@ -40,9 +40,17 @@ export interface JobServices {
   queued(): void;
 }
 
+/** What else must happen when an API key changes (beyond its row). */
+export interface KeyServices {
+  /** The key was revoked: end what it holds open (its MCP sessions and their streams) now. */
+  revoked(name: string): void;
+}
+
 /** The service's long-lived parts, the same for every request. */
 export interface Services {
   jobs: JobServices;
+  /** Absent outside a running service (the CLI): its revocations reach the services by their periodic key check. */
+  keys?: KeyServices;
   db: Kysely<Database>;
   /** Project name used when a caller names none (DEFAULT_PROJECT). */
   defaultProject: string;

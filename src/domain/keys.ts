@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ADMIN_TOKEN_CALLER } from '../auth/authenticator.js';
 import { SCOPES } from '../auth/scopes.js';
 import { newToken, hashToken } from '../auth/tokens.js';
-import { insertApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../db/queries/api-keys.js';
+import { insertApiKey, listApiKeys, liveKeyNames, revokeApiKey, type ApiKeyRow } from '../db/queries/api-keys.js';
 import { fromDbError, isDbError } from '../db/errors.js';
 import { AppError, notFound } from '../errors.js';
 import { pattern } from '../operations/fields.js';
@@ -59,8 +59,21 @@ export async function listKeys(ctx: Pick<Context, 'db'>, input: { include_revoke
   return { keys: rows.filter((r) => input.include_revoked || r.revoked_at === null).map(toApiKey) };
 }
 
-export async function revokeKey(ctx: Pick<Context, 'db'>, input: { name: string }) {
+/** Revokes the key; the running service (ctx.keys) also ends its open MCP sessions at once. */
+export async function revokeKey(ctx: Pick<Context, 'db' | 'keys'>, input: { name: string }) {
   const row = await revokeApiKey(ctx.db, input.name);
   if (!row) throw notFound(`No live API key named "${input.name}"`);
+  ctx.keys?.revoked(row.name);
   return { success: true, key: toApiKey(row) };
+}
+
+/**
+ * Of these callers' names (as authentication found them), the ones that are no longer a live key:
+ * revoked, or gone. ADMIN_TOKEN is no row and is never revoked; it lasts as long as the configuration.
+ */
+export async function revokedAmong(ctx: Pick<Context, 'db'>, names: readonly string[]): Promise<string[]> {
+  const keys = names.filter((n) => n !== ADMIN_TOKEN_CALLER);
+  if (keys.length === 0) return [];
+  const live = new Set(await liveKeyNames(ctx.db, keys));
+  return keys.filter((n) => !live.has(n));
 }

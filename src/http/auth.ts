@@ -1,5 +1,5 @@
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Caller } from '../domain/context.js';
 import { AppError } from '../errors.js';
@@ -23,13 +23,25 @@ export interface AuthOptions {
 }
 
 /**
+ * Counts `extra` more requests of this request's caller (the further messages of a JSON-RPC batch)
+ * against its rate limit; throws RATE_LIMITED (429), counting none of them, when they do not all fit.
+ */
+export type CountMore = (request: FastifyRequest, reply: FastifyReply, extra: number) => Promise<void>;
+
+/**
+ * Whose budget a request spends, and whose share of MCP sessions it holds: the key's name, or the
+ * client address for anonymous (AUTH=off) or refused requests.
+ */
+export const clientKey = (request: FastifyRequest): string => (request.caller?.name ? `key:${request.caller.name}` : `ip:${request.ip}`);
+
+/**
  * One authentication path for REST, /mcp and everything else (design.md §1), in one onRequest
  * hook: find the caller from `Authorization: Bearer …`; count the request against the caller's
  * rate limit (the key's name; the client address for anonymous or refused requests, so guessing
  * tokens is limited too); then refuse bad credentials with 401 and `WWW-Authenticate: Bearer`.
  * Scopes are checked per operation, in `invoke` (shared with MCP).
  */
-export async function registerAuth(app: FastifyInstance, options: AuthOptions): Promise<void> {
+export async function registerAuth(app: FastifyInstance, options: AuthOptions): Promise<{ countMore: CountMore }> {
   app.decorateRequest('caller', null);
   app.decorateRequest('authError', null);
   // Not `global`: the plugin would hang its check on each route, after every root hook (so after a
@@ -38,13 +50,16 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     global: false,
     max: options.rateLimit.max,
     timeWindow: options.rateLimit.windowMs,
-    keyGenerator: (request) => (request.caller?.name ? `key:${request.caller.name}` : `ip:${request.ip}`),
+    keyGenerator: clientKey,
     errorResponseBuilder: (_request, context) =>
       new AppError('RATE_LIMITED', `Rate limit exceeded: at most ${context.max} requests per ${Math.round(options.rateLimit.windowMs / 1000)} s; retry in ${context.after}`, {
         details: { limit: context.max, retry_after_s: Math.ceil(context.ttl / 1000) },
       }),
   });
   const countRequest = app.rateLimit();
+  // The same store and key as countRequest, one request per call, without answering for itself.
+  const limiter = app.createRateLimit();
+  const windowS = Math.round(options.rateLimit.windowMs / 1000);
 
   app.addHook('onRequest', async (request, reply) => {
     // The dashboard's own files carry no data: a browser loads them before it has a key.
@@ -60,6 +75,35 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
       return sendError(reply.header('www-authenticate', 'Bearer realm="devstream-hub"'), request.authError);
     }
   });
+
+  const countMore: CountMore = async (request, reply, extra) => {
+    if (extra <= 0) return;
+    const refuse = (max: number, remaining: number, ttlInSeconds: number) => {
+      const messages = extra + 1;
+      const retry = Math.max(1, ttlInSeconds);
+      reply.header('x-ratelimit-remaining', remaining).header('retry-after', retry);
+      const advice = messages > max ? 'send fewer messages per batch' : `retry in ${retry} s`;
+      return new AppError(
+        'RATE_LIMITED',
+        `Rate limit exceeded: a batch of ${messages} JSON-RPC messages counts ${messages} requests; ${remaining} are left of ${max} per ${windowS} s; ${advice}`,
+        { details: { limit: max, batch: messages, retry_after_s: retry } },
+      );
+    };
+    // Check first, so that a batch that cannot fit spends no more than its one request …
+    const peek = await limiter(request, { increment: false });
+    if (peek.isAllowed) return;
+    if (extra > peek.remaining) throw refuse(peek.max, peek.remaining, peek.ttlInSeconds);
+    // … then count one by one: of two batches racing for the last units, at most one runs.
+    let remaining = peek.remaining;
+    for (let i = 0; i < extra; i++) {
+      const next = await limiter(request);
+      if (next.isAllowed) return;
+      if (next.isExceeded) throw refuse(next.max, 0, next.ttlInSeconds);
+      remaining = next.remaining;
+    }
+    reply.header('x-ratelimit-remaining', remaining);
+  };
+  return { countMore };
 }
 
 /** The request's caller; only for routes behind registerAuth (never null there). */

@@ -6,8 +6,16 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../domain/context.js';
+import { revokedAmong } from '../domain/keys.js';
 import { repoHeader } from '../http/operation-routes.js';
 import { createMcpServer, type McpDeps } from './server.js';
+import { SessionTable } from './session-table.js';
+
+/**
+ * How often the keys of open sessions are checked against the database, so that a key revoked
+ * elsewhere (the CLI, another instance) loses its sessions and streams within this long.
+ */
+export const KEY_RECHECK_MS = 5_000;
 
 export interface McpHttpOptions extends McpDeps {
   stateless: boolean;
@@ -15,8 +23,23 @@ export interface McpHttpOptions extends McpDeps {
   sessionIdleMs: number;
   /** Open sessions at most; opening one more closes the least recently used. */
   maxSessions: number;
+  /** Open sessions per key (per client address without one); one more closes the key's own least recently used. */
+  maxSessionsPerKey: number;
   /** The caller of a request (set by the auth hook). */
   callerOf(request: FastifyRequest): Caller;
+  /** Whose share of the sessions a request's new session counts against: its key, or its address without one. */
+  holderOf(request: FastifyRequest): string;
+  /**
+   * Counts `extra` more requests against the caller's rate limit (a batch's messages past its
+   * first; the HTTP request itself was counted by the auth hook), throwing RATE_LIMITED when they do not fit.
+   */
+  countMore?(request: FastifyRequest, reply: FastifyReply, extra: number): Promise<void>;
+}
+
+/** What the rest of the service may do to open sessions. */
+export interface McpSessions {
+  /** Closes every session of this API key, and so its streams (the key was revoked); how many. */
+  closeSessionsOf(owner: string): number;
 }
 
 /** Not in the OpenAPI document: /mcp speaks JSON-RPC, described by the MCP specification. */
@@ -27,6 +50,8 @@ interface Session {
   server: Server;
   /** The API key that opened the session (null with AUTH=off): no other key may use it. */
   owner: string | null;
+  /** Whose share of the sessions it counts against (`key:<name>`, or `ip:<address>` without a key). */
+  holder: string;
   lastSeen: number;
   openStreams: number;
 }
@@ -42,9 +67,18 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
  * id gets 404 (the client then re-initializes); sessions idle past `sessionIdleMs` are closed.
  * Stateless (`MCP_STATELESS=1`): every POST gets a fresh server and no session; GET and DELETE are 405.
  */
-export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOptions): Promise<void> {
-  const sessions = new Map<string, Session>();
+export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOptions): Promise<McpSessions> {
+  const sessions = new SessionTable<Session>(options.maxSessions, Math.min(options.maxSessionsPerKey, options.maxSessions));
   options.metrics?.gauge('devstream_mcp_sessions_active', 'Open MCP sessions', () => sessions.size);
+
+  /**
+   * A JSON-RPC batch is as many requests as it holds messages (the auth hook counted the HTTP
+   * request as one): a batch of 100 calls is 100 calls against the key's rate limit, and one that
+   * does not fit is refused whole (429) before any of it runs.
+   */
+  const countBatch = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (Array.isArray(request.body) && request.body.length > 1) await options.countMore?.(request, reply, request.body.length - 1);
+  };
 
   const handoff = async (request: FastifyRequest, reply: FastifyReply, transport: StreamableHTTPServerTransport) => {
     // Headers set before the hand-off (x-ratelimit-*, x-request-id) go out with the transport's answer.
@@ -60,6 +94,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
 
   if (options.stateless) {
     app.post('/mcp', MCP_ROUTE, async (request, reply) => {
+      await countBatch(request, reply);
       const server = createMcpServer(options, options.callerOf(request), sessionRepo(request));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       // Closing the transport also detaches the server (the SDK's Protocol cleans up on transport close).
@@ -71,7 +106,8 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
       rpcError(reply.header('allow', 'POST'), 405, -32000, 'Method not allowed: this server is stateless (MCP_STATELESS=1)');
     app.get('/mcp', MCP_ROUTE, notAllowed);
     app.delete('/mcp', MCP_ROUTE, notAllowed);
-    return;
+    // No sessions: a revoked key's requests in flight end with their requests.
+    return { closeSessionsOf: () => 0 };
   }
 
   const sessionOf = (request: FastifyRequest, reply: FastifyReply): Session | undefined => {
@@ -108,19 +144,22 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   app.post('/mcp', { ...MCP_ROUTE, onRequest: track }, async (request, reply) => {
     if (request.headers['mcp-session-id'] !== undefined) {
       const session = sessionOf(request, reply);
-      if (session) await handoff(request, reply, session.transport);
+      if (!session) return reply;
+      await countBatch(request, reply);
+      await handoff(request, reply, session.transport);
       return reply;
     }
     if (!isInitializeRequest(request.body)) {
       return rpcError(reply, 400, -32000, 'Bad Request: no Mcp-Session-Id header and the request is not initialize');
     }
     const caller = options.callerOf(request);
+    const holder = options.holderOf(request);
     const server = createMcpServer(options, caller, sessionRepo(request));
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        if (sessions.size >= options.maxSessions) evictLeastRecentlyUsed();
-        sessions.set(id, { transport, server, owner: caller.name, lastSeen: Date.now(), openStreams: 0 });
+        makeRoom(holder);
+        sessions.add(id, { transport, server, owner: caller.name, holder, lastSeen: Date.now(), openStreams: 0 });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
@@ -153,19 +192,46 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     return reply;
   });
 
-  /** Makes room for a new session: the least recently used one goes, idle ones (no open stream) first. */
-  const evictLeastRecentlyUsed = () => {
-    let victim: [string, Session] | undefined;
-    const busy = (s: Session) => (s.openStreams > 0 ? 1 : 0);
-    for (const entry of sessions) {
-      const [, s] = entry;
-      if (!victim || busy(s) < busy(victim[1]) || (busy(s) === busy(victim[1]) && s.lastSeen < victim[1].lastSeen)) victim = entry;
-    }
+  /** Makes room for one more session of `holder` (see SessionTable for which session goes). */
+  const makeRoom = (holder: string) => {
+    const victim = sessions.victimFor(holder);
     if (!victim) return;
-    sessions.delete(victim[0]);
-    app.log.info({ sessions: sessions.size + 1, max: options.maxSessions }, 'MCP session limit reached: closed the least recently used session');
-    void victim[1].transport.close();
+    const closed = sessions.delete(victim.id)!;
+    if (victim.reason === 'holder') {
+      app.log.info({ holder: closed.holder, max: sessions.maxPerHolder }, 'MCP sessions per key reached: closed its least recently used session');
+    } else {
+      app.log.info({ sessions: sessions.size + 1, max: sessions.max }, 'MCP session limit reached: closed a least recently used session of the key holding the most');
+    }
+    void closed.transport.close();
   };
+
+  const closeSessionsOf = (owner: string) => {
+    const owned = sessions.ownedBy(owner);
+    for (const [id, session] of owned) {
+      sessions.delete(id);
+      void session.transport.close();
+    }
+    if (owned.length > 0) app.log.info({ key: owner, sessions: owned.length }, 'API key revoked: closed its MCP sessions');
+    return owned.length;
+  };
+
+  // Keys revoked elsewhere (the CLI, another instance): one query for the distinct keys of the
+  // open sessions every KEY_RECHECK_MS. On a failed query the sessions stay (each request is
+  // still authenticated); the next round tries again.
+  let checking = false;
+  let stopped = false;
+  const recheck = setInterval(() => {
+    const owners = sessions.owners();
+    if (checking || owners.length === 0) return;
+    checking = true;
+    revokedAmong(options.services, owners)
+      .then((revoked) => revoked.forEach(closeSessionsOf))
+      .catch((error: unknown) => {
+        if (!stopped) app.log.warn({ err: error }, 'could not check the keys of open MCP sessions');
+      })
+      .finally(() => (checking = false));
+  }, KEY_RECHECK_MS);
+  recheck.unref();
 
   const sweep = setInterval(
     () => {
@@ -183,10 +249,13 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   // new requests meanwhile get 503 from Fastify, which is closing.
   app.addHook('preClose', async () => {
     clearInterval(sweep);
+    clearInterval(recheck);
+    stopped = true;
     if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
     await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
     sessions.clear();
   });
+  return { closeSessionsOf };
 }
 
 /** The code graph a session's DevLens tools default to: `?repo=` on the MCP URL, else `X-Repo`. */

@@ -23,7 +23,7 @@ export const testConfig = (overrides: Partial<ServerConfig> = {}): ServerConfig 
   graphs: { retention: 20, uploadLimit: 256 * 1024 * 1024, analyzeRoots: [] },
   auth: { mode: 'off', adminToken: undefined },
   metricsToken: undefined,
-  limits: { rateLimitMax: 1_000_000, rateLimitWindowMs: 60_000, bodyLimit: 2 * 1024 * 1024, requestTimeoutMs: 300_000, maxSessions: 1000 },
+  limits: { rateLimitMax: 1_000_000, rateLimitWindowMs: 60_000, bodyLimit: 2 * 1024 * 1024, requestTimeoutMs: 300_000, maxSessions: 1000, maxSessionsPerKey: 100 },
   ...overrides,
 });
 

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 
 export interface ApiKeyRow {
@@ -47,6 +47,17 @@ export async function revokeApiKey(db: Kysely<Database>, name: string): Promise<
     .where('revoked_at', 'is', null)
     .returning(columns)
     .executeTakeFirst();
+}
+
+/** Of these key names (any case), the ones of live keys, as stored: one query, by the lower(name) index. */
+export async function liveKeyNames(db: Kysely<Database>, names: readonly string[]): Promise<string[]> {
+  const rows = await db
+    .selectFrom('api_keys')
+    .select('name')
+    .where(sql<boolean>`lower(name) = any(${names.map((n) => n.toLowerCase())}::text[])`)
+    .where('revoked_at', 'is', null)
+    .execute();
+  return rows.map((r) => r.name);
 }
 
 export async function touchApiKey(db: Kysely<Database>, id: string, at: Date): Promise<void> {
