@@ -16,7 +16,8 @@ export function isDocumentation(text: string): boolean {
 /** Trims lines, drops blank lines at both ends, keeps paragraphs, cuts at MAX_DOC_CHARS. */
 export function tidyDoc(lines: string[]): string {
   const text = lines
-    .map((l) => l.replace(/\s+$/, ''))
+    // trimEnd, not .replace(/\s+$/, ''): that regex backtracked over a run of blanks from each of them.
+    .map((l) => l.trimEnd())
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();

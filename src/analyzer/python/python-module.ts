@@ -58,7 +58,9 @@ function stringValue(literal: string): string {
   const m = /^[rRuUbBfF]*("""|'''|"|')([\s\S]*)\1$/.exec(literal);
   const lines = (m ? m[2]! : literal).split('\n');
   const rest = lines.slice(1);
-  const indent = Math.min(...rest.filter((l) => l.trim()).map((l) => l.length - l.trimStart().length), Infinity);
+  // A loop, not Math.min(...lines): spreading a docstring of ~100,000 lines overflows the stack.
+  let indent = Infinity;
+  for (const l of rest) if (l.trim()) indent = Math.min(indent, l.length - l.trimStart().length);
   return tidyDoc([lines[0]!.trim(), ...rest.map((l) => (Number.isFinite(indent) ? l.slice(indent) : l))]);
 }
 

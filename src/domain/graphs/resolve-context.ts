@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import { symbolQuery } from './find-symbols.js';
 import { walk } from './impact.js';
 import type { Provenance } from './model.js';
+import { nodeTexts, type NodeTexts } from './packet-text.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
 
 export const INTENTS = ['pinpoint', 'reference-list', 'flow', 'overview', 'concept', 'security-audit', 'exploratory'] as const;
@@ -35,7 +36,6 @@ const MAX_FOCUS = 10;
 const PER_SEED = 40;
 const MAX_FILES = 8;
 const SNIPPETS_PER_FILE = 2;
-const MICRO_CHARS = 120;
 const RRF_K = 60;
 /** Words of a task too common to pick snippet lines by. */
 const STOP_WORDS = new Set('the and are how what does did for with this that from when where which who why into our not can was were has have its use used uses'.split(' '));
@@ -68,14 +68,6 @@ export function defaultBudget(intent: Intent, nodes: number): number {
 
 export const approxTokens = (text: string) => Math.ceil(text.length / 4);
 
-/** The first sentence of a summary, without HTML, clipped: the packet's one-line meaning. */
-export function microSummary(row: Pick<PacketNodeRow, 'business_summary' | 'technical_summary'>): string | null {
-  const text = (row.business_summary ?? row.technical_summary ?? '').replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
-  if (!text) return null;
-  const sentence = /^(.+?[.!?])(\s|$)/.exec(text)?.[1] ?? text;
-  return sentence.length > MICRO_CHARS ? `${sentence.slice(0, MICRO_CHARS - 1)}…` : sentence;
-}
-
 const isTest = (r: PacketNodeRow) => r.type === 'TEST' || /(^|\/)(tests?|__tests__|specs?|e2e)(\/|$)|[._-](test|spec)s?\.[a-z]+$/i.test(r.file_path);
 const DEFINITIONS = new Set(['FUNCTION', 'METHOD', 'CLASS', 'INTERFACE', 'ENUM', 'COMPONENT', 'HOOK', 'ROUTE', 'STRUCT', 'TRAIT', 'STATE_STORE']);
 
@@ -88,25 +80,12 @@ function heuristic(r: PacketNodeRow, intent: Intent): number {
   return h;
 }
 
-/** Lines of a node's code that name a word of the task, with their line numbers. */
-function snippets(r: PacketNodeRow, words: string[], limit: number): string[] {
-  if (!r.code || words.length === 0) return [];
-  const found: string[] = [];
-  const lines = r.code.split('\n');
-  for (let i = 0; i < lines.length && found.length < limit; i++) {
-    const line = lines[i]!;
-    const lower = line.toLowerCase();
-    if (words.some((w) => lower.includes(w))) found.push(`  L${r.start_line + i}: ${line.trim().slice(0, 160)}`);
-  }
-  return found;
-}
-
 function render(
   graph: { graphId: string; commitHash: string },
   nodes: Candidate[],
   edges: Array<{ from_id: string; to_id: string; type: string }>,
   task: string,
-  words: string[],
+  texts: (row: PacketNodeRow) => NodeTexts,
   confidence: string,
   next: string,
 ): string {
@@ -117,7 +96,7 @@ function render(
     const a = answer.row;
     out.push(`ANSWER ${ids.get(a.node_id)!.slice(1)}`);
     out.push(`ANSWER ${a.name} (${a.type === 'FILE' ? 'file' : 'symbol'}) — ${a.file_path}:${a.start_line}`);
-    out.push(`WHAT ${microSummary(a) ?? 'no summary in this graph (structure only): read the code with get_node include=["code"]'}`);
+    out.push(`WHAT ${texts(a).micro ?? 'no summary in this graph (structure only): read the code with get_node include=["code"]'}`);
   } else {
     out.push('ANSWER 0');
     out.push(`WHAT nothing in the graph matches "${task}"`);
@@ -126,7 +105,7 @@ function render(
   out.push(`NODES ${nodes.length}`);
   for (const c of nodes) {
     const r = c.row;
-    const micro = microSummary(r);
+    const micro = texts(r).micro;
     out.push(`${ids.get(r.node_id)} ${r.name} ${r.type.toLowerCase()} ${r.file_path}:${r.start_line}-${r.end_line}${micro ? `  m:${micro}` : ''}`);
   }
   const flow = edges.filter((e) => ids.has(e.from_id) && ids.has(e.to_id));
@@ -151,14 +130,14 @@ function render(
     }
     shown++;
     out.push(`${path}  ${refs}`);
-    const lines = members.flatMap((m) => snippets(m.row, words, SNIPPETS_PER_FILE)).slice(0, SNIPPETS_PER_FILE);
+    const lines = members.flatMap((m) => texts(m.row).snippets).slice(0, SNIPPETS_PER_FILE);
     out.push(...lines);
   }
   if (pointers.length) out.push(`+${pointers.length} more: ${pointers.join('; ')}`);
 
   const sec = nodes.filter((c) => c.row.security_summary || c.row.security_severity);
   out.push(`SEC ${sec.length}`);
-  for (const c of sec) out.push(`${ids.get(c.row.node_id)} ${c.row.security_severity ?? 'note'}: ${(c.row.security_summary ?? '').replace(/\s+/g, ' ').slice(0, 200)}`);
+  for (const c of sec) out.push(`${ids.get(c.row.node_id)} ${c.row.security_severity ?? 'note'}: ${texts(c.row).security}`);
   out.push(`IDMAP ${nodes.map((c) => `${ids.get(c.row.node_id)}=${c.row.node_id}`).join(' ')}`);
   out.push(`NEXT ${next}`);
   return out.join('\n');
@@ -245,6 +224,7 @@ export async function resolveContext(
       : `closest match for "${input.task.slice(0, 80)}" is "${top.name}" — verify intent`;
   const edges = await edgesAmong(ctx.db, g, candidates.map((c) => c.row.node_id));
   const snippetWords = [...new Set(search.words.split(' ').filter((w) => w.length >= 3 && !STOP_WORDS.has(w)))];
+  const texts = nodeTexts(snippetWords, SNIPPETS_PER_FILE);
 
   let included = candidates;
   let cut: Candidate[] = [];
@@ -254,7 +234,7 @@ export async function resolveContext(
     if (cut.length === 0) return drill;
     return `cut ${cut.length} lower-ranked node(s) to fit ${budget} tokens (${cut.slice(0, 5).map((c) => c.row.name).join(', ')}${cut.length > 5 ? ', …' : ''}): raise tokenBudget, or ${drill}`;
   };
-  let packet = render(g, included, edges, input.task, snippetWords, confidence, nextHint());
+  let packet = render(g, included, edges, input.task, texts, confidence, nextHint());
   while (approxTokens(packet) > budget) {
     let drop = -1;
     for (let i = included.length - 1; i >= 0; i--) {
@@ -266,7 +246,7 @@ export async function resolveContext(
     if (drop === -1) break; // only seeds remain: the packet may exceed the budget
     cut = [included[drop]!, ...cut];
     included = included.filter((_, i) => i !== drop);
-    packet = render(g, included, edges, input.task, snippetWords, confidence, nextHint());
+    packet = render(g, included, edges, input.task, texts, confidence, nextHint());
   }
   return {
     graphId: graph.graphId,

@@ -28,11 +28,18 @@ export function provenanceOf(g: ResolvedGraph): Provenance {
   };
 }
 
+/** `a/b//` → `a/b`. A loop, not `/\/+$/`: that regex ran to the end of the text from every `/` in it (quadratic in a run of slashes). */
+function withoutTrailingSlashes(path: string): string {
+  let end = path.length;
+  while (end > 0 && path.charCodeAt(end - 1) === 0x2f) end--;
+  return path.slice(0, end);
+}
+
 /** A name, graphId, or path whose last part(s) are the repo (`/home/dev/ky`, `org/ky`), any case. */
 function matches(g: GraphSummary, wanted: string): boolean {
   if (g.graphId === wanted) return true;
   const name = g.repo.toLowerCase();
-  const w = wanted.toLowerCase().replace(/\\/g, '/').replace(/\/+$/, '');
+  const w = withoutTrailingSlashes(wanted.toLowerCase().replace(/\\/g, '/'));
   return w === name || w.endsWith(`/${name}`) || name.endsWith(`/${w}`);
 }
 

@@ -20,6 +20,7 @@ import { AppError, validationError } from '../../errors.js';
 import { graphId as graphIdField, isWellFormed, name, unstorable } from '../../operations/fields.js';
 import { toFieldIssues } from '../../operations/operation.js';
 import type { Caller } from '../context.js';
+import { mapYielding } from '../map-yielding.js';
 import { CommitFileFormatError, readCommitFile, type ElementArray } from './commit-file-reader.js';
 import { docText, identifierText, nameDocument, pathDocument } from './search-document.js';
 
@@ -263,12 +264,12 @@ export async function uploadGraph(deps: UploadDeps, rawQuery: unknown, body: Arr
           if (source[kind] !== array) return;
           await begin();
           if (kind === 'nodes') {
-            const rows = values.map((v, i) => nodeRow(v, start + i, `${array}[${start + i}]`));
+            const rows = await mapYielding(values, (v, i) => nodeRow(v, start + i, `${array}[${start + i}]`));
             unscored ||= rows.some((r) => r.score === null);
             await insertNodes(trx, graph!.graph_id, commitHash!, rows);
             counts.nodes += rows.length;
           } else {
-            const rows = values.map((v, i) => edgeRow(v, start + i, `${array}[${start + i}]`));
+            const rows = await mapYielding(values, (v, i) => edgeRow(v, start + i, `${array}[${start + i}]`));
             await insertEdges(trx, graph!.graph_id, commitHash!, rows);
             counts.edges += rows.length;
           }

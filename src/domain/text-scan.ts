@@ -1,0 +1,18 @@
+/**
+ * Character classes of JavaScript regular expressions, for scanners that replace a regex which
+ * backtracked on hostile text (issue 19) and must match exactly what it matched.
+ */
+
+/** Whether a UTF-16 unit is a line terminator: what regex `.` does not match, and where `^`/`$` of a `m` regex match. */
+export function isLineTerminator(c: number): boolean {
+  return c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029;
+}
+
+/** Whether a UTF-16 unit is matched by regex `\s` (and removed by `String.prototype.trim`): white space and line terminators. */
+export function isJsSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  );
+}

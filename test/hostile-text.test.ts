@@ -1,0 +1,459 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
+import { checkSync } from 'recheck';
+import ts from 'typescript';
+import { collapsedPrefix, microSummary, plainTextPrefix, snippetLines } from '../src/domain/graphs/packet-text.js';
+import { docText, identifierText, identifierWords, nameDocument, pathDocument } from '../src/domain/graphs/search-document.js';
+import { tidyDoc } from '../src/analyzer/doc-text.js';
+import { mapYielding } from '../src/domain/map-yielding.js';
+import { backends, postgresBaseUrl } from './helpers/backends.js';
+import { createScratchDatabase } from './helpers/postgres.js';
+import { ROOT, serve, type ServedProcess } from './helpers/service.js';
+
+/**
+ * Issue 19, defect 3, "regular expressions with quadratic time on the event loop": every regex
+ * in src/ is linear by a ReDoS checker; the scanners that replaced backtracking regexes match what
+ * those regexes matched; and pathological text in every field a regex reads (node code, name, id,
+ * path, summaries, security note; memory content, keywords and queries; search queries; repository
+ * files for the analyzer) is answered in bounded time over real HTTP, on both backends, while
+ * /healthz keeps answering within a second. Deterministic: fixed seeds.
+ *
+ * The time bounds are far apart from what the old code took (53 s for 200,000 newlines, a packet
+ * over a 200,000-`<` summary ~20 s per node shown) and from what the new code takes (well under a
+ * second): a test of a denial of service has to bound time somewhere. HOSTILE_TEXT_LOG=1 prints
+ * each request's time and the slowest /healthz beside it.
+ */
+
+const SEED = 20_261_219;
+/** Longest wait for one answer; the old code took tens of seconds to minutes on these inputs. */
+const ANSWER_MS = 20_000;
+/** Slowest /healthz allowed while hostile work runs. */
+const HEALTHZ_MS = 1_000;
+/** Length of each pathological value: big enough that quadratic work takes tens of seconds. */
+const SIZE = 200_000;
+
+// ---------------------------------------------------------------------------------------------
+// Pathological text: one unit repeated, between a little ordinary text and an ending chosen to
+// make a backtracking regex fail late (a lone `x` after blanks, `!` after `#`, `\f` after tabs…).
+
+const UNITS = [
+  '\n', '\r\n', '\u2028', ' ', '\t', ' \t', '\n ', '\n\t', '/*', '/*a', '/**', '*', '* ', '\n*', '#', '\n#', '# ',
+  '"""', "'''", '"', "'", '//', ':/', '<', '<a', '< ', '>', '(', '{', '([{', '[', '\\', '/', '.', '. ', '!', '?',
+  'A', 'aA', 'A1', 'Ab', 'AB', '1', '_', '$', '@', '@a', 'x', ':', '-', '\u00a0', '\f',
+];
+const TAILS = ['', 'x', '!', '\f', '\u00a0x', '#!', '*/', '>', ')', '}', 'a.', 'a', 'A', '1'];
+
+/** Pathological strings of `size` characters (plus a few), from the units above. */
+const hostileText = (size: number) =>
+  fc
+    .record({ unit: fc.constantFrom(...UNITS), second: fc.constantFrom('', ...UNITS), head: fc.string({ maxLength: 8 }), tail: fc.constantFrom(...TAILS) })
+    .map(({ unit, second, head, tail }) => {
+      const run = unit + second;
+      return head + run.repeat(Math.ceil(size / run.length)).slice(0, size) + tail;
+    });
+
+/** The shapes issue 19 saw blow up and the attack strings of the regexes it replaced, always included. */
+const known = (size: number): Array<[string, string]> => [
+  ['newlines', '\n'.repeat(size)],
+  ['/*a repeated', '/*a'.repeat(size / 3)],
+  ['a comment full of newlines', `/*${'\n'.repeat(size)}*/`],
+  ['an unclosed comment full of newlines', `/**${'\n '.repeat(size / 2)}`],
+  ['# lines after blank lines', `${'\n'.repeat(size)}#!`],
+  ['< repeated', '<'.repeat(size)],
+  ['capitals', `${'A'.repeat(size)}1`],
+  ['blanks before a letter', `${' '.repeat(size)}x`],
+  ['tabs before a form feed', `${'\t'.repeat(size)}\f`],
+  ['slashes before a letter', `${'/'.repeat(size)}x`],
+  ['unclosed docstrings', `"""${'"'.repeat(size)}`],
+  ['deep brackets', `${'({['.repeat(size / 3)}`],
+];
+
+const sample = (size: number, n: number, seed: number) => fc.sample(hostileText(size), { seed, numRuns: n });
+
+// ---------------------------------------------------------------------------------------------
+// Every regex in src/ is linear.
+
+/** Regexes that read only the operator's own text (environment, command line), never a client's. */
+const TRUSTED: Record<string, string> = {
+  'src/config.ts': 'environment variables of the operator',
+  'src/commands/': 'command-line arguments and local files of the user running the CLI',
+};
+
+interface FoundRegex {
+  where: string;
+  source: string;
+  flags: string;
+}
+
+function regexesInSrc(): { regexes: FoundRegex[]; dynamic: string[] } {
+  const regexes: FoundRegex[] = [];
+  const dynamic: string[] = [];
+  const paths = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).filter((p) => /\.[cm]?[jt]s$/.test(p));
+  for (const path of paths.map((p) => `src/${p}`)) {
+    const file = ts.createSourceFile(path, readFileSync(join(ROOT, path), 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node) => {
+      const where = `${path}:${file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1}`;
+      if (node.kind === ts.SyntaxKind.RegularExpressionLiteral) {
+        const text = node.getText(file);
+        const slash = text.lastIndexOf('/');
+        regexes.push({ where, source: text.slice(1, slash), flags: text.slice(slash + 1) });
+      } else if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && node.expression.getText(file) === 'RegExp') {
+        dynamic.push(where);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(file);
+  }
+  return { regexes, dynamic };
+}
+
+describe('every regex in src/ runs in linear time (recheck)', () => {
+  test('no regex reading client or stored text can backtrack super-linearly', () => {
+    const { regexes, dynamic } = regexesInSrc();
+    assert.ok(regexes.length > 50, `found ${regexes.length} regexes: the scan missed src/`);
+    assert.deepEqual(dynamic, [], 'a RegExp built at run time cannot be checked here: use a literal');
+    const vulnerable: string[] = [];
+    for (const r of regexes) {
+      if (Object.keys(TRUSTED).some((prefix) => r.where.startsWith(prefix))) continue;
+      const result = checkSync(r.source, r.flags, { timeout: 10_000, randomSeed: SEED });
+      if (result.status !== 'safe') {
+        const attack = result.status === 'vulnerable' ? ` (${result.complexity.type}; attack ${result.attack.pattern})` : '';
+        vulnerable.push(`${r.where} /${r.source}/${r.flags}: ${result.status}${attack}`);
+      }
+    }
+    assert.deepEqual(vulnerable, []);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The scanners give what the regexes they replaced gave (on inputs small enough for those).
+
+const OLD = {
+  identifierWords: (identifier: string) =>
+    identifier
+      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+      .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+      .replace(/([A-Za-z])(\d)/g, '$1 $2')
+      .replace(/(\d)([A-Za-z])/g, '$1 $2')
+      .replace(/[^A-Za-z0-9]+/g, ' ')
+      .trim()
+      .toLowerCase(),
+  docText(code: string): string {
+    const parts: string[] = [];
+    for (const pattern of [/\/\*\*?([\s\S]*?)\*\//g, /(?:^|[^:])\/\/(.*)$/gm, /^\s*#(?!!)(.*)$/gm, /("""|''')([\s\S]*?)\1/g]) {
+      for (const m of code.matchAll(pattern)) parts.push((m[m.length - 1] ?? '').replace(/^\s*\*+/gm, ' ').replace(/@\w+/g, ' '));
+    }
+    return parts.join(' ').replace(/\s+/g, ' ').trim().slice(0, 4000);
+  },
+  microSummary(row: { business_summary: string | null; technical_summary: string | null }): string | null {
+    const text = (row.business_summary ?? row.technical_summary ?? '').replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
+    if (!text) return null;
+    const sentence = /^(.+?[.!?])(\s|$)/.exec(text)?.[1] ?? text;
+    return sentence.length > 120 ? `${sentence.slice(0, 119)}…` : sentence;
+  },
+  snippets(code: string | null, startLine: number, words: string[], limit: number): string[] {
+    if (!code || words.length === 0) return [];
+    const found: string[] = [];
+    const lines = code.split('\n');
+    for (let i = 0; i < lines.length && found.length < limit; i++) {
+      const lower = lines[i]!.toLowerCase();
+      if (words.some((w) => lower.includes(w))) found.push(`  L${startLine + i}: ${lines[i]!.trim().slice(0, 160)}`);
+    }
+    return found;
+  },
+  tidyDoc(lines: string[]): string {
+    const text = lines
+      .map((l) => l.replace(/\s+$/, ''))
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim();
+    return text.length > 4000 ? `${text.slice(0, 3999)}…` : text;
+  },
+};
+
+/** Text made of the pieces these functions look for, in any order. */
+const pieces = (list: string[], maxLength: number) => fc.array(fc.constantFrom(...list), { maxLength }).map((a) => a.join(''));
+const CODE_PIECES = ['/*', '*/', '/**', '*', '//', ':', '#', '#!', '"""', "'''", '\n', '\r\n', '\r', '\u2028', ' ', '\t', '\u00a0', '* ', '@param', '@', 'x', 'fooBar', 'HTTPServer', 'ABCd', 'AbC', 'a1B', 'get_user.byId', '$x', '_'];
+const HTML_PIECES = ['<', '>', '<b>', '</p>', '.', '!', '?', ' ', '\n', '\t', '\u3000', 'a', 'B', 'é', 'word', 'Sentence one.', 'x'.repeat(50)];
+const runs = (list: string[]) =>
+  fc.tuple(pieces(list, 10), fc.constantFrom(...list), fc.integer({ min: 0, max: 300 }), pieces(list, 10)).map(([a, unit, n, b]) => a + unit.repeat(n) + b);
+const property = { seed: SEED, numRuns: 3_000 };
+
+describe('the scanners match the regexes they replace', () => {
+  test('search documents: identifier words, name and path documents, doc text, identifiers', () => {
+    for (const arb of [pieces(CODE_PIECES, 40), runs(CODE_PIECES), fc.string({ maxLength: 60 })]) {
+      fc.assert(fc.property(arb, (s) => identifierWords(s) === OLD.identifierWords(s)), property);
+      fc.assert(fc.property(arb, (s) => pathDocument(s) === OLD.identifierWords(s)), property);
+      fc.assert(fc.property(arb, (s) => docText(s) === OLD.docText(s)), property);
+      fc.assert(
+        fc.property(arb, (s) => {
+          const whole = s.toLowerCase().replace(/\s+/g, ' ');
+          const expected = [...new Set([whole, whole.split(/[^a-z0-9_$]+/).filter(Boolean).join(' '), OLD.identifierWords(s)])].filter(Boolean).join(' ');
+          return nameDocument(s) === expected;
+        }),
+        property,
+      );
+    }
+    // Long doc text: the scan stops once MAX_CODE_TEXT is filled, with the same answer.
+    const long = fc.array(fc.tuple(fc.constantFrom('/* ', '// ', '# ', '"""'), fc.string({ minLength: 1, maxLength: 400 })), { maxLength: 40 });
+    fc.assert(fc.property(long, (comments) => {
+      const code = comments.map(([open, body]) => `${open}${body}${open === '/* ' ? ' */' : open === '"""' ? '"""' : ''}\n`).join('');
+      return docText(code) === OLD.docText(code);
+    }), { seed: SEED, numRuns: 300 });
+    assert.equal(identifierText('const HTTPServer = getUser_byId(x2y)'), 'const http server get user by id x 2 y');
+  });
+
+  test('packet text: one-line meanings, snippet lines, security notes', () => {
+    for (const arb of [pieces(HTML_PIECES, 40), runs(HTML_PIECES), fc.string({ maxLength: 200 })]) {
+      fc.assert(fc.property(arb, fc.option(arb, { nil: null }), (b, t) => microSummary({ business_summary: b, technical_summary: t }) === OLD.microSummary({ business_summary: b, technical_summary: t })), property);
+      fc.assert(fc.property(fc.option(arb, { nil: null }), (t) => microSummary({ business_summary: null, technical_summary: t }) === OLD.microSummary({ business_summary: null, technical_summary: t })), property);
+      fc.assert(fc.property(arb, fc.nat(250), (s, n) => collapsedPrefix(s, n) === s.replace(/\s+/g, ' ').slice(0, n)), property);
+      fc.assert(fc.property(arb, fc.nat(250), (s, n) => plainTextPrefix(s, n) === s.replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim().slice(0, n)), property);
+      fc.assert(
+        fc.property(fc.option(arb, { nil: null }), fc.array(fc.constantFrom('word', 'b>', 'sentence', 'xxx'), { maxLength: 3 }), fc.nat(3), fc.nat(100), (code, words, limit, start) =>
+          assert.deepEqual(snippetLines({ code, start_line: start }, words, limit), OLD.snippets(code, start, words, limit)),
+        ),
+        property,
+      );
+    }
+  });
+
+  test('analyzer doc text: trailing blanks', () => {
+    const lines = fc.array(pieces([' ', '\t', '\u00a0', '\r', 'a', 'b c', '\u2028', '*'], 30), { maxLength: 8 });
+    fc.assert(fc.property(lines, (l) => tidyDoc(l) === OLD.tidyDoc(l)), property);
+  });
+});
+
+describe('a batch of nodes is built in slices', () => {
+  test('mapYielding lets other work run between items once a slice is used up, and keeps order and errors', async () => {
+    let built = 0;
+    const seen: number[] = []; // how many items were built each time the other work ran
+    const other = () => {
+      seen.push(built);
+      if (built < 5) setImmediate(other);
+    };
+    setImmediate(other);
+    assert.deepEqual(await mapYielding([1, 2, 3, 4, 5], (v) => (built++, v * 2), 0), [2, 4, 6, 8, 10]);
+    for (const n of [1, 2, 3, 4]) assert.ok(seen.includes(n), `nothing else ran after item ${n}: ${seen}`);
+    const failing = (v: number) => {
+      if (v === 2) throw new Error('bad item');
+      return v;
+    };
+    await assert.rejects(mapYielding([1, 2, 3], failing, 0), /bad item/);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Over HTTP: a service of its own (a child process, so a blocked event loop cannot stall the test).
+
+/** Runs `work` while probing /healthz back to back; the slowest probe's time comes back with the result. */
+async function whileProbing<T>(url: string, work: () => Promise<T>): Promise<{ result: T; slowestProbeMs: number }> {
+  let done = false;
+  let slowest = 0;
+  const probes = (async () => {
+    while (!done) {
+      const started = performance.now();
+      try {
+        const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(ANSWER_MS) });
+        await response.arrayBuffer();
+      } catch {
+        /* no answer in time: counted below as the time waited */
+      }
+      slowest = Math.max(slowest, performance.now() - started);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  })();
+  try {
+    return { result: await work(), slowestProbeMs: slowest };
+  } finally {
+    done = true;
+    await probes;
+  }
+}
+
+/** A request that must be answered within ANSWER_MS, with /healthz answering within HEALTHZ_MS meanwhile. */
+async function promptly(service: ServedProcess, label: string, path: string, init: RequestInit): Promise<{ status: number; body: any }> {
+  const started = performance.now();
+  const { result, slowestProbeMs } = await whileProbing(service.url, async () => {
+    let response: Response;
+    try {
+      response = await fetch(`${service.url}${path}`, { ...init, signal: AbortSignal.timeout(ANSWER_MS) });
+    } catch (error) {
+      throw new Error(`${label}: no answer within ${ANSWER_MS} ms (${(error as Error).message})`);
+    }
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  });
+  const ms = performance.now() - started;
+  if (process.env.HOSTILE_TEXT_LOG) console.error(`# ${label}: ${Math.round(ms)} ms, slowest /healthz ${Math.round(slowestProbeMs)} ms`);
+  assert.ok(slowestProbeMs < HEALTHZ_MS, `${label}: /healthz took ${Math.round(slowestProbeMs)} ms to answer while it ran (${Math.round(ms)} ms)`);
+  return result;
+}
+
+const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const tool = (service: ServedProcess, label: string, name: string, args: Record<string, unknown>) => promptly(service, label, `/api/v1/tools/${name}`, json(args));
+
+function upload(service: ServedProcess, label: string, repo: string, file: unknown) {
+  return promptly(service, label, `/api/v1/graphs?repo=${repo}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    body: gzipSync(JSON.stringify(file)),
+  });
+}
+
+/** The service on a fresh database of `backend`, killed (not asked) afterwards: a blocked one would not hear a SIGTERM. */
+async function serveOn(backend: (typeof backends)[number]): Promise<{ service: ServedProcess; dispose(): Promise<void> }> {
+  if (backend.name === 'postgres') {
+    const scratch = await createScratchDatabase(postgresBaseUrl!);
+    const service = await serve({ DATABASE_URL: scratch.url });
+    return { service, dispose: async () => (service.child.kill('SIGKILL'), await service.exited, await scratch.drop()) };
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'dsh-hostile-text-'));
+  const service = await serve({ DATA_DIR: dir });
+  return { service, dispose: async () => (service.child.kill('SIGKILL'), await service.exited, await rm(dir, { recursive: true, force: true })) };
+}
+
+const node = (id: string, fields: Record<string, unknown>) => ({ id, name: id.split('::').pop(), type: 'FUNCTION', filePath: 'src/hostile.ts', startLine: 1, endLine: 9, ...fields });
+
+for (const backend of backends) {
+  describe(`pathological text over HTTP (${backend.name})`, () => {
+    let service: ServedProcess;
+    let dispose: () => Promise<void>;
+    before(async () => ({ service, dispose } = await serveOn(backend)));
+    after(async () => dispose?.());
+
+    test('an upload whose code, names, ids and paths are pathological is indexed in bounded time', async () => {
+      const codes = [...known(SIZE), ...sample(SIZE, 12, SEED).map((s, i): [string, string] => [`sample ${i}`, s])];
+      const keys = sample(600, 8, SEED + 1); // names and ids: at most 2,000 bytes of UTF-8 (they are index keys)
+      const paths = [...known(SIZE).slice(0, 8).map(([, s]) => s), ...sample(SIZE, 4, SEED + 2)];
+      const nodes = [
+        ...codes.map(([, code], i) => node(`src/hostile.ts::codeNode${i}`, { rawCode: code })),
+        ...keys.map((key, i) => node(`src/hostile.ts::${key}`, { name: `${key}${i}`, rawCode: key })),
+        ...paths.map((path, i) => node(`src/hostile.ts::pathNode${i}`, { filePath: path })),
+      ];
+      const res = await upload(service, 'upload', 'hostile-code', { commitHash: 'c0de000000', nodes, edges: [] });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal(res.body.nodes, nodes.length);
+
+      // The documents are what they were: a comment full of newlines is still found by its words.
+      const code = `/**\n${' * \n'.repeat(SIZE / 4)} * Retries the hostile request.\n */\nfunction hostileRetry() {}\n${'\n'.repeat(SIZE)}`;
+      const more = await upload(service, 'upload of a long doc comment', 'hostile-doc', { commitHash: 'd0c0000000', nodes: [node('src/doc.ts::hostileRetry', { rawCode: code })], edges: [] });
+      assert.equal(more.status, 201, JSON.stringify(more.body));
+      const found = await tool(service, 'find_symbols over the doc comment', 'find_symbols', { query: 'retries request', repo: 'hostile-doc' });
+      assert.equal(found.status, 200, JSON.stringify(found.body));
+      assert.deepEqual(found.body.symbols.map((s: any) => s.nodeId), ['src/doc.ts::hostileRetry']);
+
+      for (const [label, query] of [...known(1_900), ...sample(1_900, 6, SEED + 3).map((s, i): [string, string] => [`sample ${i}`, s])]) {
+        const res = await tool(service, `find_symbols for ${label}`, 'find_symbols', { query, repo: 'hostile-code' });
+        assert.ok(res.status === 200 || res.status === 400, `${label}: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+    });
+
+    test('packets, nodes and searches over stored pathological summaries and security notes answer in bounded time', async () => {
+      const texts = [...known(SIZE), ...sample(SIZE, 8, SEED + 4).map((s, i): [string, string] => [`sample ${i}`, s])];
+      const nodes = texts.map(([, text], i) =>
+        node(`src/notes.ts::noteNode${i}`, {
+          technicalSummary: `noteNode ${text}`,
+          businessSummary: i % 2 ? text : null,
+          security: { severity: 'high', summary: text },
+          rawCode: `function noteNode${i}() {\n${text}\n}`,
+        }),
+      );
+      const edges = nodes.slice(1).map((n) => ({ from: nodes[0]!.id, to: n.id, type: 'CALLS' }));
+      const res = await upload(service, 'upload of summaries', 'hostile-notes', { commitHash: 'a0be000000', nodes, edges });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+
+      const ids = nodes.map((n) => n.id);
+      for (const intent of ['exploratory', 'security-audit', 'pinpoint']) {
+        for (let i = 0; i < ids.length; i += 10) {
+          const packet = await tool(service, `resolve_context ${intent} on nodes ${i}…`, 'resolve_context', {
+            task: 'noteNode hostile function',
+            intent,
+            focus: ids.slice(i, i + 10),
+            tokenBudget: 500,
+            repo: 'hostile-notes',
+          });
+          assert.equal(packet.status, 200, JSON.stringify(packet.body));
+          assert.match(packet.body.packet, /^SEC \d+$/m);
+        }
+      }
+      for (const [i, id] of ids.entries()) {
+        const got = await tool(service, `get_node ${texts[i]![0]}`, 'get_node', { node: id, include: ['code', 'technical', 'business', 'security'], repo: 'hostile-notes' });
+        assert.equal(got.status, 200, JSON.stringify(got.body));
+      }
+      for (const [label, text] of [...known(1_900), ...sample(1_900, 6, SEED + 5).map((s, i): [string, string] => [`sample ${i}`, s])]) {
+        const got = await tool(service, `get_node "${label}"`, 'get_node', { node: text, repo: 'hostile-notes' });
+        assert.ok([200, 400, 404].includes(got.status), `${label}: ${got.status} ${JSON.stringify(got.body)}`);
+        const packet = await tool(service, `resolve_context for "${label}"`, 'resolve_context', { task: text, repo: 'hostile-notes' });
+        assert.ok([200, 400].includes(packet.status), `${label}: ${packet.status} ${JSON.stringify(packet.body)}`);
+      }
+    });
+
+    test('memories with pathological content, keywords and queries are stored and found in bounded time', async () => {
+      const contents = [...known(SIZE), ['deep brackets (JSON-like)', '['.repeat(SIZE)], ...sample(SIZE, 6, SEED + 6).map((s, i): [string, string] => [`sample ${i}`, s])];
+      const keywords = sample(90, 50, SEED + 7).map((k, i) => `${i}${k}`.slice(0, 100));
+      for (const [label, content] of contents) {
+        const res = await promptly(service, `store ${label}`, '/api/v1/memories', json({ content: `note ${content}`, content_type: 'context', keywords }));
+        assert.equal(res.status, 201, `${label}: ${JSON.stringify(res.body)}`);
+      }
+      for (const [label, query] of [...known(1_900), ...sample(1_900, 6, SEED + 8).map((s, i): [string, string] => [`sample ${i}`, s])]) {
+        const res = await promptly(service, `search ${label}`, '/api/v1/memories/search', json({ query }));
+        assert.ok(res.status === 200 || res.status === 400, `${label}: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The analyzer reads repository files (untrusted: a CI job analyzes whatever a branch holds).
+
+describe('the analyzer reads pathological repository files in bounded time', () => {
+  let repo: string;
+  before(async () => {
+    repo = await mkdtemp(join(tmpdir(), 'dsh-hostile-repo-'));
+    const files: Record<string, string> = {
+      // Blanks, then a form feed, between a doc comment and its declaration: no longer adjacent.
+      'src/spaced.ts': `/** Far away. */${' '.repeat(SIZE)}\f\nexport function spaced() {}\n/** Close by. */\nexport function close() {}\n`,
+      // A doc line of blanks that ends in a letter, and one of blanks only.
+      'src/blank-lines.ts': `/**\n * Blank lines follow.\n *${' '.repeat(SIZE)}x\n *${'\t'.repeat(SIZE)}\n */\nexport function blanks() {}\n`,
+      'src/many-lines.ts': `/**\n${' * line\n'.repeat(SIZE / 8)} */\nexport function manyLines() {}\n`,
+      // A docstring of 200,000 lines (its indent was a Math.min over all of them: a stack overflow);
+      // files over 1 MiB are not read.
+      'pkg/long_doc.py': `def long_doc():\n    """Long.\n${' m\n'.repeat(SIZE)}    """\n    return 1\n`,
+      'pkg/blank_doc.py': `def blank_doc():\n    """Blank${' '.repeat(SIZE)}x\n    ${'\t'.repeat(SIZE)}\n    """\n    return 1\n`,
+    };
+    for (const [path, content] of Object.entries(files)) {
+      await mkdir(dirname(join(repo, path)), { recursive: true });
+      await writeFile(join(repo, path), content);
+    }
+  });
+  after(async () => rm(repo, { recursive: true, force: true }));
+
+  test('devstream-hub analyze finishes in bounded time with the doc comments it should find', async () => {
+    const out = join(repo, 'graph.json');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'analyze', repo, '--out', out, '--quiet'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr += c));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.on('exit', (c) => (clearTimeout(timer), resolve(c)));
+    });
+    assert.equal(code, 0, `analyze exited ${code} (killed after 60 s when null): ${stderr.slice(0, 2000)}`);
+    const graph = JSON.parse(await readFile(out, 'utf8')) as { nodes: Array<{ id: string; technicalSummary?: string }> };
+    const summary = (id: string) => graph.nodes.find((n) => n.id === id)?.technicalSummary ?? '(none)';
+    const starts = (id: string, prefix: string) => assert.ok(summary(id).startsWith(prefix), `${id}: ${JSON.stringify(summary(id).slice(0, 80))}…`);
+    assert.equal(summary('src/spaced.ts::spaced'), '(none)');
+    assert.equal(summary('src/spaced.ts::close'), 'Close by.');
+    starts('src/blank-lines.ts::blanks', `Blank lines follow.\n${' '.repeat(100)}`); // cut at MAX_DOC_CHARS
+    starts('src/many-lines.ts::manyLines', 'line\nline\n');
+    starts('pkg/long_doc.py::long_doc', 'Long.\nm\nm\n');
+    starts('pkg/blank_doc.py::blank_doc', `Blank${' '.repeat(100)}`);
+  });
+});
