@@ -405,7 +405,11 @@ export async function readCommitFile(stages: Array<Readable | Duplex>, sink: Com
       run(decoder.write(chunk)).then(() => callback(), callback);
     },
     final(callback) {
-      run(decoder.end()).then(() => callback(top === 'done' ? null : new CommitFileFormatError('the commit file ends before its closing brace')), callback);
+      const ended = () => {
+        if (top === 'done') return null;
+        return new CommitFileFormatError(top === 'start' ? 'the body is empty: a commit file is a JSON object' : 'the commit file ends before its closing brace');
+      };
+      run(decoder.end()).then(() => callback(ended()), callback);
     },
   });
 
