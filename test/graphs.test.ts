@@ -206,7 +206,8 @@ for (const backend of backends) {
     });
 
     test('uploads over GRAPH_UPLOAD_LIMIT answer 413, packed or unpacked', async () => {
-      const big = JSON.stringify(synthetic('big', 1, { padding: 'x'.repeat(5 * 1024 * 1024) }));
+      // The padding in an element (up to 16 MiB each): a top-level field is refused past 1 MiB before the byte limit.
+      const big = JSON.stringify(synthetic('big', 1, { allEdges: [{ from: 'a', to: 'b', type: 'CALLS', padding: 'x'.repeat(5 * 1024 * 1024) }] }));
       const plain = await upload('repo=big', big);
       assert.equal(plain.status, 413, JSON.stringify(plain.body));
       assert.equal(plain.body.error.code, 'PAYLOAD_TOO_LARGE');
@@ -214,6 +215,34 @@ for (const backend of backends) {
       assert.equal(packed.status, 413, JSON.stringify(packed.body));
       const list = await api('GET', '/api/v1/graphs');
       assert.ok(!list.body.graphs.some((x: any) => x.repo === 'big'));
+    });
+
+    test('nodeScores scores the nodes without a score of their own, before or after them (read in batches)', async () => {
+      // 1,200 nodes: the scores after them are applied in three batches; before them, held until they are stored.
+      const nodes = Array.from({ length: 1_200 }, (_, i) => ({ id: `src/s.ts::s${i}`, type: 'FUNCTION', ...(i === 0 ? { score: 99 } : {}) }));
+      const scores = Object.fromEntries([...nodes.map((n, i) => [n.id, i / 10]), ['src/s.ts::absent', 5]]);
+      for (const [commit, order] of [['sc1', 'after'], ['sc2', 'before']] as const) {
+        const file = order === 'after' ? { commitHash: commit, nodes, nodeScores: scores } : { commitHash: commit, nodeScores: scores, nodes };
+        const r = await upload('repo=scored', JSON.stringify(file));
+        assert.equal(r.status, 201, JSON.stringify(r.body));
+        const rows = (
+          await sql<{ node_id: string; score: number }>`select node_id, score from graph_nodes where graph_id = ${r.body.graphId} and commit_hash = ${commit}`.execute(
+            database.db.kysely,
+          )
+        ).rows;
+        const byId = new Map(rows.map((row) => [row.node_id, row.score]));
+        assert.equal(byId.size, 1_200, order);
+        assert.equal(byId.get('src/s.ts::s0'), 99, `${order}: a node's own score wins`);
+        assert.equal(byId.get('src/s.ts::s1'), 0.1, order);
+        assert.equal(byId.get('src/s.ts::s1199'), 119.9, order);
+        assert.ok(rows.every((row) => row.score !== null), `${order}: every node scored`);
+      }
+      // More entries than twice the nodes plus 10,000 are refused, naming nodeScores; nothing stored.
+      const many = Object.fromEntries(Array.from({ length: 10_003 }, (_, i) => [`x${i}`, 1]));
+      const r = await upload('repo=overscored', JSON.stringify({ commitHash: 'sc3', nodes: [{ id: 'a', type: 'FUNCTION' }], nodeScores: many }));
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      assert.equal(r.body.error.details.issues[0].field, 'nodeScores');
+      assert.ok(!(await api('GET', '/api/v1/graphs')).body.graphs.some((x: any) => x.repo === 'overscored'));
     });
 
     test('graphId conflicts answer 409; DELETE removes a graph with its commits, then 404', async () => {

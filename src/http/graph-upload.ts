@@ -170,6 +170,12 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
             request.log.info({ query: request.query }, 'graph upload: the client closed the connection before the body ended; nothing stored');
             return reply.hijack();
           }
+          if (!raw.complete) {
+            // Refused mid-body (a bound of the file passed): read and drop the rest, as a drain's
+            // cancel does, so the connection can carry the next request (REQUEST_TIMEOUT_S bounds it).
+            raw.unpipe(body);
+            raw.resume();
+          }
           throw asBadGzip(error as Error);
         } finally {
           raw.off('aborted', hungUp);

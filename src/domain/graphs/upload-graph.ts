@@ -21,7 +21,7 @@ import { graphId as graphIdField, isWellFormed, name, unstorable } from '../../o
 import { toFieldIssues } from '../../operations/operation.js';
 import type { Caller } from '../context.js';
 import { mapYielding } from '../map-yielding.js';
-import { CommitFileFormatError, readCommitFile, type ElementArray } from './commit-file-reader.js';
+import { CommitFileFormatError, CommitFileLimitError, readCommitFile, sizeText, type CommitFileLimits, type ElementArray } from './commit-file-reader.js';
 import { docText, identifierText, nameDocument, pathDocument } from './search-document.js';
 
 /** The query string of `POST /api/v1/graphs`. */
@@ -52,8 +52,31 @@ const FILE_FIELDS = new Set(['commitHash', 'analyzedAt', 'stats', 'nodeScores'])
 const MAX_TEXT = 200;
 /** Longest node id, name or edge end in UTF-8 bytes: they are btree index keys (Postgres refuses entries over ~2.7 kB). */
 const MAX_KEY_BYTES = 2000;
-/** Deepest nesting of the file's JSON values (metadata, unknown fields, stats); DevLens writes a few levels. */
-const MAX_JSON_DEPTH = 64;
+/**
+ * What one upload may make the service hold, checked as the body is tokenised (see readCommitFile),
+ * so that memory stays bounded for any file within GRAPH_UPLOAD_LIMIT. Real files are far inside:
+ * theia's (25,279 nodes, 131 MB) nests 4 levels deep, its largest node is 273 KB and its other
+ * top-level fields (commitHash, analyzedAt, stats) 2.2 KB.
+ */
+export const UPLOAD_LIMITS: CommitFileLimits = {
+  /** Nesting of any value (metadata, unknown fields, stats); DevLens writes a few levels. */
+  maxDepth: 64,
+  /** One node or edge (rawCode included), or one nodeScores entry: its characters and its values (theia's most: 483). */
+  maxElement: 16 * 2 ** 20,
+  maxElementValues: 100_000,
+  /** commitHash, analyzedAt, stats and the top-level fields we do not model (kept in the commit's `extra`), together. */
+  maxFields: 2 ** 20,
+  maxFieldValues: 100_000,
+  /** Rows per insert, and at most about this much JSON and this many values in one (plus the element that passes them). */
+  batchSize: 500,
+  batchChars: 4 * 2 ** 20,
+  batchValues: 100_000,
+};
+/** nodeScores may have at most this many entries per node of the file, plus NODE_SCORES_SLACK. */
+const NODE_SCORES_PER_NODE = 2;
+const NODE_SCORES_SLACK = 10_000;
+/** A nodeScores that comes before the nodes is held until they are stored: at most this much (keys and values, in characters). */
+const MAX_EARLY_SCORES = 4 * 2 ** 20;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -67,24 +90,24 @@ const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : null
 
 /**
  * Refuses what Postgres cannot store as sent, anywhere in a value of the file (keys too): a lone
- * UTF-16 surrogate (no UTF-8 form; analyzers reading UTF-8 source never produce one), or nesting
- * deeper than MAX_JSON_DEPTH. NUL characters pass: source code may hold them; jsonParam drops them.
+ * UTF-16 surrogate (no UTF-8 form; analyzers reading UTF-8 source never produce one). NUL
+ * characters pass: source code may hold them; jsonParam drops them. (Nesting deeper than
+ * UPLOAD_LIMITS.maxDepth never gets here: the reader refuses it while tokenising.)
  */
-function checkValue(value: unknown, field: string, depth = 0): void {
+function checkValue(value: unknown, field: string): void {
   if (typeof value === 'string') {
     if (!isWellFormed(value)) throw bad(field, 'must be well-formed Unicode (no lone surrogates)');
     return;
   }
   if (typeof value !== 'object' || value === null) return;
-  if (depth >= MAX_JSON_DEPTH) throw bad(field, `must be nested at most ${MAX_JSON_DEPTH} levels deep`);
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) checkValue(value[i], `${field}[${i}]`, depth + 1);
+    for (let i = 0; i < value.length; i++) checkValue(value[i], `${field}[${i}]`);
     return;
   }
   for (const [key, v] of Object.entries(value)) {
     const problem = unstorable(key);
     if (problem) throw bad(field, `key ${JSON.stringify(key)}: ${problem}`);
-    checkValue(v, `${field}.${key}`, depth + 1);
+    checkValue(v, `${field}.${key}`);
   }
 }
 
@@ -202,7 +225,11 @@ export async function uploadGraph(deps: UploadDeps, rawQuery: unknown, body: Arr
     let commitHash: string | null = query.commit ?? null;
     let analyzedAt: Date | null = null;
     let stats: unknown;
-    let nodeScores: Record<string, number> | null = null;
+    /** nodeScores read before the nodes were stored, applied at the end; later ones are applied batch by batch. */
+    let earlyScores: Array<[string, number]> = [];
+    let earlyScoreChars = 0;
+    let scoreCount = 0;
+    let nodesStored = false;
     const extra: Record<string, unknown> = {};
     let graph: { graph_id: string; repo: string } | null = null;
     const counts = { nodes: 0, edges: 0 };
@@ -222,6 +249,12 @@ export async function uploadGraph(deps: UploadDeps, rawQuery: unknown, body: Arr
         analyzedAt: analyzedAt ?? new Date(),
         createdBy: deps.caller.name,
       });
+    };
+
+    /** Scores are applied row by row: no more of them than the graph could use (a bound on the work). */
+    const checkScoreCount = () => {
+      const most = NODE_SCORES_PER_NODE * counts.nodes + NODE_SCORES_SLACK;
+      if (scoreCount > most) throw bad('nodeScores', `has more than ${most} entries (${NODE_SCORES_PER_NODE} per node of the file, plus ${NODE_SCORES_SLACK})`);
     };
 
     try {
@@ -244,18 +277,36 @@ export async function uploadGraph(deps: UploadDeps, rawQuery: unknown, body: Arr
           } else if (key === 'stats') {
             stats = value;
           } else if (key === 'nodeScores') {
-            if (isObject(value)) {
-              for (const [id, score] of Object.entries(value)) {
-                if (typeof score !== 'number' || !Number.isFinite(score)) throw bad(`nodeScores.${id}`, 'must be a number');
-              }
-              nodeScores = value as Record<string, number>;
-            }
+            // Not an object (an object arrives entry by entry): ignored, as before.
           } else if (key === 'nodes' || key === 'edges' || key === 'allNodes' || key === 'allEdges') {
             // Not an array where an array of elements belongs (an array arrives element by element).
             if (value !== null) throw bad(key, 'must be an array');
           } else if (!FILE_FIELDS.has(key)) {
             extra[key] = value;
           }
+        },
+        async entries(_field, _start, entries) {
+          for (const [id, score] of entries) {
+            const problem = unstorable(id);
+            if (problem) throw bad('nodeScores', `key ${JSON.stringify(id)}: ${problem}`);
+            if (typeof score !== 'number' || !Number.isFinite(score)) throw bad(`nodeScores.${id}`, 'must be a number');
+          }
+          scoreCount += entries.length;
+          if (nodesStored) {
+            checkScoreCount();
+            if (unscored) await applyNodeScores(trx, graph!.graph_id, commitHash!, Object.fromEntries(entries) as Record<string, number>);
+            return;
+          }
+          for (const entry of entries) {
+            earlyScoreChars += entry[0].length + 16;
+            if (earlyScoreChars > MAX_EARLY_SCORES) {
+              throw bad('nodeScores', `before the nodes, at most ${sizeText(MAX_EARLY_SCORES)} of it is held until they are stored: send nodeScores after the nodes (as DevLens writes it)`);
+            }
+            earlyScores.push(entry as [string, number]);
+          }
+        },
+        arrayEnd(array) {
+          if (array === source.nodes) nodesStored = true;
         },
         async elements(array, start, values) {
           const kind = array === 'nodes' || array === 'allNodes' ? 'nodes' : 'edges';
@@ -274,16 +325,21 @@ export async function uploadGraph(deps: UploadDeps, rawQuery: unknown, body: Arr
             counts.edges += rows.length;
           }
         },
-      });
+      }, UPLOAD_LIMITS);
     } catch (error) {
       if (error instanceof CommitFileFormatError) throw bad('(body)', error.message);
+      if (error instanceof CommitFileLimitError) throw bad(error.field, error.reason);
       throw error;
     }
 
     if (counts.nodes === 0) throw bad('nodes', 'the graph has no nodes: nothing was stored');
     await begin();
     const g = graph!;
-    if (unscored && nodeScores) await applyNodeScores(trx, g.graph_id, commitHash!, nodeScores);
+    if (earlyScores.length > 0) {
+      checkScoreCount();
+      if (unscored) await applyNodeScores(trx, g.graph_id, commitHash!, Object.fromEntries(earlyScores) as Record<string, number>);
+      earlyScores = [];
+    }
     const uploadedAt = await finishCommit(trx, {
       graphId: g.graph_id,
       commitHash: commitHash!,
