@@ -396,6 +396,27 @@ for (const backend of backends) {
       }
     });
 
+    test('summaries of 200,000 distinct words and a cut through an emoji are stored and searchable, never a database error', async () => {
+      const words = Array.from({ length: 200_000 }, (_, i) => `w${i.toString(36)}`).join(' ');
+      const nodes = [
+        // Postgres refuses a search vector over 1 MB (54000): this answered 500 DATABASE_ERROR.
+        node('src/words.ts::manyWords', { technicalSummary: `alphaword ${words}` }),
+        node('src/words.ts::manySecurityWords', { security: { severity: 'high', summary: `betaword ${words}` } }),
+        // A doc comment whose text is cut (at 4,000 characters) between the halves of an emoji:
+        // the lone half used to reach Postgres, which refused the row (22P02, a 400 naming no field).
+        node('src/words.ts::emojiCut', { rawCode: `/** gammaword ${'a'.repeat(3_988)}😀 */\nfunction emojiCut() {}` }),
+      ];
+      const res = await upload(service, 'upload of huge summaries', 'hostile-words', { commitHash: 'b0bb000000', nodes, edges: [] });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      for (const [query, id] of [['alphaword', 'manyWords'], ['betaword', 'manySecurityWords'], ['gammaword', 'emojiCut']]) {
+        const found = await tool(service, `find_symbols ${query}`, 'find_symbols', { query, repo: 'hostile-words' });
+        assert.equal(found.status, 200, JSON.stringify(found.body));
+        assert.deepEqual(found.body.symbols.map((s: any) => s.nodeId), [`src/words.ts::${id}`]);
+      }
+      const whole = await tool(service, 'get_node manyWords', 'get_node', { node: 'src/words.ts::manyWords', include: ['technical'], repo: 'hostile-words' });
+      assert.equal(whole.body.node.technicalSummary.length, `alphaword ${words}`.length, 'the stored summary is whole');
+    });
+
     test('memories with pathological content, keywords and queries are stored and found in bounded time', async () => {
       const contents = [...known(SIZE), ['deep brackets (JSON-like)', '['.repeat(SIZE)], ...sample(SIZE, 6, SEED + 6).map((s, i): [string, string] => [`sample ${i}`, s])];
       const keywords = sample(90, 50, SEED + 7).map((k, i) => `${i}${k}`.slice(0, 100));

@@ -16,3 +16,13 @@ export function isJsSpace(c: number): boolean {
     c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
   );
 }
+
+/**
+ * The first `max` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair: a
+ * lone surrogate has no UTF-8 form, and Postgres refuses it in JSON (22P02) or text.
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}

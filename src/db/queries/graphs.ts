@@ -5,11 +5,13 @@ type Db = Kysely<Database>;
 
 /** A node as stored, plus the text its search document is built from (the search column itself is computed in SQL). */
 export type NodeRow = Omit<Selectable<GraphNodesTable>, 'graph_id' | 'commit_hash' | 'search'> & {
-  /** Search document parts: name (A), path (B), prose and identifiers (C). Security (D) is security_summary. */
+  /** Search document parts: name (A), path (B), prose and identifiers (C), security (D). */
   name_doc: string;
   path_doc: string;
   prose: string;
   idents: string;
+  /** The security note as its search document reads it (cut to MAX_SUMMARY_DOC). */
+  security_doc: string;
 };
 
 export type EdgeRow = Omit<Selectable<GraphEdgesTable>, 'graph_id' | 'commit_hash'>;
@@ -75,11 +77,12 @@ export async function insertNodes(trx: Db, graphId: string, commitHash: string, 
              || setweight(to_tsvector('simple', r.path_doc), 'B')
              || setweight(to_tsvector('english', r.prose), 'C')
              || setweight(to_tsvector('simple', r.idents), 'C')
-             || setweight(to_tsvector('english', coalesce(r.security_summary, '')), 'D')
+             || setweight(to_tsvector('english', r.security_doc), 'D')
       from jsonb_to_recordset(${jsonParam(rows)}::jsonb) as r(
              seq integer, node_id text, name text, type text, file_path text, start_line integer, end_line integer,
              technical_summary text, business_summary text, security_severity text, security_summary text, code text,
-             score double precision, metadata jsonb, extra jsonb, name_doc text, path_doc text, prose text, idents text)`.execute(trx);
+             score double precision, metadata jsonb, extra jsonb, name_doc text, path_doc text, prose text, idents text,
+             security_doc text)`.execute(trx);
 }
 
 export async function insertEdges(trx: Db, graphId: string, commitHash: string, rows: EdgeRow[]): Promise<void> {

@@ -8,7 +8,7 @@
  * backtracking regex over 200,000 newlines held the event loop for 53 s): regexes only where a
  * ReDoS checker finds them linear (test/hostile-text.test.ts), small scanners where a regex was not.
  */
-import { isJsSpace, isLineTerminator } from '../text-scan.js';
+import { cutText, isJsSpace, isLineTerminator } from '../text-scan.js';
 
 /** `createUser` → `create user`; `HTTP2Server` → `http 2 server`; `get_user.byId` → `get user by id`. */
 export function identifierWords(identifier: string): string {
@@ -160,8 +160,23 @@ export function docText(code: string): string {
       if (solid >= MAX_CODE_TEXT) break found;
     }
   }
-  return parts.join(' ').replace(/\s+/g, ' ').trim().slice(0, MAX_CODE_TEXT);
+  return cutText(parts.join(' ').replace(/\s+/g, ' ').trim(), MAX_CODE_TEXT);
 }
+
+/**
+ * Most characters of a node's summaries (technical and business together), and of its security
+ * note, that go into its search document: Postgres refuses a text search vector over 1 MB (54000),
+ * which 200,000 distinct words once made a 500. The stored summaries are kept whole.
+ */
+export const MAX_SUMMARY_DOC = 100_000;
+
+/** The prose of a node's search document: its summaries, or without them its code's documentation. */
+export function proseDocument(summaries: string[], code: string | null): string {
+  return summaries.length > 0 ? cutText(summaries.join(' '), MAX_SUMMARY_DOC) : code ? docText(code) : '';
+}
+
+/** The security note's part of the search document. */
+export const securityDocument = (summary: string | null): string => (summary ? cutText(summary, MAX_SUMMARY_DOC) : '');
 
 /** The distinct identifiers of a piece of code (its first MAX_CODE_SCAN characters), split into words. */
 export function identifierText(code: string): string {

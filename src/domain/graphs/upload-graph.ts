@@ -22,7 +22,7 @@ import { toFieldIssues } from '../../operations/operation.js';
 import type { Caller } from '../context.js';
 import { mapYielding } from '../map-yielding.js';
 import { CommitFileFormatError, CommitFileLimitError, readCommitFile, sizeText, type CommitFileLimits, type ElementArray } from './commit-file-reader.js';
-import { docText, identifierText, nameDocument, pathDocument } from './search-document.js';
+import { identifierText, nameDocument, pathDocument, proseDocument, securityDocument } from './search-document.js';
 
 /** The query string of `POST /api/v1/graphs`. */
 export const UploadQuerySchema = z.strictObject({
@@ -167,8 +167,9 @@ export function nodeRow(raw: unknown, seq: number, field: string): NodeRow {
     name_doc: nameDocument(nodeName),
     path_doc: pathDocument(path),
     // Without summaries, the code's own documentation and vocabulary stand in for them.
-    prose: hasSummary ? [technical, business].filter(Boolean).join(' ') : code ? docText(code) : '',
+    prose: proseDocument([technical, business].filter((t): t is string => t !== null), code),
     idents: !hasSummary && code ? identifierText(code) : '',
+    security_doc: securityDocument(security ? (str(security.summary) ?? null) : null),
   };
 }
 
