@@ -403,5 +403,27 @@ for (const backend of backends) {
       }
       assert.deepEqual((await storedRepos(server.url)).filter((r) => r.startsWith('ka-') || r === 'held'), []);
     });
+
+    test('a client still sending its body when it is refused may finish sending: the connection is closed after the body, not reset under it', async () => {
+      const server = servers[0]!;
+      const body = Buffer.from(commitFile('c0ffee0010').padEnd(60_000, ' '));
+      const c = startUpload(server.url, { token: 'dsh_not-a-key', repo: 'linger', length: body.length, first: body.subarray(0, 1000), allowHalfOpen: true });
+      try {
+        const answer = await c.answer();
+        assert.ok(answer);
+        assert.equal(answer.status, 401);
+        assert.equal(answer.headers.connection, 'close');
+        // The rest comes after the answer, in pieces, as a streaming client sends it.
+        for (let at = 1000; at < body.length; at += 20_000) {
+          await sleep(100);
+          c.write(body.subarray(at, at + 20_000));
+        }
+        c.socket.end();
+        await c.ended;
+        assert.deepEqual(c.errors.map((e) => (e as NodeJS.ErrnoException).code ?? e.message), [], 'no EPIPE or reset while the body was still being sent');
+      } finally {
+        c.destroy();
+      }
+    });
   });
 }

@@ -9,6 +9,7 @@ import { requireScope } from '../auth/scopes.js';
 import { AppError, validationError } from '../errors.js';
 import { toFieldIssues } from '../operations/operation.js';
 import type { Drain } from './drain.js';
+import { lingerAfterAnswer } from './lingering-close.js';
 import { ErrorBodySchema } from './operation-routes.js';
 import { stageBody, type StagedBody } from './staged-body.js';
 import { UPLOAD_RETRY_AFTER_S, UploadSlots, type UploadSlot } from './upload-slots.js';
@@ -114,8 +115,8 @@ function gzipWithoutHeader(): Transform {
  * database connection (with PGlite's one connection, a stalled upload used to stop every request).
  * Uploads in flight are capped (GRAPH_UPLOADS_MAX, GRAPH_UPLOADS_PER_KEY: 429 beyond) and a body
  * must keep up GRAPH_UPLOAD_MIN_RATE (408 otherwise). Any answer given before the body has arrived
- * whole says `Connection: close`, and the connection is closed after it: with the rest of a body
- * unread in it, a next request on it (a proxy's) would wait behind that.
+ * whole says `Connection: close`, and the connection is closed after it (lingerAfterAnswer): with
+ * the rest of a body unread in it, a next request on it (a proxy's) would wait behind that.
  */
 export async function registerGraphUpload(app: FastifyInstance, options: GraphUploadOptions): Promise<GraphUploads> {
   const slots = new UploadSlots(options.uploadsMax, options.uploadsPerKey);
@@ -126,12 +127,12 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
     // Every answer of this route, the hooks' included (401, 403, 429 of the rate limit): when the
     // body has not all arrived, the connection is not reused. Node would otherwise keep it open
     // with the rest of the body unread (the next request on it waits behind that), or read the
-    // rest, however large, first.
+    // rest, however large, first. The rest is read and dropped for a bounded time after the
+    // answer, so that a client still sending does not lose the answer to a reset connection.
     scope.addHook('onSend', async (request, reply, payload) => {
       if (!request.raw.complete) {
         reply.header('connection', 'close');
-        request.raw.unpipe();
-        request.raw.resume();
+        lingerAfterAnswer(request.raw);
       }
       return payload;
     });
