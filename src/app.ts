@@ -53,6 +53,7 @@ type AppConfig = Pick<
   | 'embedding'
   | 'searchWeights'
   | 'graphs'
+  | 'graphUploads'
   | 'auth'
   | 'limits'
   | 'metricsToken'
@@ -152,7 +153,18 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     tools,
     callerOf,
   });
-  await registerGraphUpload(app, { services, callerOf, uploadLimit: config.graphs.uploadLimit, retention: config.graphs.retention, drain });
+  const uploads = await registerGraphUpload(app, {
+    services,
+    callerOf,
+    uploadLimit: config.graphs.uploadLimit,
+    retention: config.graphs.retention,
+    uploadsMax: config.graphUploads.max,
+    uploadsPerKey: config.graphUploads.perKey,
+    minRate: config.graphUploads.minRate,
+    rateWindowMs: config.graphUploads.rateWindowMs,
+    drain,
+  });
+  metrics.gauge('devstream_graph_uploads', 'Graph uploads in flight, by phase (receiving the body, storing it)', () => uploads.inFlight(), 'phase');
   mcpSessions = await registerMcpRoutes(app, {
     services,
     log: app.log,

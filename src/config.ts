@@ -118,6 +118,14 @@ const envSchema = z.object({
     .default('256MB')
     .refine((v) => parseBytes(v) !== null, { error: 'must be a size like 268435456, 256MB or 1GB (at least 1KB)' })
     .transform((v) => parseBytes(v)!),
+  GRAPH_UPLOADS_MAX: int(1, 10_000, 4),
+  GRAPH_UPLOADS_PER_KEY: int(1, 10_000, 2),
+  GRAPH_UPLOAD_MIN_RATE: z
+    .string()
+    .default('10KB')
+    .refine((v) => parseBytes(v) !== null, { error: 'must be a size per second like 10240, 10KB or 1MB (at least 1KB)' })
+    .transform((v) => parseBytes(v)!),
+  GRAPH_UPLOAD_RATE_WINDOW_S: int(1, 3_600, 10),
 });
 
 /** `268435456`, `256MB`, `256 MiB`, `1GB` → bytes (binary units); null when unreadable or under 1 KiB. */
@@ -216,6 +224,14 @@ const configSchema = envSchema
     uploadLimit: e.GRAPH_UPLOAD_LIMIT,
     /** Folders `repo {action: "analyze", path}` may read (none: analysis on the server is off). */
     analyzeRoots: e.ANALYZE_ROOTS ?? [],
+  },
+  graphUploads: {
+    /** Uploads in flight at once on this instance (receiving or storing), in all and per key (per client address when AUTH=off). */
+    max: e.GRAPH_UPLOADS_MAX,
+    perKey: e.GRAPH_UPLOADS_PER_KEY,
+    /** Bytes per second an upload's body must keep up, averaged over each window. */
+    minRate: e.GRAPH_UPLOAD_MIN_RATE,
+    rateWindowMs: e.GRAPH_UPLOAD_RATE_WINDOW_S * 1000,
   },
 }));
 

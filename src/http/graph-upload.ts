@@ -1,14 +1,18 @@
 import { PassThrough, Transform, type Duplex, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { analyzeGraphTables } from '../db/queries/graphs.js';
 import type { Caller, Services } from '../domain/context.js';
 import { UploadQuerySchema, UploadResultSchema, uploadGraph } from '../domain/graphs/upload-graph.js';
 import { requireScope } from '../auth/scopes.js';
 import { AppError, validationError } from '../errors.js';
+import { toFieldIssues } from '../operations/operation.js';
 import type { Drain } from './drain.js';
+import { lingerAfterAnswer } from './lingering-close.js';
 import { ErrorBodySchema } from './operation-routes.js';
+import { stageBody, type StagedBody } from './staged-body.js';
+import { UPLOAD_RETRY_AFTER_S, UploadSlots, type UploadSlot } from './upload-slots.js';
 
 const GraphNodeSchema = z.looseObject({
   id: z.string().describe('`path::Name`, or `file::path` for a file; may repeat (overloads)'),
@@ -49,8 +53,20 @@ export interface GraphUploadOptions {
   /** Bytes, before and after decompression. */
   uploadLimit: number;
   retention: number;
+  /** Uploads in flight at once (receiving or storing), in all and per key (per client address when AUTH=off). */
+  uploadsMax: number;
+  uploadsPerKey: number;
+  /** A body must arrive at this many bytes per second at least, averaged over each window of `rateWindowMs`. */
+  minRate: number;
+  rateWindowMs: number;
   /** The shutdown's drain: an upload still running at its deadline is rolled back and answered 503. */
   drain?: Drain;
+}
+
+/** What the upload route reports (for /metrics). */
+export interface GraphUploads {
+  /** Uploads in flight: receiving their body, or storing it. */
+  inFlight(): { receiving: number; storing: number };
 }
 
 /** Passes bytes through, failing with 413 once more than `limit` have gone by. */
@@ -93,13 +109,33 @@ function gzipWithoutHeader(): Transform {
 
 /**
  * `POST /api/v1/graphs`: a DevLens commit file as the body (JSON, or gzip with `Content-Encoding:
- * gzip`), streamed into the database as it arrives — never held whole — up to GRAPH_UPLOAD_LIMIT.
+ * gzip`), up to GRAPH_UPLOAD_LIMIT. The body is first received whole into a temporary file, as sent
+ * (still compressed), and only then read — streamed, never held whole — into the database in one
+ * transaction: a client that sends slowly, or stops, holds a file and an upload place, never a
+ * database connection (with PGlite's one connection, a stalled upload used to stop every request).
+ * Uploads in flight are capped (GRAPH_UPLOADS_MAX, GRAPH_UPLOADS_PER_KEY: 429 beyond) and a body
+ * must keep up GRAPH_UPLOAD_MIN_RATE (408 otherwise). Any answer given before the body has arrived
+ * whole says `Connection: close`, and the connection is closed after it (lingerAfterAnswer): with
+ * the rest of a body unread in it, a next request on it (a proxy's) would wait behind that.
  */
-export async function registerGraphUpload(app: FastifyInstance, options: GraphUploadOptions): Promise<void> {
+export async function registerGraphUpload(app: FastifyInstance, options: GraphUploadOptions): Promise<GraphUploads> {
+  const slots = new UploadSlots(options.uploadsMax, options.uploadsPerKey);
   await app.register(async (scope) => {
     // This route reads its body itself, as a stream; everywhere else JSON bodies stay parsed and small.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    // Every answer of this route, the hooks' included (401, 403, 429 of the rate limit): when the
+    // body has not all arrived, the connection is not reused. Node would otherwise keep it open
+    // with the rest of the body unread (the next request on it waits behind that), or read the
+    // rest, however large, first. The rest is read and dropped for a bounded time after the
+    // answer, so that a client still sending does not lose the answer to a reset connection.
+    scope.addHook('onSend', async (request, reply, payload) => {
+      if (!request.raw.complete) {
+        reply.header('connection', 'close');
+        lingerAfterAnswer(request.raw);
+      }
+      return payload;
+    });
 
     scope.post(
       '/api/v1/graphs',
@@ -109,8 +145,9 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
           summary: 'Upload a code graph commit',
           description:
             'Body: a DevLens commit file `{commitHash, analyzedAt, nodes, edges, allNodes?, allEdges?, nodeScores?, stats?}` ' +
-            'as JSON, or gzip-compressed with `Content-Encoding: gzip`. Streamed (any size up to GRAPH_UPLOAD_LIMIT); ' +
-            'stored in one transaction, replacing an earlier upload of the same commit.',
+            'as JSON, or gzip-compressed with `Content-Encoding: gzip`, up to GRAPH_UPLOAD_LIMIT. Received whole first (at ' +
+            'GRAPH_UPLOAD_MIN_RATE at least: 408 otherwise), then stored in one transaction, replacing an earlier upload ' +
+            'of the same commit. At most GRAPH_UPLOADS_PER_KEY uploads per key and GRAPH_UPLOADS_MAX in all at once (429 beyond).',
           tags: ['graphs'],
           querystring: UploadQuerySchema,
           // Documentation only: the body is read as a stream and validated as it goes (upload-graph.ts).
@@ -129,62 +166,84 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
         if (!['identity', 'gzip', 'x-gzip'].includes(encoding)) {
           throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding "${encoding}" is not supported: send JSON, or gzip`);
         }
-        // The content parser hands the request itself on (IncomingMessage) as the body stream.
-        const raw = request.raw;
-        // The body goes through a stage of its own, so that the upload can be stopped (a shutdown's
-        // deadline) while the connection stays up to carry the answer, and so that a client that
-        // hangs up is told apart from a database failure.
-        const body = new PassThrough();
-        let clientGone = false;
-        const hungUp = () => {
-          if (raw.complete) return;
-          clientGone = true;
-          body.destroy(new ClientAbort());
-        };
-        raw.once('aborted', hungUp);
-        raw.once('error', hungUp);
-        raw.once('close', hungUp);
-        raw.pipe(body);
-        options.drain?.onCancel(request, (error) => {
-          raw.unpipe(body);
-          raw.resume(); // read and drop the rest, so the answer is not lost to a reset connection
-          body.destroy(error);
-        });
-        const stages: Array<Readable | Duplex> = [body, byteLimit(options.uploadLimit, 'as sent')];
-        if (encoding !== 'identity') stages.push(createGunzip(), byteLimit(options.uploadLimit, 'unpacked'));
-        else stages.push(gzipWithoutHeader());
+        // A bad query string is answered before the body is received (uploadGraph checks it again).
+        const query = UploadQuerySchema.safeParse(request.query ?? {});
+        if (!query.success) throw validationError(toFieldIssues(query.error));
+        const slot = slots.take(
+          caller.name !== null ? `key:${caller.name}` : `ip:${request.ip}`,
+          caller.name !== null ? `The key "${caller.name}"` : `The address ${request.ip}`,
+        );
+        if (slot instanceof AppError) {
+          reply.header('retry-after', String(UPLOAD_RETRY_AFTER_S));
+          throw slot;
+        }
         try {
-          const result = await uploadGraph(
-            { db: options.services.db, caller, retention: options.retention },
-            request.query,
-            stages,
-          );
-          // Before answering, so the next search is planned on the new statistics. The upload is committed either way.
-          await analyzeGraphTables(options.services.db).catch((error: unknown) => {
-            request.log.warn({ err: error }, 'analyze after graph upload failed');
-          });
-          return await reply.code(201).send(result);
-        } catch (error) {
-          if (clientGone) {
-            // Nobody to answer; the transaction was rolled back.
-            request.log.info({ query: request.query }, 'graph upload: the client closed the connection before the body ended; nothing stored');
-            return reply.hijack();
-          }
-          if (!raw.complete) {
-            // Refused mid-body (a bound of the file passed): read and drop the rest, as a drain's
-            // cancel does, so the connection can carry the next request (REQUEST_TIMEOUT_S bounds it).
-            raw.unpipe(body);
-            raw.resume();
-          }
-          throw asBadGzip(error as Error);
+          return await receiveAndStore(request, reply, caller, encoding, slot);
         } finally {
-          raw.off('aborted', hungUp);
-          raw.off('error', hungUp);
-          raw.off('close', hungUp);
+          slot.release();
         }
       },
     );
   });
+
+  async function receiveAndStore(request: FastifyRequest, reply: FastifyReply, caller: Caller, encoding: string, slot: UploadSlot): Promise<FastifyReply> {
+    // The content parser hands the request itself on (IncomingMessage) as the body stream.
+    const raw = request.raw;
+    // The body goes through a stage of its own, so that the upload can be stopped (a shutdown's
+    // deadline) while the connection stays up to carry the answer, and so that a client that
+    // hangs up is told apart from a database failure.
+    const body = new PassThrough();
+    let clientGone = false;
+    const hungUp = () => {
+      if (raw.complete) return;
+      clientGone = true;
+      body.destroy(new ClientAbort());
+    };
+    raw.once('aborted', hungUp);
+    raw.once('error', hungUp);
+    raw.once('close', hungUp);
+    raw.pipe(body);
+    // What a shutdown's deadline stops: the body while it arrives, then the staged file being read.
+    let reading: Readable = body;
+    let cancelled: AppError | null = null;
+    options.drain?.onCancel(request, (error) => {
+      cancelled = error;
+      raw.unpipe(body);
+      raw.resume(); // read and drop the rest, so the answer is not lost to a reset connection
+      reading.destroy(error);
+    });
+    const checks: Duplex[] = [byteLimit(options.uploadLimit, 'as sent')];
+    if (encoding === 'identity') checks.push(gzipWithoutHeader());
+    let staged: StagedBody | null = null;
+    try {
+      staged = await stageBody([body, ...checks], { minRate: options.minRate, windowMs: options.rateWindowMs });
+      if (cancelled) throw cancelled;
+      slot.storing();
+      reading = staged.read();
+      const stages: Array<Readable | Duplex> = [reading];
+      if (encoding !== 'identity') stages.push(createGunzip(), byteLimit(options.uploadLimit, 'unpacked'));
+      const result = await uploadGraph({ db: options.services.db, caller, retention: options.retention }, request.query, stages);
+      // Before answering, so the next search is planned on the new statistics. The upload is committed either way.
+      await analyzeGraphTables(options.services.db).catch((error: unknown) => {
+        request.log.warn({ err: error }, 'analyze after graph upload failed');
+      });
+      return await reply.code(201).send(result);
+    } catch (error) {
+      if (clientGone) {
+        // Nobody to answer; nothing was stored.
+        request.log.info({ query: request.query }, 'graph upload: the client closed the connection before the body ended; nothing stored');
+        return reply.hijack();
+      }
+      throw asBadGzip(error as Error);
+    } finally {
+      raw.off('aborted', hungUp);
+      raw.off('error', hungUp);
+      raw.off('close', hungUp);
+      await staged?.dispose();
+    }
+  }
+
+  return { inFlight: () => slots.stats() };
 }
 
 /** The request body ended early because the client hung up. */
