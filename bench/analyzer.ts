@@ -75,18 +75,31 @@ async function child(root: string, out: string): Promise<void> {
 
 function runChild(root: string, out: string): Promise<RunReport> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/analyzer.ts', '--child', root, out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/analyzer.ts', '--child', root, out], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let stdout = '';
     proc.stdout.on('data', (c) => (stdout += c));
-    proc.on('close', (code) => (code === 0 ? resolve(JSON.parse(stdout) as RunReport) : reject(new Error(`analysis of ${root} exited with ${code}`))));
+    proc.on('close', (code) =>
+      code === 0
+        ? resolve(JSON.parse(stdout) as RunReport)
+        : reject(new Error(`analysis of ${root} exited with ${code}`)),
+    );
   });
 }
 
 // ------------------------------------------------------------------------------------------------
 // A generated TypeScript tree: folders of files that import earlier files' functions and classes.
 
-const VERBS = 'get set create update delete find load save parse render build resolve compute validate merge apply handle fetch send read write open close start stop'.split(' ');
-const NOUNS = 'user order invoice session token cache query schema table column index request response header payload message event queue worker job plan task memory graph node edge repo commit branch file path config option'.split(' ');
+const VERBS =
+  'get set create update delete find load save parse render build resolve compute validate merge apply handle fetch send read write open close start stop'.split(
+    ' ',
+  );
+const NOUNS =
+  'user order invoice session token cache query schema table column index request response header payload message event queue worker job plan task memory graph node edge repo commit branch file path config option'.split(
+    ' ',
+  );
 
 async function generateTree(dir: string, files: number, seed = 5): Promise<void> {
   const rand = prng(seed);
@@ -98,7 +111,9 @@ async function generateTree(dir: string, files: number, seed = 5): Promise<void>
     const path = `src/${pick(NOUNS)}${i % 50}/${pick(NOUNS)}-${pick(NOUNS)}-${i}.ts`;
     const fn = `${pick(VERBS)}${cap(pick(NOUNS))}${i}`;
     const cls = `${cap(pick(NOUNS))}${cap(pick(NOUNS))}Service${i}`;
-    const deps = made.length ? Array.from({ length: 1 + Math.floor(rand() * 3) }, () => made[Math.floor(rand() * made.length)]!) : [];
+    const deps = made.length
+      ? Array.from({ length: 1 + Math.floor(rand() * 3) }, () => made[Math.floor(rand() * made.length)]!)
+      : [];
     const unique = [...new Map(deps.map((d) => [d.path, d])).values()];
     const lines: string[] = [];
     for (const d of unique) {
@@ -152,7 +167,10 @@ interface Question {
 
 /** The first sentence of a doc comment, as prose (no markdown backticks). */
 function firstSentence(doc: string): string {
-  const text = doc.split(/\n\s*\n/)[0]!.replace(/\s+/g, ' ').replace(/`/g, '');
+  const text = doc
+    .split(/\n\s*\n/)[0]!
+    .replace(/\s+/g, ' ')
+    .replace(/`/g, '');
   const end = text.search(/[.!?](\s|$)/);
   return (end >= 0 ? text.slice(0, end) : text).trim();
 }
@@ -180,7 +198,11 @@ function questions(commit: CommitFile, count = QUESTIONS, seed = 'analyzer-bench
   return candidates.sort((a, b) => draw(a).localeCompare(draw(b))).slice(0, count);
 }
 
-async function mrr(url: string, repo: string, asked: Question[]): Promise<{ mrr10: number; top1: number; ranks: Array<number | null> }> {
+async function mrr(
+  url: string,
+  repo: string,
+  asked: Question[],
+): Promise<{ mrr10: number; top1: number; ranks: Array<number | null> }> {
   let rr = 0;
   let top1 = 0;
   const ranks: Array<number | null> = [];
@@ -227,7 +249,12 @@ async function quality(selfFile: string) {
       await upload('self-without-docs', commitFileStream({ ...commit, nodes, allNodes: nodes }), false);
       const withDocs = await mrr(url, 'self', asked);
       const withoutDocs = await mrr(url, 'self-without-docs', asked);
-      return { engine: scratch.kind, questions: asked.map((q, i) => ({ ...q, rank: withDocs.ranks[i] })), withDocs, withoutDocs };
+      return {
+        engine: scratch.kind,
+        questions: asked.map((q, i) => ({ ...q, rank: withDocs.ranks[i] })),
+        withDocs,
+        withoutDocs,
+      };
     } finally {
       await app.close();
     }
@@ -242,7 +269,11 @@ async function quality(selfFile: string) {
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { files: { type: 'string', default: '2000' }, child: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      files: { type: 'string', default: '2000' },
+      child: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.child) {
     await child(positionals[0]!, positionals[1]!);
@@ -257,18 +288,29 @@ async function main(): Promise<number> {
   try {
     const selfFile = join(tmp, 'self.json.gz');
     const self = await runChild(ROOT, selfFile);
-    console.log(`this repository: ${self.files} files in ${self.seconds} s (${self.files_per_second} files/s), ${self.nodes} nodes, ${self.edges} edges, peak RSS ${self.peak_rss_mib} MiB`);
+    console.log(
+      `this repository: ${self.files} files in ${self.seconds} s (${self.files_per_second} files/s), ${self.nodes} nodes, ${self.edges} edges, peak RSS ${self.peak_rss_mib} MiB`,
+    );
     const tree = join(tmp, 'tree');
     await generateTree(tree, files);
     const generated = await runChild(tree, join(tmp, 'tree.json.gz'));
-    console.log(`generated tree: ${generated.files} files in ${generated.seconds} s (${generated.files_per_second} files/s), ${generated.nodes} nodes, ${generated.edges} edges, peak RSS ${generated.peak_rss_mib} MiB`);
+    console.log(
+      `generated tree: ${generated.files} files in ${generated.seconds} s (${generated.files_per_second} files/s), ${generated.nodes} nodes, ${generated.edges} edges, peak RSS ${generated.peak_rss_mib} MiB`,
+    );
 
     const q = await quality(selfFile);
-    console.log(`find_symbols MRR@10 on ${q.questions.length} doc-comment questions (${q.engine}): ${q.withDocs.mrr10} (top 1: ${q.withDocs.top1}); without doc comments ${q.withoutDocs.mrr10}`);
+    console.log(
+      `find_symbols MRR@10 on ${q.questions.length} doc-comment questions (${q.engine}): ${q.withDocs.mrr10} (top 1: ${q.withDocs.top1}); without doc comments ${q.withoutDocs.mrr10}`,
+    );
 
     const results = {
       date: new Date().toISOString(),
-      machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', total_memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+      machine: {
+        cpus: os.cpus().length,
+        cpu_model: os.cpus()[0]?.model ?? 'unknown',
+        total_memory_gib: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+      },
       analyses: { self, generated: { ...generated, requested_files: files } },
       search: {
         engine: q.engine,
@@ -294,7 +336,8 @@ async function main(): Promise<number> {
 
 function markdown(r: any): string {
   const ok = (pass: boolean) => (pass ? '✅' : '❌');
-  const row = (label: string, a: RunReport) => `| ${label} | ${a.files} | ${a.seconds} | ${a.files_per_second} | ${a.nodes} | ${a.edges} | ${a.peak_rss_mib} |`;
+  const row = (label: string, a: RunReport) =>
+    `| ${label} | ${a.files} | ${a.seconds} | ${a.files_per_second} | ${a.nodes} | ${a.edges} | ${a.peak_rss_mib} |`;
   const s = r.search;
   return [
     `# Analyzer benchmark (${r.date.slice(0, 10)}, ${r.machine.cpus} CPUs, Node ${r.machine.node})`,
@@ -311,7 +354,7 @@ function markdown(r: any): string {
     `| analyzer graph (doc comments as technicalSummary) | ${s.mrr10_with_doc_comments.toFixed(3)} ${ok(s.mrr10_with_doc_comments >= r.targets.mrr10)} (target ≥ ${r.targets.mrr10}) | ${s.top1_with_doc_comments} |`,
     `| the same graph without doc comments | ${s.mrr10_without_doc_comments.toFixed(3)} | ${s.top1_without_doc_comments} |`,
     '',
-    'Each question is the first sentence of a documented function\'s doc comment without the words of its name; the questions and ranks are in analyzer.json.',
+    "Each question is the first sentence of a documented function's doc comment without the words of its name; the questions and ranks are in analyzer.json.",
     '',
   ].join('\n');
 }

@@ -40,7 +40,11 @@ async function peakRss(pid: number): Promise<number | null> {
   }
 }
 
-async function upload(service: ServiceProcess, file: string, repo: string): Promise<{ seconds: number; nodes: number; edges: number; graphId: string; commitHash: string }> {
+async function upload(
+  service: ServiceProcess,
+  file: string,
+  repo: string,
+): Promise<{ seconds: number; nodes: number; edges: number; graphId: string; commitHash: string }> {
   const gz = file.endsWith('.gz');
   const started = performance.now();
   const response = await fetch(`${service.url}/api/v1/graphs?repo=${encodeURIComponent(repo)}`, {
@@ -51,12 +55,26 @@ async function upload(service: ServiceProcess, file: string, repo: string): Prom
   } as RequestInit);
   const body = (await response.json()) as any;
   if (response.status !== 201) throw new Error(`upload ${repo}: ${response.status} ${JSON.stringify(body)}`);
-  return { seconds: (performance.now() - started) / 1000, nodes: body.nodes, edges: body.edges, graphId: body.graphId, commitHash: body.commitHash };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    nodes: body.nodes,
+    edges: body.edges,
+    graphId: body.graphId,
+    commitHash: body.commitHash,
+  };
 }
 
-async function tool(service: ServiceProcess, name: string, args: Record<string, unknown>): Promise<{ body: any; serverMs: number; clientMs: number }> {
+async function tool(
+  service: ServiceProcess,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ body: any; serverMs: number; clientMs: number }> {
   const started = performance.now();
-  const response = await fetch(`${service.url}/api/v1/tools/${name}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(args) });
+  const response = await fetch(`${service.url}/api/v1/tools/${name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(args),
+  });
   const body = (await response.json()) as any;
   const clientMs = performance.now() - started;
   if (response.status !== 200) throw new Error(`${name}: ${response.status} ${JSON.stringify(body)}`);
@@ -67,8 +85,14 @@ async function tool(service: ServiceProcess, name: string, args: Record<string, 
 // ------------------------------------------------------------------------------------------------
 // Synthetic graph: files of 5–50 symbols with camelCase names, a power-law call graph.
 
-const VERBS = 'get set create update delete find load save parse render build resolve compute validate merge apply handle fetch send read write open close start stop'.split(' ');
-const NOUNS = 'user order invoice session token cache query schema table column index request response header payload message event queue worker job plan task memory graph node edge repo commit branch file path config option'.split(' ');
+const VERBS =
+  'get set create update delete find load save parse render build resolve compute validate merge apply handle fetch send read write open close start stop'.split(
+    ' ',
+  );
+const NOUNS =
+  'user order invoice session token cache query schema table column index request response header payload message event queue worker job plan task memory graph node edge repo commit branch file path config option'.split(
+    ' ',
+  );
 
 export function syntheticGraph(nodes: number, seed = 7): string {
   const rand = prng(seed);
@@ -85,7 +109,15 @@ export function syntheticGraph(nodes: number, seed = 7): string {
     fileNo++;
     const symbols = 5 + Math.floor(rand() * 46);
     const fileId = `file::${path}`;
-    out.push({ id: fileId, name: path.split('/').pop(), type: 'FILE', filePath: path, startLine: 1, endLine: symbols * 12 + 1, metadata: {} });
+    out.push({
+      id: fileId,
+      name: path.split('/').pop(),
+      type: 'FILE',
+      filePath: path,
+      startLine: 1,
+      endLine: symbols * 12 + 1,
+      metadata: {},
+    });
     let line = 2;
     let className: string | null = null;
     for (let s = 0; s < symbols && out.length < nodes; s++) {
@@ -105,7 +137,17 @@ export function syntheticGraph(nodes: number, seed = 7): string {
       }
       const docWords = Array.from({ length: 8 }, () => pick([...VERBS, ...NOUNS])).join(' ');
       const rawCode = `/** ${cap(docWords)}. */\nexport function ${name}(input: ${cap(pick(NOUNS))}) {\n  const ${pick(NOUNS)} = ${pick(VERBS)}${cap(pick(NOUNS))}(input);\n  return ${pick(NOUNS)};\n}`;
-      out.push({ id, name: id.split('::')[1], type, filePath: path, startLine: line, endLine: line + 10, rawCode, score: rand() * 5, metadata: { exported: true } });
+      out.push({
+        id,
+        name: id.split('::')[1],
+        type,
+        filePath: path,
+        startLine: line,
+        endLine: line + 10,
+        rawCode,
+        score: rand() * 5,
+        metadata: { exported: true },
+      });
       line += 12;
       if (type !== 'CLASS') {
         callable.push(id);
@@ -124,9 +166,16 @@ export function syntheticGraph(nodes: number, seed = 7): string {
   }
   const files = out.filter((n) => n.type === 'FILE');
   for (const f of files) {
-    for (let i = 0; i < 3; i++) edges.push({ from: f.id, to: files[Math.floor(rand() * files.length)]!.id, type: 'IMPORTS' });
+    for (let i = 0; i < 3; i++)
+      edges.push({ from: f.id, to: files[Math.floor(rand() * files.length)]!.id, type: 'IMPORTS' });
   }
-  return JSON.stringify({ commitHash: `synthetic${nodes}`, analyzedAt: new Date().toISOString(), nodes: out, edges, stats: { synthetic: true } });
+  return JSON.stringify({
+    commitHash: `synthetic${nodes}`,
+    analyzedAt: new Date().toISOString(),
+    nodes: out,
+    edges,
+    stats: { synthetic: true },
+  });
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -151,7 +200,12 @@ async function quality(service: ServiceProcess) {
     if (rank === 0) k.hit1++;
     if (rank !== 0) misses.push({ query: g.query, kind: g.kind, rank: rank >= 0 ? rank + 1 : null });
   }
-  const mrr = Object.fromEntries(Object.entries(byKind).map(([kind, v]) => [kind, { questions: v.n, mrr10: Math.round((v.rr / v.n) * 1000) / 1000, top1: v.hit1 }]));
+  const mrr = Object.fromEntries(
+    Object.entries(byKind).map(([kind, v]) => [
+      kind,
+      { questions: v.n, mrr10: Math.round((v.rr / v.n) * 1000) / 1000, top1: v.hit1 },
+    ]),
+  );
   return { mrr, misses: misses.filter((m) => m.kind !== 'nl') };
 }
 
@@ -172,12 +226,20 @@ async function packetSizes(service: ServiceProcess, db: { fileTokens: Map<string
     if (fileTokens > 0) ratios.push(body.approxTokens / fileTokens);
   }
   ratios.sort((a, b) => a - b);
-  return { tasks: packets.length, packet_tokens: rounded(summarize(packets)), ratio_to_files_median: Math.round(ratios[Math.floor(ratios.length / 2)]! * 1000) / 1000 };
+  return {
+    tasks: packets.length,
+    packet_tokens: rounded(summarize(packets)),
+    ratio_to_files_median: Math.round(ratios[Math.floor(ratios.length / 2)]! * 1000) / 1000,
+  };
 }
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { nodes: { type: 'string', default: '50000' }, calls: { type: 'string', default: '200' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      nodes: { type: 'string', default: '50000' },
+      calls: { type: 'string', default: '200' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     console.log(USAGE);
@@ -191,7 +253,10 @@ async function main(): Promise<number> {
   let service: ServiceProcess | undefined;
   try {
     console.log(`Database: ${scratch.label}`);
-    service = await startService({ cwd: ROOT, env: { ...scratch.env, LOG_LEVEL: 'warn', EMBEDDING_PROVIDER: 'none', GRAPH_UPLOAD_LIMIT: '1GB' } });
+    service = await startService({
+      cwd: ROOT,
+      env: { ...scratch.env, LOG_LEVEL: 'warn', EMBEDDING_PROVIDER: 'none', GRAPH_UPLOAD_LIMIT: '1GB' },
+    });
     const rssAtStart = await peakRss(service.pid);
 
     // Uploads.
@@ -201,14 +266,26 @@ async function main(): Promise<number> {
     const files: Array<[string, string, string]> = [
       ['kysely', `${FIXTURES}kysely/478ec67b2de2568f5590a015d3e120644e81bd87.json.gz`, 'kysely (2,571 nodes, gzip)'],
       ['theia', await theiaFile(), 'theia (25,279 nodes, 131 MB unpacked, gzip)'],
-      ['synthetic', synthetic, `synthetic (${nodes.toLocaleString('en')} nodes, ${(text.length / 2 ** 20).toFixed(0)} MB unpacked, gzip)`],
+      [
+        'synthetic',
+        synthetic,
+        `synthetic (${nodes.toLocaleString('en')} nodes, ${(text.length / 2 ** 20).toFixed(0)} MB unpacked, gzip)`,
+      ],
     ];
     const uploads: Record<string, unknown> = {};
     for (const [repo, file, label] of files) {
       const r = await upload(service, file, repo);
       const rss = await peakRss(service.pid);
-      uploads[repo] = { label, seconds: Math.round(r.seconds * 10) / 10, nodes: r.nodes, edges: r.edges, service_peak_rss_mib: rss && Math.round(rss) };
-      console.log(`upload ${label}: ${r.seconds.toFixed(1)} s, ${r.nodes} nodes, ${r.edges} edges; service peak RSS ${rss?.toFixed(0)} MiB`);
+      uploads[repo] = {
+        label,
+        seconds: Math.round(r.seconds * 10) / 10,
+        nodes: r.nodes,
+        edges: r.edges,
+        service_peak_rss_mib: rss && Math.round(rss),
+      };
+      console.log(
+        `upload ${label}: ${r.seconds.toFixed(1)} s, ${r.nodes} nodes, ${r.edges} edges; service peak RSS ${rss?.toFixed(0)} MiB`,
+      );
     }
 
     // Latency on the synthetic graph.
@@ -216,11 +293,20 @@ async function main(): Promise<number> {
     const rand = prng(11);
     const named = synth.nodes.filter((n) => n.type !== 'FILE');
     const pickNode = () => named[Math.floor(rand() * named.length)]!;
-    const words = () => `${VERBS[Math.floor(rand() * VERBS.length)]} ${NOUNS[Math.floor(rand() * NOUNS.length)]} ${NOUNS[Math.floor(rand() * NOUNS.length)]}`;
+    const words = () =>
+      `${VERBS[Math.floor(rand() * VERBS.length)]} ${NOUNS[Math.floor(rand() * NOUNS.length)]} ${NOUNS[Math.floor(rand() * NOUNS.length)]}`;
     const cases: Array<[string, string, () => Record<string, unknown>]> = [
-      ['find_symbols (exact name)', 'find_symbols', () => ({ query: pickNode().name.split('.').pop(), repo: 'synthetic' })],
+      [
+        'find_symbols (exact name)',
+        'find_symbols',
+        () => ({ query: pickNode().name.split('.').pop(), repo: 'synthetic' }),
+      ],
       ['find_symbols (words)', 'find_symbols', () => ({ query: words(), repo: 'synthetic' })],
-      ...INTENTS.map((intent): [string, string, () => Record<string, unknown>] => [`resolve_context ${intent}`, 'resolve_context', () => ({ task: words(), intent, repo: 'synthetic' })]),
+      ...INTENTS.map((intent): [string, string, () => Record<string, unknown>] => [
+        `resolve_context ${intent}`,
+        'resolve_context',
+        () => ({ task: words(), intent, repo: 'synthetic' }),
+      ]),
       ['get_node', 'get_node', () => ({ node: pickNode().id, repo: 'synthetic' })],
       ['impact (upstream, radius 2)', 'impact', () => ({ target: pickNode().id, repo: 'synthetic' })],
     ];
@@ -235,13 +321,17 @@ async function main(): Promise<number> {
         server.push(r.serverMs);
       }
       latency[label] = { client: rounded(summarize(client)), server: rounded(summarize(server)) };
-      console.log(`${label.padEnd(34)} server p50 ${latency[label]!.server.p50.toFixed(1)} p95 ${latency[label]!.server.p95.toFixed(1)} ms · client p95 ${latency[label]!.client.p95.toFixed(1)}`);
+      console.log(
+        `${label.padEnd(34)} server p50 ${latency[label]!.server.p50.toFixed(1)} p95 ${latency[label]!.server.p95.toFixed(1)} ms · client p95 ${latency[label]!.client.p95.toFixed(1)}`,
+      );
     }
 
     // Quality on kysely, and packet size against the files it names.
     const q = await quality(service);
     console.log(`find_symbols MRR@10 on kysely-gold: ${JSON.stringify(q.mrr)}`);
-    const kysely = JSON.parse(gunzipSync(await readFile(files[0]![1])).toString('utf8')) as { nodes: Array<{ type: string; filePath: string; rawCode?: string }> };
+    const kysely = JSON.parse(gunzipSync(await readFile(files[0]![1])).toString('utf8')) as {
+      nodes: Array<{ type: string; filePath: string; rawCode?: string }>;
+    };
     const fileTokens = new Map<string, number>();
     for (const n of kysely.nodes) {
       // A file's code ≈ its top-level symbols' code (methods are inside their classes).
@@ -254,7 +344,12 @@ async function main(): Promise<number> {
 
     const results = {
       date: new Date().toISOString(),
-      machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', total_memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+      machine: {
+        cpus: os.cpus().length,
+        cpu_model: os.cpus()[0]?.model ?? 'unknown',
+        total_memory_gib: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+      },
       engine: scratch.kind,
       uploads,
       service_peak_rss_mib: { start: rssAtStart && Math.round(rssAtStart), end: rssAtEnd && Math.round(rssAtEnd) },
@@ -262,7 +357,14 @@ async function main(): Promise<number> {
       latency,
       quality: q,
       packets: sizes,
-      targets: { upload_seconds_50k: 30, upload_peak_rss_mib: 1024, find_symbols_p95_ms: 15, resolve_context_p95_ms: 60, ident_mrr: 1.0, partial_mrr: 0.93 },
+      targets: {
+        upload_seconds_50k: 30,
+        upload_peak_rss_mib: 1024,
+        find_symbols_p95_ms: 15,
+        resolve_context_p95_ms: 60,
+        ident_mrr: 1.0,
+        partial_mrr: 0.93,
+      },
     };
     await mkdir(RESULTS_DIR, { recursive: true });
     const name = nodes === 50_000 && scratch.kind === 'postgres' ? 'graphs' : `graphs-${scratch.kind}-${nodes}`;
@@ -286,24 +388,42 @@ async function theiaFile(): Promise<string> {
 }
 
 function markdown(r: any): string {
-  const ok = (value: number, limit: number, higher = false) => ((higher ? value >= limit : value < limit) ? '✅' : '❌');
-  const lines = [`# Code-graph benchmark (${r.date.slice(0, 10)}, ${r.engine})`, '', '| upload | seconds | nodes | edges | service peak RSS MiB |', '| --- | --- | --- | --- | --- |'];
-  for (const u of Object.values(r.uploads) as any[]) lines.push(`| ${u.label} | ${u.seconds} | ${u.nodes} | ${u.edges} | ${u.service_peak_rss_mib} |`);
-  lines.push('', `| tool at ${r.latency_nodes.toLocaleString('en')} nodes | server p50 / p95 ms | client p50 / p95 ms | target p95 |`, '| --- | --- | --- | --- |');
+  const ok = (value: number, limit: number, higher = false) =>
+    (higher ? value >= limit : value < limit) ? '✅' : '❌';
+  const lines = [
+    `# Code-graph benchmark (${r.date.slice(0, 10)}, ${r.engine})`,
+    '',
+    '| upload | seconds | nodes | edges | service peak RSS MiB |',
+    '| --- | --- | --- | --- | --- |',
+  ];
+  for (const u of Object.values(r.uploads) as any[])
+    lines.push(`| ${u.label} | ${u.seconds} | ${u.nodes} | ${u.edges} | ${u.service_peak_rss_mib} |`);
+  lines.push(
+    '',
+    `| tool at ${r.latency_nodes.toLocaleString('en')} nodes | server p50 / p95 ms | client p50 / p95 ms | target p95 |`,
+    '| --- | --- | --- | --- |',
+  );
   for (const [label, s] of Object.entries(r.latency) as Array<[string, any]>) {
     const target = label.startsWith('find_symbols') ? 15 : label.startsWith('resolve_context') ? 60 : null;
-    lines.push(`| ${label} | ${s.server.p50.toFixed(1)} / ${s.server.p95.toFixed(1)} | ${s.client.p50.toFixed(1)} / ${s.client.p95.toFixed(1)} | ${target ? `< ${target} ${ok(s.server.p95, target)}` : '—'} |`);
+    lines.push(
+      `| ${label} | ${s.server.p50.toFixed(1)} / ${s.server.p95.toFixed(1)} | ${s.client.p50.toFixed(1)} / ${s.client.p95.toFixed(1)} | ${target ? `< ${target} ${ok(s.server.p95, target)}` : '—'} |`,
+    );
   }
   lines.push('', '| find_symbols on kysely-gold | questions | MRR@10 | top 1 |', '| --- | --- | --- | --- |');
-  for (const [kind, v] of Object.entries(r.quality.mrr) as Array<[string, any]>) lines.push(`| ${kind} | ${v.questions} | ${v.mrr10.toFixed(3)} | ${v.top1} |`);
-  lines.push('', `Packets (resolve_context on ${r.packets.tasks} kysely questions): ${r.packets.packet_tokens.p50} tokens median; median ratio to the named files' code ${r.packets.ratio_to_files_median}.`);
+  for (const [kind, v] of Object.entries(r.quality.mrr) as Array<[string, any]>)
+    lines.push(`| ${kind} | ${v.questions} | ${v.mrr10.toFixed(3)} | ${v.top1} |`);
+  lines.push(
+    '',
+    `Packets (resolve_context on ${r.packets.tasks} kysely questions): ${r.packets.packet_tokens.p50} tokens median; median ratio to the named files' code ${r.packets.ratio_to_files_median}.`,
+  );
   return lines.join('\n') + '\n';
 }
 
-if (process.argv[1]?.endsWith("graphs.ts")) main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+if (process.argv[1]?.endsWith('graphs.ts'))
+  main().then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );

@@ -71,11 +71,38 @@ Options:
 // Words the generated memories, queries and tasks are made of.
 
 const TOPICS = [
-  'session cache', 'retry backoff', 'rate limiter', 'connection pool', 'schema migration', 'feature flag', 'audit log',
-  'token refresh', 'search index', 'payment webhook', 'queue consumer', 'circuit breaker', 'tenant isolation',
-  'blue green deploy', 'read replica', 'vector index', 'embedding worker', 'graceful shutdown', 'health probe',
-  'request tracing', 'error budget', 'load balancer', 'sticky sessions', 'cold start', 'memory leak', 'deadlock',
-  'slow query', 'cursor pagination', 'idempotency key', 'dead letter queue', 'config reload', 'secret rotation',
+  'session cache',
+  'retry backoff',
+  'rate limiter',
+  'connection pool',
+  'schema migration',
+  'feature flag',
+  'audit log',
+  'token refresh',
+  'search index',
+  'payment webhook',
+  'queue consumer',
+  'circuit breaker',
+  'tenant isolation',
+  'blue green deploy',
+  'read replica',
+  'vector index',
+  'embedding worker',
+  'graceful shutdown',
+  'health probe',
+  'request tracing',
+  'error budget',
+  'load balancer',
+  'sticky sessions',
+  'cold start',
+  'memory leak',
+  'deadlock',
+  'slow query',
+  'cursor pagination',
+  'idempotency key',
+  'dead letter queue',
+  'config reload',
+  'secret rotation',
 ];
 const CLAUSES = [
   'we decided to keep it behind a feature flag until the rollout review',
@@ -91,10 +118,25 @@ const CLAUSES = [
   'the outage lasted four minutes and paged the on-call engineer',
   'split the change into three small pull requests',
 ];
-const LOAD_PROJECTS = ['Load Alpha', 'Load Beta', 'Load Gamma', 'Load Delta', 'Load Epsilon', 'Load Zeta', 'Load Eta', 'Load Theta'];
+const LOAD_PROJECTS = [
+  'Load Alpha',
+  'Load Beta',
+  'Load Gamma',
+  'Load Delta',
+  'Load Epsilon',
+  'Load Zeta',
+  'Load Eta',
+  'Load Theta',
+];
 const LOAD_PHASES = ['Design', 'Build', 'Verify', 'Release'];
-const GRAPH_VERBS = 'get set create update delete find load save parse render build resolve compute validate merge apply handle fetch send read write'.split(' ');
-const GRAPH_NOUNS = 'user order invoice session token cache query schema table index request response header payload message event queue worker job plan task memory graph node'.split(' ');
+const GRAPH_VERBS =
+  'get set create update delete find load save parse render build resolve compute validate merge apply handle fetch send read write'.split(
+    ' ',
+  );
+const GRAPH_NOUNS =
+  'user order invoice session token cache query schema table index request response header payload message event queue worker job plan task memory graph node'.split(
+    ' ',
+  );
 const INTENTS = ['pinpoint', 'reference-list', 'flow', 'overview', 'concept', 'security-audit', 'exploratory'] as const;
 
 /** The mix each session loops over: tool → weight. */
@@ -222,14 +264,17 @@ function memoryText(rand: () => number, tag: string): { content: string; keyword
 
 function queryText(rand: () => number): string {
   const topic = pickFrom(rand, TOPICS);
-  return rand() < 0.5 ? `how do we handle the ${topic}?` : `${topic} ${pickFrom(rand, CLAUSES).split(' ').slice(2, 5).join(' ')}`;
+  return rand() < 0.5
+    ? `how do we handle the ${topic}?`
+    : `${topic} ${pickFrom(rand, CLAUSES).split(' ').slice(2, 5).join(' ')}`;
 }
 
 /** The catalogue code of a failed call: from an isError result's text, else what the client threw. */
 function errorCode(error: unknown): { code: string; message: string } {
   if (error instanceof McpError) return { code: `MCP_${error.code}`, message: error.message };
   const e = error as { name?: string; code?: unknown; message?: string; cause?: { code?: string; message?: string } };
-  if (typeof e?.code === 'number' && /Streamable HTTP error/.test(e.message ?? '')) return { code: `HTTP_${e.code}`, message: e.message ?? '' };
+  if (typeof e?.code === 'number' && /Streamable HTTP error/.test(e.message ?? ''))
+    return { code: `HTTP_${e.code}`, message: e.message ?? '' };
   if (e?.cause?.code) return { code: `NET_${e.cause.code}`, message: `${e.message}: ${e.cause.message ?? ''}` };
   return { code: 'CLIENT_ERROR', message: e?.message ?? String(error) };
 }
@@ -249,7 +294,13 @@ async function closeSession(s: Session): Promise<void> {
 }
 
 /** One tool call of the mix, recorded, and the ledger updated with what it acknowledged. */
-async function oneCall(world: World, slot: Slot, session: Session, rec: PhaseRecorder, phase: string): Promise<boolean> {
+async function oneCall(
+  world: World,
+  slot: Slot,
+  session: Session,
+  rec: PhaseRecorder,
+  phase: string,
+): Promise<boolean> {
   const { rand } = slot;
   let tool = weighted(rand, MIX);
   if (tool === 'devstream_update_task' && slot.tasks.length === 0) tool = 'devstream_create_task';
@@ -287,7 +338,9 @@ async function oneCall(world: World, slot: Slot, session: Session, rec: PhaseRec
       onAck = (sc) => {
         const prev = sc.previous_status as TaskStatus;
         if (prev !== entry.status && !entry.uncertain.has(prev)) {
-          world.ledger.inconsistencies.push(`task ${id}: previous_status ${prev}, last acknowledged ${entry.status} (uncertain: ${[...entry.uncertain].join(',') || 'none'})`);
+          world.ledger.inconsistencies.push(
+            `task ${id}: previous_status ${prev}, last acknowledged ${entry.status} (uncertain: ${[...entry.uncertain].join(',') || 'none'})`,
+          );
         }
         entry.status = status;
         entry.uncertain.clear();
@@ -308,12 +361,22 @@ async function oneCall(world: World, slot: Slot, session: Session, rec: PhaseRec
     }
     case 'devstream_list_tasks': {
       const project = rand() < 0.5 ? pickFrom(rand, LOAD_PROJECTS) : pickFrom(rand, world.seeded.plans).title;
-      args = { project, limit: 20, ...(rand() < 0.3 ? { status: pickFrom(rand, TASK_STATUSES) } : {}), ...(rand() < 0.2 ? { priority: 6 } : {}) };
+      args = {
+        project,
+        limit: 20,
+        ...(rand() < 0.3 ? { status: pickFrom(rand, TASK_STATUSES) } : {}),
+        ...(rand() < 0.2 ? { priority: 6 } : {}),
+      };
       break;
     }
     case 'devstream_store_memory': {
       const m = memoryText(rand, tag);
-      const a = { content: m.content, content_type: pickFrom(rand, CONTENT_TYPES), keywords: m.keywords, project: pickFrom(rand, LOAD_PROJECTS) };
+      const a = {
+        content: m.content,
+        content_type: pickFrom(rand, CONTENT_TYPES),
+        keywords: m.keywords,
+        project: pickFrom(rand, LOAD_PROJECTS),
+      };
       args = a;
       onAck = (sc) => {
         world.ledger.memories.set(sc.memory_id, {
@@ -485,7 +548,14 @@ class Sampler {
     } finally {
       await client.end().catch(() => {});
     }
-    const s = { t_s: Math.round((performance.now() - this.#t0) / 100) / 10, phase: this.phase, rss_mib: m?.rss ?? null, hwm_mib: m?.hwm ?? null, heap_mib: heap, pg_connections: conns };
+    const s = {
+      t_s: Math.round((performance.now() - this.#t0) / 100) / 10,
+      phase: this.phase,
+      rss_mib: m?.rss ?? null,
+      hwm_mib: m?.hwm ?? null,
+      heap_mib: heap,
+      pg_connections: conns,
+    };
     this.samples.push(s);
     return s;
   }
@@ -503,7 +573,9 @@ async function backendPids(dbUrl: string): Promise<number[]> {
   client.on('error', () => {});
   try {
     await client.connect();
-    const { rows } = await client.query<{ pid: number }>("select pid from pg_stat_activity where application_name = 'devstream-hub' and datname = current_database()");
+    const { rows } = await client.query<{ pid: number }>(
+      "select pid from pg_stat_activity where application_name = 'devstream-hub' and datname = current_database()",
+    );
     return rows.map((r) => r.pid);
   } catch {
     return [];
@@ -532,14 +604,16 @@ async function cpuMeter(pid: number, dbUrl: string) {
     const serviceMs = s1 !== undefined && s0 !== undefined ? s1 - s0 : undefined;
     const clientMs = (c.user + c.system) / 1000;
     const pct = (ms: number | undefined) => (ms === undefined ? null : Math.round((ms / wall) * 1000) / 10);
-    const per = (ms: number | undefined) => (ms === undefined || calls === 0 ? null : Math.round((ms / calls) * 100) / 100);
+    const per = (ms: number | undefined) =>
+      ms === undefined || calls === 0 ? null : Math.round((ms / calls) * 100) / 100;
     return {
       /** % of one CPU. */
       service_cpu_pct: pct(serviceMs),
       postgres_cpu_pct: pct(pgMs),
       client_cpu_pct: pct(clientMs),
       /** % of the whole machine (all CPUs) busy, anything included. */
-      machine_busy_pct: m0 && m1 && m1.total > m0.total ? Math.round(((m1.busy - m0.busy) / (m1.total - m0.total)) * 1000) / 10 : null,
+      machine_busy_pct:
+        m0 && m1 && m1.total > m0.total ? Math.round(((m1.busy - m0.busy) / (m1.total - m0.total)) * 1000) / 10 : null,
       cpu_ms_per_call: { service: per(serviceMs), postgres: per(pgMs), client: per(clientMs) },
     };
   };
@@ -554,7 +628,10 @@ const r1 = (x: number) => Math.round(x * 10) / 10;
 function summarizeCalls(rec: PhaseRecorder, windowMs: number, from = 0, to = Infinity) {
   const elapsedMs = windowMs;
   const events = rec.events.filter((e) => e.start >= from && e.start < to);
-  const perTool: Record<string, { calls: number; ok: number; errors: number; per_s: number; latency_ms: Summary | null }> = {};
+  const perTool: Record<
+    string,
+    { calls: number; ok: number; errors: number; per_s: number; latency_ms: Summary | null }
+  > = {};
   for (const tool of TOOLS) {
     const mine = events.filter((e) => e.tool === tool);
     const ok = mine.filter((e) => e.ok).map((e) => e.end - e.start);
@@ -659,7 +736,9 @@ async function runAutocannon(url: string, route: RestRoute, seconds: number, con
               ...request,
               method: r.method,
               path: r.path,
-              ...(r.body !== undefined ? { body: r.body, headers: { ...request.headers, 'content-type': 'application/json' } } : {}),
+              ...(r.body !== undefined
+                ? { body: r.body, headers: { ...request.headers, 'content-type': 'application/json' } }
+                : {}),
             };
           },
         },
@@ -680,7 +759,13 @@ async function runAutocannon(url: string, route: RestRoute, seconds: number, con
     requests: result.requests.total,
     req_per_s: r1(result.requests.average),
     latency_ms: rounded(summarize(latencies)),
-    autocannon_latency_ms: { p50: result.latency.p50, p90: result.latency.p90, p97_5: result.latency.p97_5, p99: result.latency.p99, max: result.latency.max },
+    autocannon_latency_ms: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p97_5: result.latency.p97_5,
+      p99: result.latency.p99,
+      max: result.latency.max,
+    },
     status_codes: statuses,
     non2xx: result.non2xx,
     errors: result.errors,
@@ -727,7 +812,10 @@ async function verifyLedger(dbUrl: string, service: ServiceProcess | null, ledge
       }
       if (row.status !== t.status) {
         if (t.uncertain.has(row.status as TaskStatus)) statusUncertainResolved++;
-        else diffs.push(`status: ${row.status} ≠ acknowledged ${t.status}${t.uncertain.size ? ` (or unacknowledged ${[...t.uncertain].join('/')})` : ''}`);
+        else
+          diffs.push(
+            `status: ${row.status} ≠ acknowledged ${t.status}${t.uncertain.size ? ` (or unacknowledged ${[...t.uncertain].join('/')})` : ''}`,
+          );
       }
       if (diffs.length) wrongTasks.push(`${t.id}: ${diffs.join('; ')}`);
     }
@@ -762,19 +850,22 @@ async function verifyLedger(dbUrl: string, service: ServiceProcess | null, ledge
       const diffs: string[] = [];
       if (row.content !== m.content) diffs.push('content');
       if (row.content_type !== m.content_type) diffs.push(`content_type ${row.content_type} ≠ ${m.content_type}`);
-      if ([...row.keywords].sort().join(',') !== [...m.keywords].sort().join(',')) diffs.push(`keywords ${row.keywords} ≠ ${m.keywords}`);
+      if ([...row.keywords].sort().join(',') !== [...m.keywords].sort().join(','))
+        diffs.push(`keywords ${row.keywords} ≠ ${m.keywords}`);
       if (row.project !== m.project) diffs.push(`project ${row.project} ≠ ${m.project}`);
       if (row.task_id !== m.task_id) diffs.push(`task_id ${row.task_id} ≠ ${m.task_id}`);
       if (diffs.length) wrongMemories.push(`${m.id}: ${diffs.join('; ')}`);
     }
 
     // Failed writes that were committed all the same (the answer was lost, not the write).
-    const { rows: committedCreates } = await client.query<{ n: number }>('select count(*)::int as n from micro_tasks where title = any($1)', [
-      ledger.failedCreates.map((f) => f.title),
-    ]);
-    const { rows: committedStores } = await client.query<{ n: number }>('select count(*)::int as n from semantic_memory where content = any($1)', [
-      ledger.failedStores.map((f) => f.content),
-    ]);
+    const { rows: committedCreates } = await client.query<{ n: number }>(
+      'select count(*)::int as n from micro_tasks where title = any($1)',
+      [ledger.failedCreates.map((f) => f.title)],
+    );
+    const { rows: committedStores } = await client.query<{ n: number }>(
+      'select count(*)::int as n from semantic_memory where content = any($1)',
+      [ledger.failedStores.map((f) => f.content)],
+    );
 
     // The same through the service (REST), for a sample: the service answers them after the outage.
     const sample = memIds.filter((_, i) => i % Math.max(1, Math.floor(memIds.length / 25)) === 0).slice(0, 25);
@@ -821,7 +912,11 @@ async function verifyLedger(dbUrl: string, service: ServiceProcess | null, ledge
       failed_stores: ledger.failedStores.length,
       failed_stores_committed_anyway: committedStores[0]?.n ?? 0,
       memories_without_vector_yet: notEmbedded,
-      rest_spot_checks: { ok: restOk, of: (service ? sample.length : 0) + taskSample.length, failures: restFailures.slice(0, 10) },
+      rest_spot_checks: {
+        ok: restOk,
+        of: (service ? sample.length : 0) + taskSample.length,
+        failures: restFailures.slice(0, 10),
+      },
     };
   } finally {
     await client.end();
@@ -871,7 +966,8 @@ async function main(): Promise<number> {
   const nodeCount = num('nodes', values.nodes, 100);
   const mode = values.mode as 'fast' | 'immediate';
   if (mode !== 'fast' && mode !== 'immediate') throw new Error('--mode must be fast or immediate');
-  const defaults = steadyS === 60 && faultS === 60 && mode === 'fast' && sessionCount === 40 && outageS === 5 && errorPauseMs === 100;
+  const defaults =
+    steadyS === 60 && faultS === 60 && mode === 'fast' && sessionCount === 40 && outageS === 5 && errorPauseMs === 100;
   const outName = values.out ?? (defaults ? 'load' : `load-${steadyS}s-${mode}`);
 
   const unsupported = clusterSupport();
@@ -951,19 +1047,34 @@ async function main(): Promise<number> {
       const res = await fetch(`${svc.url}/api/v1/memories`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ content: m.content, content_type: pickFrom(seedRand, CONTENT_TYPES), keywords: m.keywords, project: pickFrom(seedRand, LOAD_PROJECTS) }),
+        body: JSON.stringify({
+          content: m.content,
+          content_type: pickFrom(seedRand, CONTENT_TYPES),
+          keywords: m.keywords,
+          project: pickFrom(seedRand, LOAD_PROJECTS),
+        }),
       });
       await res.arrayBuffer();
       if (res.status !== 201) throw new Error(`seeding memory ${i}: ${res.status}`);
       stored++;
     };
-    for (let i = 0; i < memoryCount; i += 16) await Promise.all(Array.from({ length: Math.min(16, memoryCount - i) }, (_, k) => storeOne(i + k)));
+    for (let i = 0; i < memoryCount; i += 16)
+      await Promise.all(Array.from({ length: Math.min(16, memoryCount - i) }, (_, k) => storeOne(i + k)));
     log(`stored ${stored} memories through REST`);
 
     const world: World = { service: svc, seeded, graphNames, ledger: new Ledger(), errorPauseMs, diedAt: null };
-    const slots: Slot[] = Array.from({ length: sessionCount }, (_, i) => ({ index: i, rand: prng(1000 + i), seq: 0, tasks: [] }));
+    const slots: Slot[] = Array.from({ length: sessionCount }, (_, i) => ({
+      index: i,
+      rand: prng(1000 + i),
+      seq: 0,
+      tasks: [],
+    }));
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-    const delaySummary = () => ({ p50_ms: r1(loopDelay.percentile(50) / 1e6), p99_ms: r1(loopDelay.percentile(99) / 1e6), max_ms: r1(loopDelay.max / 1e6) });
+    const delaySummary = () => ({
+      p50_ms: r1(loopDelay.percentile(50) / 1e6),
+      p99_ms: r1(loopDelay.percentile(99) / 1e6),
+      max_ms: r1(loopDelay.max / 1e6),
+    });
 
     // Warm-up (not measured; its writes are in the ledger all the same).
     if (warmupS > 0) {
@@ -1021,7 +1132,11 @@ async function main(): Promise<number> {
         setup: (rand) => ({
           method: 'POST',
           path: '/api/v1/memories/search',
-          body: JSON.stringify({ query: queryText(rand), limit: 10, ...(rand() < 0.5 ? { project: pickFrom(rand, LOAD_PROJECTS) } : {}) }),
+          body: JSON.stringify({
+            query: queryText(rand),
+            limit: 10,
+            ...(rand() < 0.5 ? { project: pickFrom(rand, LOAD_PROJECTS) } : {}),
+          }),
         }),
       },
       {
@@ -1052,7 +1167,9 @@ async function main(): Promise<number> {
 
     // ---- Phase C: MCP load while Postgres restarts.
     currentPhase = sampler.phase = 'C';
-    log(`phase C: ${sessionCount} MCP sessions, ${faultS} s; Postgres stopped (${mode}) at ${restartAtS} s for ${outageS} s`);
+    log(
+      `phase C: ${sessionCount} MCP sessions, ${faultS} s; Postgres stopped (${mode}) at ${restartAtS} s for ${outageS} s`,
+    );
     const marks: Record<string, number> = {};
     const readiness: Array<{ t: number; status: number | string }> = [];
     const restProbes: Array<{ t: number; status: number | string; code: string | null }> = [];
@@ -1093,8 +1210,11 @@ async function main(): Promise<number> {
       marks.start_begin = rec.now();
       await cluster.start();
       marks.up = rec.now();
-      log(`  Postgres accepting connections again after ${Math.round(marks.up - marks.start_begin)} ms (down ${Math.round(marks.up - marks.stopped)} ms)`);
-      while (rec.now() < faultS * 1000 && world.diedAt === null) await sleep(Math.min(200, Math.max(1, faultS * 1000 - rec.now())));
+      log(
+        `  Postgres accepting connections again after ${Math.round(marks.up - marks.start_begin)} ms (down ${Math.round(marks.up - marks.stopped)} ms)`,
+      );
+      while (rec.now() < faultS * 1000 && world.diedAt === null)
+        await sleep(Math.min(200, Math.max(1, faultS * 1000 - rec.now())));
       stopReady = true;
       await probe;
     });
@@ -1118,10 +1238,13 @@ async function main(): Promise<number> {
       mode,
       outage_held_s: outageS,
       marks_ms: Object.fromEntries(Object.entries(marks).map(([k, v]) => [k, Math.round(v)])),
-      postgres_down_ms: marks.up !== undefined && marks.stopped !== undefined ? Math.round(marks.up - marks.stop_begin!) : null,
+      postgres_down_ms:
+        marks.up !== undefined && marks.stopped !== undefined ? Math.round(marks.up - marks.stop_begin!) : null,
       errors_total: failed.length,
       errors_by_code: Object.fromEntries(
-        Object.entries(failed.reduce<Record<string, number>>((m, e) => ((m[e.code!] = (m[e.code!] ?? 0) + 1), m), {})).sort((x, y) => y[1] - x[1]),
+        Object.entries(
+          failed.reduce<Record<string, number>>((m, e) => ((m[e.code!] = (m[e.code!] ?? 0) + 1), m), {}),
+        ).sort((x, y) => y[1] - x[1]),
       ),
       errors_by_tool: errorsByTool,
       errors_before_stop: failed.filter((e) => e.end < marks.stop_begin!).length,
@@ -1134,7 +1257,8 @@ async function main(): Promise<number> {
       last_error_ms: lastError && Math.round(lastError),
       first_success_after_up_ms: firstSuccessAfterUp && Math.round(firstSuccessAfterUp),
       /** First error to first success once Postgres is back. */
-      recovery_ms: firstError !== null && firstSuccessAfterUp !== null ? Math.round(firstSuccessAfterUp - firstError) : null,
+      recovery_ms:
+        firstError !== null && firstSuccessAfterUp !== null ? Math.round(firstSuccessAfterUp - firstError) : null,
       /** Postgres accepting connections again → first successful call. */
       up_to_first_success_ms: firstSuccessAfterUp !== null ? Math.round(firstSuccessAfterUp - marks.up!) : null,
       /** Postgres back → the last failure (0: none after it was back). */
@@ -1189,7 +1313,9 @@ async function main(): Promise<number> {
           `failed writes committed anyway: ${verification.failed_creates_committed_anyway}/${verification.failed_creates} creates, ${verification.failed_stores_committed_anyway}/${verification.failed_stores} stores`,
       );
     } else log(`verify: ${verification.error}`);
-    const ready = await fetch(`${svc.url}/readyz`).then((r) => r.status).catch((e: unknown) => errorCode(e).code);
+    const ready = await fetch(`${svc.url}/readyz`)
+      .then((r) => r.status)
+      .catch((e: unknown) => errorCode(e).code);
 
     const allSamples = sampler.samples;
     const serviceLog = {
@@ -1217,7 +1343,18 @@ async function main(): Promise<number> {
         embeddings: 'fake Ollama on loopback (768-D deterministic vectors): hybrid search',
         seeded: { ...seeded.counts, memories: stored, graph_nodes: upBody.nodes, graph_edges: upBody.edges },
         mix: Object.fromEntries(MIX),
-        options: { steadyS, faultS, restS, warmupS, sessionCount, connections, mode, restartAtS, outageS, errorPauseMs },
+        options: {
+          steadyS,
+          faultS,
+          restS,
+          warmupS,
+          sessionCount,
+          connections,
+          mode,
+          restartAtS,
+          outageS,
+          errorPauseMs,
+        },
       },
       rss_mib: {
         baseline_after_start: rssBaseline.rss_mib,
@@ -1252,7 +1389,9 @@ async function main(): Promise<number> {
 }
 
 /** Service log lines grouped by their msg (pino JSON), with counts. */
-function summarizeLogMessages(lines: Array<{ phase: string; line: string }>): Array<{ msg: string; count: number; phases: string[] }> {
+function summarizeLogMessages(
+  lines: Array<{ phase: string; line: string }>,
+): Array<{ msg: string; count: number; phases: string[] }> {
   const groups = new Map<string, { count: number; phases: Set<string> }>();
   for (const { phase, line } of lines) {
     let msg = line.slice(0, 160);
@@ -1267,11 +1406,15 @@ function summarizeLogMessages(lines: Array<{ phase: string; line: string }>): Ar
     g.phases.add(phase);
     groups.set(msg, g);
   }
-  return [...groups].map(([msg, g]) => ({ msg, count: g.count, phases: [...g.phases] })).sort((x, y) => y.count - x.count).slice(0, 25);
+  return [...groups]
+    .map(([msg, g]) => ({ msg, count: g.count, phases: [...g.phases] }))
+    .sort((x, y) => y.count - x.count)
+    .slice(0, 25);
 }
 
 function markdown(r: any): string {
-  const f = (x: number | null | undefined, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d));
+  const f = (x: number | null | undefined, d = 1) =>
+    x === null || x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d);
   const lat = (s: Summary | null) => (s ? `${f(s.p50)} / ${f(s.p95)} / ${f(s.p99)}` : '—');
   const A = r.phase_a;
   const C = r.phase_c;
@@ -1293,7 +1436,9 @@ function markdown(r: any): string {
     '',
     '| tool | calls | calls/s | errors | p50 / p95 / p99 ms |',
     '| --- | --- | --- | --- | --- |',
-    ...Object.entries(A.per_tool as Record<string, any>).map(([t, s]) => `| ${t} | ${s.calls} | ${s.per_s} | ${s.errors} | ${lat(s.latency_ms)} |`),
+    ...Object.entries(A.per_tool as Record<string, any>).map(
+      ([t, s]) => `| ${t} | ${s.calls} | ${s.per_s} | ${s.errors} | ${lat(s.latency_ms)} |`,
+    ),
     '',
     `Service RSS (VmRSS every 5 s): ${r.rss_mib.baseline_after_start} MiB after start-up and seeding; phase A ${A.rss.start_mib} → ${A.rss.end_mib} MiB (min ${A.rss.min_mib}, max ${A.rss.max_mib}); ` +
       `from ${A.rss.settled_from_s} s on (after warming up) ${A.rss.settled_growth_mib >= 0 ? '+' : ''}${A.rss.settled_growth_mib} MiB, slope ${A.rss.settled_slope_mib_per_min} MiB/min, noise band ${A.rss.noise_band_mib} MiB: ` +
@@ -1306,7 +1451,8 @@ function markdown(r: any): string {
     '| route | s | requests | req/s | p50 / p95 / p99 ms | non-2xx | errors |',
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...Object.values(r.phase_b.routes as Record<string, any>).map(
-      (b) => `| ${b.route} | ${b.seconds} | ${b.requests} | ${b.req_per_s} | ${lat(b.latency_ms)} | ${b.non2xx} | ${b.errors} |`,
+      (b) =>
+        `| ${b.route} | ${b.seconds} | ${b.requests} | ${b.req_per_s} | ${lat(b.latency_ms)} | ${b.non2xx} | ${b.errors} |`,
     ),
     '',
     `CPU: service ${f(r.phase_b.cpu.service_cpu_pct, 0)} % of a core, Postgres ${f(r.phase_b.cpu.postgres_cpu_pct, 0)} %, autocannon ${f(r.phase_b.cpu.client_cpu_pct, 0)} %; machine ${f(r.phase_b.cpu.machine_busy_pct, 0)} % busy.`,
@@ -1322,21 +1468,33 @@ function markdown(r: any): string {
     `- REST probe (GET /api/v1/tasks?limit=1 every ~250 ms) answers: ${JSON.stringify(o.rest_probe_answers)}`,
     `- /readyz: ${o.readyz_not_ready_probes} not-ready probes (statuses ${o.readyz_statuses_seen.join(', ')}); ready again ${o.readyz_ready_again_after_up_ms ?? '—'} ms after Postgres was back`,
     `- before the stop: p50 / p95 / p99 ${lat(C.before_stop.latency_ms)} ms at ${C.before_stop.throughput_per_s} calls/s; ` +
-      (C.after_recovery ? `after recovery: ${lat(C.after_recovery.latency_ms)} ms at ${C.after_recovery.throughput_per_s} calls/s` : 'no recovered stretch to measure'),
+      (C.after_recovery
+        ? `after recovery: ${lat(C.after_recovery.latency_ms)} ms at ${C.after_recovery.throughput_per_s} calls/s`
+        : 'no recovered stretch to measure'),
     `- the service ${C.service_alive_after ? 'stayed up' : `**exited** (noticed at ${f(C.service_died_at_ms / 1000)} s)`}; /readyz at the end: ${r.readyz_at_end}`,
     '',
     'Calls per second (ok / errors), by when they ended:',
     '',
     '```',
-    ...chunk(C.timeline as Array<{ s: number; ok: number; errors: number }>, 10).map((row) => row.map((b) => `${String(b.s).padStart(2)}s ${String(b.ok).padStart(4)}/${String(b.errors).padEnd(3)}`).join(' ')),
+    ...chunk(C.timeline as Array<{ s: number; ok: number; errors: number }>, 10).map((row) =>
+      row.map((b) => `${String(b.s).padStart(2)}s ${String(b.ok).padStart(4)}/${String(b.errors).padEnd(3)}`).join(' '),
+    ),
     '```',
   ];
   if (!C.service_alive_after && C.service_exit_output) {
-    lines.push('', 'The service process exited; its last output:', '', '```', ...String(C.service_exit_output).split('\n').slice(0, 25), '```');
+    lines.push(
+      '',
+      'The service process exited; its last output:',
+      '',
+      '```',
+      ...String(C.service_exit_output).split('\n').slice(0, 25),
+      '```',
+    );
   }
   if (Object.keys(o.error_examples).length) {
     lines.push('', 'One example per error code:', '');
-    for (const [code, ex] of Object.entries(o.error_examples as Record<string, string>)) lines.push(`- \`${code}\`: ${ex.replace(/\n/g, ' ').slice(0, 240)}`);
+    for (const [code, ex] of Object.entries(o.error_examples as Record<string, string>))
+      lines.push(`- \`${code}\`: ${ex.replace(/\n/g, ' ').slice(0, 240)}`);
   }
   lines.push('', '## Acknowledged writes (phases warm-up, A and C)', '');
   if ('lost_writes' in v) {
@@ -1351,8 +1509,13 @@ function markdown(r: any): string {
     );
   } else lines.push(`Not verified: ${v.error}`);
   if (r.service_log.lines) {
-    lines.push('', `## Service log (LOG_LEVEL=warn): ${r.service_log.lines} lines ${JSON.stringify(r.service_log.by_phase)}`, '');
-    for (const m of r.service_log.distinct_messages.slice(0, 10)) lines.push(`- ${m.count} × ${m.msg} (${m.phases.join(', ')})`);
+    lines.push(
+      '',
+      `## Service log (LOG_LEVEL=warn): ${r.service_log.lines} lines ${JSON.stringify(r.service_log.by_phase)}`,
+      '',
+    );
+    for (const m of r.service_log.distinct_messages.slice(0, 10))
+      lines.push(`- ${m.count} × ${m.msg} (${m.phases.join(', ')})`);
   }
   return lines.join('\n') + '\n';
 }

@@ -69,14 +69,27 @@ async function readJsonl<T>(file: string): Promise<T[]> {
     .map((l) => JSON.parse(l) as T);
 }
 
-async function post(url: string, path: string, body: unknown): Promise<{ status: number; body: any; serverMs: number | null; embedMs: number }> {
-  const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function post(
+  url: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: any; serverMs: number | null; embedMs: number }> {
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = await response.json();
   const timing = response.headers.get('server-timing') ?? '';
   const part = (name: string) => Number(new RegExp(`${name};dur=([\\d.]+)`).exec(timing)?.[1] ?? Number.NaN);
   const op = part('op');
   const embed = part('embed');
-  return { status: response.status, body: json, serverMs: Number.isNaN(op) ? null : op, embedMs: Number.isNaN(embed) ? 0 : embed };
+  return {
+    status: response.status,
+    body: json,
+    serverMs: Number.isNaN(op) ? null : op,
+    embedMs: Number.isNaN(embed) ? 0 : embed,
+  };
 }
 
 /** Runs `work(i)` for i in [0, n) with `concurrency` workers. */
@@ -110,7 +123,11 @@ async function loadLocomo(url: string, turns: Turn[], concurrency: number): Prom
   const conversations = [...new Set(turns.map((t) => t.conv))];
   await pool(conversations.length, concurrency, async (c) => {
     for (const turn of turns.filter((t) => t.conv === conversations[c])) {
-      const r = await post(url, '/api/v1/memories', { content: turn.content, content_type: 'context', project: `locomo ${turn.conv}` });
+      const r = await post(url, '/api/v1/memories', {
+        content: turn.content,
+        content_type: 'context',
+        project: `locomo ${turn.conv}`,
+      });
       if (r.status !== 201) throw new Error(`store failed: ${r.status} ${JSON.stringify(r.body)}`);
       memoryOf.set(turn.id, r.body.memory_id);
     }
@@ -118,17 +135,26 @@ async function loadLocomo(url: string, turns: Turn[], concurrency: number): Prom
   return memoryOf;
 }
 
-async function scoreQuestions(url: string, questions: Question[], memoryOf: Map<string, string>): Promise<{ scores: QualityScores; method: string }> {
+async function scoreQuestions(
+  url: string,
+  questions: Question[],
+  memoryOf: Map<string, string>,
+): Promise<{ scores: QualityScores; method: string }> {
   const per: Array<{ category: number; r5: number; r10: number; rr: number }> = [];
   const methods = new Set<string>();
   await pool(questions.length, 4, async (i) => {
     const q = questions[i]!;
-    const r = await post(url, '/api/v1/memories/search', { query: q.question.slice(0, 2000), project: `locomo ${q.conv}`, limit: 10 });
+    const r = await post(url, '/api/v1/memories/search', {
+      query: q.question.slice(0, 2000),
+      project: `locomo ${q.conv}`,
+      limit: 10,
+    });
     if (r.status !== 200) throw new Error(`search failed: ${r.status} ${JSON.stringify(r.body)}`);
     methods.add(r.body.method);
     const ranked: string[] = r.body.results.map((h: { memory_id: string }) => h.memory_id);
     const wanted = q.evidence.map((e) => memoryOf.get(e)).filter((m): m is string => m !== undefined);
-    const found = (k: number) => (wanted.length === 0 ? 0 : wanted.filter((m) => ranked.slice(0, k).includes(m)).length / wanted.length);
+    const found = (k: number) =>
+      wanted.length === 0 ? 0 : wanted.filter((m) => ranked.slice(0, k).includes(m)).length / wanted.length;
     const first = ranked.findIndex((m) => wanted.includes(m));
     per[i] = { category: q.category, r5: found(5), r10: found(10), rr: first >= 0 ? 1 / (first + 1) : 0 };
   });
@@ -168,8 +194,13 @@ async function waitForEmbeddings(url: string, timeoutMs: number): Promise<void> 
 async function runQuality(scratch: Scratch, concurrency: number): Promise<Record<string, unknown>> {
   const turns = await readJsonl<Turn>(`${LOCOMO_DIR}corpus.jsonl`);
   const questions = await readJsonl<Question>(`${LOCOMO_DIR}queries.jsonl`);
-  console.log(`LoCoMo: ${turns.length} turns in ${new Set(turns.map((t) => t.conv)).size} conversations, ${questions.length} questions`);
-  const keywordService = await startService({ cwd: ROOT, env: { ...scratch.env, EMBEDDING_PROVIDER: 'none', LOG_LEVEL: 'warn' } });
+  console.log(
+    `LoCoMo: ${turns.length} turns in ${new Set(turns.map((t) => t.conv)).size} conversations, ${questions.length} questions`,
+  );
+  const keywordService = await startService({
+    cwd: ROOT,
+    env: { ...scratch.env, EMBEDDING_PROVIDER: 'none', LOG_LEVEL: 'warn' },
+  });
   const runs: Record<string, unknown> = {};
   let memoryOf: Map<string, string>;
   try {
@@ -195,11 +226,18 @@ async function runQuality(scratch: Scratch, concurrency: number): Promise<Record
     await plainService.stop();
   }
   if (await ollamaAnswers(process.env.OLLAMA_HOST)) {
-    const hybridService = await startService({ cwd: ROOT, env: { ...scratch.env, EMBEDDING_PROVIDER: 'ollama', LOG_LEVEL: 'warn' } });
+    const hybridService = await startService({
+      cwd: ROOT,
+      env: { ...scratch.env, EMBEDDING_PROVIDER: 'ollama', LOG_LEVEL: 'warn' },
+    });
     try {
       await waitForEmbeddings(hybridService.url, 60 * 60_000);
       const hybrid = await scoreQuestions(hybridService.url, questions, memoryOf);
-      runs.hybrid = { method: hybrid.method, model: process.env.OLLAMA_EMBEDDING_MODEL ?? 'nomic-embed-text', ...hybrid.scores };
+      runs.hybrid = {
+        method: hybrid.method,
+        model: process.env.OLLAMA_EMBEDDING_MODEL ?? 'nomic-embed-text',
+        ...hybrid.scores,
+      };
       printQuality(`hybrid (${process.env.OLLAMA_EMBEDDING_MODEL ?? 'nomic-embed-text'})`, hybrid.scores);
     } finally {
       await hybridService.stop();
@@ -211,7 +249,8 @@ async function runQuality(scratch: Scratch, concurrency: number): Promise<Record
   const keyword = runs.keyword as QualityScores;
   return {
     dataset: 'LoCoMo (../shared/bench/locomo): 5,882 turns, 10 conversations, 1,536 questions',
-    metric: 'Recall@k = share of a question\'s evidence turns in the top k, averaged; MRR = 1/rank of the first evidence turn in the top 10 (0 if none)',
+    metric:
+      "Recall@k = share of a question's evidence turns in the top k, averaged; MRR = 1/rank of the first evidence turn in the top 10 (0 if none)",
     engine: scratch.kind,
     references: {
       'DevStream FTS5': { recall10: 0.53, mrr: 0.382 },
@@ -225,9 +264,13 @@ async function runQuality(scratch: Scratch, concurrency: number): Promise<Record
 }
 
 function printQuality(label: string, s: QualityScores): void {
-  console.log(`\n${label}: R@5 ${s.recall5.toFixed(3)}  R@10 ${s.recall10.toFixed(3)}  MRR ${s.mrr.toFixed(3)}  (${s.questions} questions)`);
+  console.log(
+    `\n${label}: R@5 ${s.recall5.toFixed(3)}  R@10 ${s.recall10.toFixed(3)}  MRR ${s.mrr.toFixed(3)}  (${s.questions} questions)`,
+  );
   for (const [c, g] of Object.entries(s.by_category)) {
-    console.log(`  category ${c}: R@5 ${g.recall5.toFixed(3)}  R@10 ${g.recall10.toFixed(3)}  MRR ${g.mrr.toFixed(3)}  (${g.questions})`);
+    console.log(
+      `  category ${c}: R@5 ${g.recall5.toFixed(3)}  R@10 ${g.recall10.toFixed(3)}  MRR ${g.mrr.toFixed(3)}  (${g.questions})`,
+    );
   }
 }
 
@@ -244,12 +287,14 @@ function timedSummary(client: number[], server: number[]): Timed {
 }
 
 const STOP_WORDS = new Set(
-  ('a about above after again against all am an and any are as at be because been before being below between both but by ' +
+  (
+    'a about above after again against all am an and any are as at be because been before being below between both but by ' +
     'can did do does doing down during each few for from further had has have having he her here hers herself him himself his ' +
     'how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ' +
     'ourselves out over own same she should so some such than that the their theirs them themselves then there these they ' +
     'this those through to too under until up very was we were what when where which while who whom why will with you your ' +
-    'yours yourself yourselves').split(' '),
+    'yours yourself yourselves'
+  ).split(' '),
 );
 
 /** Project `copy`'s vocabulary: every word but the stop words gets a suffix of its own. */
@@ -270,14 +315,23 @@ function random(seed: number): () => number {
   };
 }
 
-async function runSpeed(scratch: Scratch, options: { memories: number; concurrency: number; searches: number; stores: number }) {
+async function runSpeed(
+  scratch: Scratch,
+  options: { memories: number; concurrency: number; searches: number; stores: number },
+) {
   const turns = await readJsonl<Turn>(`${LOCOMO_DIR}corpus.jsonl`);
   const questions = await readJsonl<Question>(`${LOCOMO_DIR}queries.jsonl`);
   const copies = Math.ceil(options.memories / turns.length);
   const rand = random(42);
   const fake = await new FakeOllama().start();
   fake.dense = true;
-  const env = { ...scratch.env, LOG_LEVEL: 'warn', EMBEDDING_PROVIDER: 'ollama', OLLAMA_HOST: fake.url, OLLAMA_EMBEDDING_MODEL: 'nomic-embed-text' };
+  const env = {
+    ...scratch.env,
+    LOG_LEVEL: 'warn',
+    EMBEDDING_PROVIDER: 'ollama',
+    OLLAMA_HOST: fake.url,
+    OLLAMA_EMBEDDING_MODEL: 'nomic-embed-text',
+  };
   const hybridService = await startService({ cwd: ROOT, env });
   const keywordService = await startService({ cwd: ROOT, env: { ...env, EMBEDDING_PROVIDER: 'none' } });
   const rssOf = async (service: ServiceProcess) => {
@@ -306,7 +360,9 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
         project: `bench ${copy}`,
       };
     });
-    console.log(`Loading ${options.memories} memories into ${copies} projects (${options.concurrency} parallel stores, 768-D fake embeddings)…`);
+    console.log(
+      `Loading ${options.memories} memories into ${copies} projects (${options.concurrency} parallel stores, 768-D fake embeddings)…`,
+    );
     const loadClient: number[] = [];
     const loadServer: number[] = [];
     const started = performance.now();
@@ -315,11 +371,14 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
       const t = performance.now();
       const r = await post(hybridService.url, '/api/v1/memories', docs[i]);
       loadClient.push(performance.now() - t);
-      if (r.status !== 201 || !r.body.embedding_generated) throw new Error(`store ${i} failed: ${r.status} ${JSON.stringify(r.body)}`);
+      if (r.status !== 201 || !r.body.embedding_generated)
+        throw new Error(`store ${i} failed: ${r.status} ${JSON.stringify(r.body)}`);
       if (r.serverMs !== null) loadServer.push(r.serverMs - r.embedMs);
       if (performance.now() - lastReport > 10_000) {
         lastReport = performance.now();
-        console.log(`  ${loadClient.length} stored, ${(loadClient.length / ((lastReport - started) / 1000)).toFixed(0)}/s`);
+        console.log(
+          `  ${loadClient.length} stored, ${(loadClient.length / ((lastReport - started) / 1000)).toFixed(0)}/s`,
+        );
       }
     });
     const loadSeconds = (performance.now() - started) / 1000;
@@ -338,10 +397,17 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
       await client.query('vacuum analyze semantic_memory, memory_lexeme_df, memory_lexeme_delta, embedding_jobs');
       // And write the load's dirty pages out now: otherwise the checkpoint the load triggered spreads
       // over the first minutes of measurements (the first case's p95 tripled in one run).
-      await client.query('checkpoint').catch((error: Error) => console.log(`(no checkpoint before measuring: ${error.message})`));
+      await client
+        .query('checkpoint')
+        .catch((error: Error) => console.log(`(no checkpoint before measuring: ${error.message})`));
     }
 
-    const cases: Array<{ key: string; label: string; service: ServiceProcess; body: (i: number) => Record<string, unknown> }> = [];
+    const cases: Array<{
+      key: string;
+      label: string;
+      service: ServiceProcess;
+      body: (i: number) => Record<string, unknown>;
+    }> = [];
     const projectOf = (i: number) => `bench ${i % copies}`;
     const question = (i: number) => {
       const q = questions[(i * 7919) % questions.length]!;
@@ -352,19 +418,37 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
       [keywordService, 'keyword'],
     ] as const) {
       cases.push(
-        { key: `search_${mode}_project`, label: `search ${mode}, one project`, service, body: (i) => ({ query: question(i).question, project: projectOf(i) }) },
+        {
+          key: `search_${mode}_project`,
+          label: `search ${mode}, one project`,
+          service,
+          body: (i) => ({ query: question(i).question, project: projectOf(i) }),
+        },
         {
           key: `search_${mode}_filtered`,
           label: `search ${mode}, project + content_type`,
           service,
-          body: (i) => ({ query: question(i).question, project: projectOf(i), content_type: CONTENT_TYPES[i % CONTENT_TYPES.length] }),
+          body: (i) => ({
+            query: question(i).question,
+            project: projectOf(i),
+            content_type: CONTENT_TYPES[i % CONTENT_TYPES.length],
+          }),
         },
-        { key: `search_${mode}_all`, label: `search ${mode}, all projects`, service, body: (i) => ({ query: question(i).question }) },
+        {
+          key: `search_${mode}_all`,
+          label: `search ${mode}, all projects`,
+          service,
+          body: (i) => ({ query: question(i).question }),
+        },
         {
           key: `search_${mode}_all_filtered`,
           label: `search ${mode}, all projects + content_type + since`,
           service,
-          body: (i) => ({ query: question(i).question, content_type: CONTENT_TYPES[i % CONTENT_TYPES.length], created_after: new Date(Date.now() - 86_400_000).toISOString() }),
+          body: (i) => ({
+            query: question(i).question,
+            content_type: CONTENT_TYPES[i % CONTENT_TYPES.length],
+            created_after: new Date(Date.now() - 86_400_000).toISOString(),
+          }),
         },
       );
     }
@@ -385,7 +469,9 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
       }
       results[c.key] = { label: c.label, method, ...timedSummary(clientMs, serverMs) };
       const s = results[c.key]!;
-      console.log(`${c.label.padEnd(52)} client p50 ${s.client.p50.toFixed(1)} p95 ${s.client.p95.toFixed(1)} · server (no embed) p50 ${s.server.p50.toFixed(1)} p95 ${s.server.p95.toFixed(1)} ms [${method}]`);
+      console.log(
+        `${c.label.padEnd(52)} client p50 ${s.client.p50.toFixed(1)} p95 ${s.client.p95.toFixed(1)} · server (no embed) p50 ${s.server.p50.toFixed(1)} p95 ${s.server.p95.toFixed(1)} ms [${method}]`,
+      );
     }
 
     // Single stores at full size, one at a time.
@@ -406,9 +492,15 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
       storeClient.push(elapsed);
       if (r.serverMs !== null) storeServer.push(r.serverMs - r.embedMs);
     }
-    results.store = { label: 'store (one at a time, at full size)', method: 'hybrid', ...timedSummary(storeClient, storeServer) };
+    results.store = {
+      label: 'store (one at a time, at full size)',
+      method: 'hybrid',
+      ...timedSummary(storeClient, storeServer),
+    };
     const st = results.store;
-    console.log(`${st.label.padEnd(52)} client p50 ${st.client.p50.toFixed(1)} p95 ${st.client.p95.toFixed(1)} · server (no embed) p50 ${st.server.p50.toFixed(1)} p95 ${st.server.p95.toFixed(1)} ms`);
+    console.log(
+      `${st.label.padEnd(52)} client p50 ${st.client.p50.toFixed(1)} p95 ${st.client.p95.toFixed(1)} · server (no embed) p50 ${st.server.p50.toFixed(1)} p95 ${st.server.p95.toFixed(1)} ms`,
+    );
 
     let tableSize: string | null = null;
     let postgres: Record<string, string> | null = null;
@@ -430,8 +522,18 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
     }
     const searchKeys = Object.keys(results).filter((k) => k.startsWith('search_'));
     const targets = [
-      ...searchKeys.map((k) => ({ case: k, metric: 'server p95 (no embed)', actual_ms: results[k]!.server.p95, threshold_ms: SPEED_TARGET_MS.search })),
-      { case: 'store', metric: 'server p95 (no embed)', actual_ms: results.store.server.p95, threshold_ms: SPEED_TARGET_MS.store },
+      ...searchKeys.map((k) => ({
+        case: k,
+        metric: 'server p95 (no embed)',
+        actual_ms: results[k]!.server.p95,
+        threshold_ms: SPEED_TARGET_MS.search,
+      })),
+      {
+        case: 'store',
+        metric: 'server p95 (no embed)',
+        actual_ms: results.store.server.p95,
+        threshold_ms: SPEED_TARGET_MS.store,
+      },
     ].map((t) => ({ ...t, pass: t.actual_ms < t.threshold_ms }));
     return {
       engine: scratch.kind,
@@ -462,20 +564,37 @@ async function runSpeed(scratch: Scratch, options: { memories: number; concurren
 // ------------------------------------------------------------------------------------------------
 
 function machine() {
-  return { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', total_memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version };
+  return {
+    cpus: os.cpus().length,
+    cpu_model: os.cpus()[0]?.model ?? 'unknown',
+    total_memory_gib: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+  };
 }
 
 function markdown(quality: any, speed: any): string {
   const lines: string[] = [`# Memory benchmark (${new Date().toISOString().slice(0, 10)})`, ''];
   if (quality) {
-    lines.push(`## Retrieval quality — LoCoMo, ${quality.engine}`, '', '| run | R@5 | R@10 | MRR | cat 1 R@10/MRR | cat 2 | cat 3 | cat 4 |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
+    lines.push(
+      `## Retrieval quality — LoCoMo, ${quality.engine}`,
+      '',
+      '| run | R@5 | R@10 | MRR | cat 1 R@10/MRR | cat 2 | cat 3 | cat 4 |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    );
     for (const [name, run] of Object.entries(quality.runs as Record<string, any>)) {
       if (!run) continue;
       const cat = (c: string) => `${run.by_category[c].recall10.toFixed(3)} / ${run.by_category[c].mrr.toFixed(3)}`;
-      lines.push(`| ${name} | ${run.recall5.toFixed(3)} | ${run.recall10.toFixed(3)} | ${run.mrr.toFixed(3)} | ${cat('1')} | ${cat('2')} | ${cat('3')} | ${cat('4')} |`);
+      lines.push(
+        `| ${name} | ${run.recall5.toFixed(3)} | ${run.recall10.toFixed(3)} | ${run.mrr.toFixed(3)} | ${cat('1')} | ${cat('2')} | ${cat('3')} | ${cat('4')} |`,
+      );
     }
-    for (const [name, ref] of Object.entries(quality.references as Record<string, any>)) lines.push(`| ${name} (reference) | | ${ref.recall10.toFixed(3)} | ${ref.mrr.toFixed(3)} | | | | |`);
-    lines.push('', `Target (keyword branch): R@10 ≥ ${QUALITY_TARGET.recall10}, MRR ≥ ${QUALITY_TARGET.mrr} — ${quality.pass ? 'met' : 'not met'}.`, '');
+    for (const [name, ref] of Object.entries(quality.references as Record<string, any>))
+      lines.push(`| ${name} (reference) | | ${ref.recall10.toFixed(3)} | ${ref.mrr.toFixed(3)} | | | | |`);
+    lines.push(
+      '',
+      `Target (keyword branch): R@10 ≥ ${QUALITY_TARGET.recall10}, MRR ≥ ${QUALITY_TARGET.mrr} — ${quality.pass ? 'met' : 'not met'}.`,
+      '',
+    );
   }
   if (speed) {
     lines.push(
@@ -494,7 +613,9 @@ function markdown(quality: any, speed: any): string {
     );
     for (const [key, c] of Object.entries(speed.cases as Record<string, any>)) {
       const target = speed.targets.find((t: any) => t.case === key);
-      lines.push(`| ${c.label} | ${c.client.p50.toFixed(1)} / ${c.client.p95.toFixed(1)} | ${c.server.p50.toFixed(1)} / ${c.server.p95.toFixed(1)} | ${target ? `< ${target.threshold_ms} ${target.pass ? '✅' : '❌'}` : ''} |`);
+      lines.push(
+        `| ${c.label} | ${c.client.p50.toFixed(1)} / ${c.client.p95.toFixed(1)} | ${c.server.p50.toFixed(1)} / ${c.server.p95.toFixed(1)} | ${target ? `< ${target.threshold_ms} ${target.pass ? '✅' : '❌'}` : ''} |`,
+      );
     }
     lines.push('');
   }

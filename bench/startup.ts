@@ -90,7 +90,8 @@ const round = (x: number, digits = 0) => Math.round(x * 10 ** digits) / 10 ** di
 function processTree(pid: number): number[] {
   const all = [pid];
   try {
-    for (const tid of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) all.push(...processTree(Number(tid)));
+    for (const tid of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean))
+      all.push(...processTree(Number(tid)));
   } catch {
     /* gone */
   }
@@ -141,7 +142,9 @@ function listenerPid(pids: number[], port: number): number | undefined {
 }
 
 /** This process's environment without what would point the service elsewhere (the row sets it). */
-const inherited: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['DATABASE_URL', 'DATA_DIR', 'PORT', 'HOST'].includes(k)));
+const inherited: NodeJS.ProcessEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !['DATABASE_URL', 'DATA_DIR', 'PORT', 'HOST'].includes(k)),
+);
 
 async function runOnce(root: string, command: Command, env: Record<string, string>, idleS: number): Promise<Sample> {
   const port = await freePort();
@@ -161,7 +164,12 @@ async function runOnce(root: string, command: Command, env: Record<string, strin
   });
   const tail: string[] = [];
   const keep = (chunk: Buffer) => {
-    tail.push(...chunk.toString('utf8').split('\n').filter((l) => l.trim()));
+    tail.push(
+      ...chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l.trim()),
+    );
     tail.splice(0, Math.max(0, tail.length - 30));
   };
   child.stdout!.on('data', keep);
@@ -220,11 +228,16 @@ async function runOnce(root: string, command: Command, env: Record<string, strin
       ready_ms: round(readyMs),
       cpu_ms: cpuMs,
       rss_mib: round(rssMib(service), 1),
-      tree_rss_mib: round(pids.reduce((sum, pid) => sum + rssMib(pid), 0), 1),
+      tree_rss_mib: round(
+        pids.reduce((sum, pid) => sum + rssMib(pid), 0),
+        1,
+      ),
       processes: pids.length,
     };
   } catch (error) {
-    throw new Error(`${command.label}: ${(error as Error).message}\n--- output ---\n${tail.join('\n')}`, { cause: error });
+    throw new Error(`${command.label}: ${(error as Error).message}\n--- output ---\n${tail.join('\n')}`, {
+      cause: error,
+    });
   } finally {
     await stop();
   }
@@ -261,7 +274,10 @@ async function main(): Promise<number> {
   const idleS = Number(values.idle);
   const root = resolve(values.root ?? HERE);
   const checkouts: Checkout[] = [];
-  for (const [name, dir] of [['this', root], ...(values.baseline ? [['baseline', resolve(values.baseline)]] : [])] as Array<[Checkout['name'], string]>) {
+  for (const [name, dir] of [
+    ['this', root],
+    ...(values.baseline ? [['baseline', resolve(values.baseline)]] : []),
+  ] as Array<[Checkout['name'], string]>) {
     const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     const startScript = pkg.scripts.start!;
     checkouts.push({
@@ -270,7 +286,11 @@ async function main(): Promise<number> {
       git: gitInfo(dir, { paths: ['src', 'migrations', 'package.json', 'scripts'] }),
       commands: [
         { key: 'npm-start', label: `npm start (${startScript})`, argv: ['/bin/sh', '-c', startScript] },
-        { key: 'bin', label: 'node bin/devstream-hub.js serve', argv: [process.execPath, 'bin/devstream-hub.js', 'serve'] },
+        {
+          key: 'bin',
+          label: 'node bin/devstream-hub.js serve',
+          argv: [process.execPath, 'bin/devstream-hub.js', 'serve'],
+        },
       ],
     });
     // What `npm ci` leaves behind (the `prepare` script), when the checkout has it.
@@ -286,12 +306,21 @@ async function main(): Promise<number> {
   const m0 = machineCpuMs();
   await sleep(1_000);
   const busyBefore = machineBusyPct(m0);
-  console.error(`bench: ${runs} rounds, idle ${idleS} s; machine ${busyBefore}% busy with other work, load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')}`);
+  console.error(
+    `bench: ${runs} rounds, idle ${idleS} s; machine ${busyBefore}% busy with other work, load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')}`,
+  );
 
   const series = new Map<string, Series>();
-  const record = (checkout: Checkout, command: Command, database: Series['database'], start: Series['start'], sample: Sample) => {
+  const record = (
+    checkout: Checkout,
+    command: Command,
+    database: Series['database'],
+    start: Series['start'],
+    sample: Sample,
+  ) => {
     const key = `${checkout.name}/${command.key}/${database}/${start}`;
-    if (!series.has(key)) series.set(key, { checkout: checkout.name, command: command.label, database, start, samples: [] });
+    if (!series.has(key))
+      series.set(key, { checkout: checkout.name, command: command.label, database, start, samples: [] });
     series.get(key)!.samples.push(sample);
   };
   const floors: number[] = [];
@@ -333,7 +362,8 @@ async function main(): Promise<number> {
   const elapsed = performance.now() - started;
   const busyDuring = machineBusyPct(mRun);
   // Our own share of the machine while measuring (the starts' CPU, roughly): the rest is others'.
-  const othersPct = busyDuring === null ? null : Math.max(0, round(busyDuring - (ourCpuMs / (elapsed * os.cpus().length)) * 100));
+  const othersPct =
+    busyDuring === null ? null : Math.max(0, round(busyDuring - (ourCpuMs / (elapsed * os.cpus().length)) * 100));
   const loadAfter = os.loadavg();
 
   const rows = [...series.values()].map((s) => ({
@@ -341,9 +371,16 @@ async function main(): Promise<number> {
     command: s.command,
     database: s.database,
     start: s.start,
-    ready_ms: { median: round(median(s.samples.map((x) => x.ready_ms))), min: Math.min(...s.samples.map((x) => x.ready_ms)), max: Math.max(...s.samples.map((x) => x.ready_ms)) },
+    ready_ms: {
+      median: round(median(s.samples.map((x) => x.ready_ms))),
+      min: Math.min(...s.samples.map((x) => x.ready_ms)),
+      max: Math.max(...s.samples.map((x) => x.ready_ms)),
+    },
     cpu_ms: { median: round(median(s.samples.map((x) => x.cpu_ms))) },
-    rss_mib: { median: round(median(s.samples.map((x) => x.rss_mib)), 1), max: Math.max(...s.samples.map((x) => x.rss_mib)) },
+    rss_mib: {
+      median: round(median(s.samples.map((x) => x.rss_mib)), 1),
+      max: Math.max(...s.samples.map((x) => x.rss_mib)),
+    },
     tree_rss_mib: { median: round(median(s.samples.map((x) => x.tree_rss_mib)), 1) },
     processes: s.samples[0]?.processes ?? 0,
     samples: s.samples,
@@ -355,9 +392,11 @@ async function main(): Promise<number> {
     const readyTarget = r.start === 'fresh' ? TARGETS.fresh_ms : TARGETS.restart_ms;
     return `ready ≤ ${readyTarget / 1000} s ${check(r.ready_ms.median <= readyTarget)} · RSS ≤ ${TARGETS.idle_rss_mib} MiB ${check(r.rss_mib.median <= TARGETS.idle_rss_mib)}`;
   };
-  const name = (c: Checkout) => `${c.name === 'this' ? 'this' : 'baseline'} ${c.git.commit?.slice(0, 7) ?? '?'}${c.git.dirty ? '+' : ''}`;
+  const name = (c: Checkout) =>
+    `${c.name === 'this' ? 'this' : 'baseline'} ${c.git.commit?.slice(0, 7) ?? '?'}${c.git.dirty ? '+' : ''}`;
   const label = Object.fromEntries(checkouts.map((c) => [c.name, name(c)]));
-  const order = (r: (typeof rows)[number]) => `${r.database}/${r.start === 'fresh' ? 0 : 1}/${r.command.startsWith('npm') ? 0 : 1}/${r.checkout === 'this' ? 1 : 0}`;
+  const order = (r: (typeof rows)[number]) =>
+    `${r.database}/${r.start === 'fresh' ? 0 : 1}/${r.command.startsWith('npm') ? 0 : 1}/${r.checkout === 'this' ? 1 : 0}`;
   rows.sort((a, b) => order(a).localeCompare(order(b)));
   const header = `| database | start | command |${checkouts.length > 1 ? ' checkout |' : ''} ready ms (median, min–max) | CPU ms to ready | idle RSS MiB: service (all processes) | target (PGlite) |`;
   const lines = [header, `|---|---|---|${checkouts.length > 1 ? '---|' : ''}---:|---:|---:|---|`];
@@ -366,15 +405,24 @@ async function main(): Promise<number> {
       `| ${r.database} | ${r.start} | ${r.command} |${checkouts.length > 1 ? ` ${label[r.checkout]} |` : ''} ${r.ready_ms.median} (${r.ready_ms.min}–${r.ready_ms.max}) | ${r.cpu_ms.median} | ${r.rss_mib.median} (${r.tree_rss_mib.median}, ${r.processes} proc.) | ${targetOf(r)} |`,
     );
   }
-  lines.push(`| floor | | \`node -e ''\` |${checkouts.length > 1 ? ' |' : ''} ${floor.median} (${floor.min}–${floor.max}) | | | |`);
+  lines.push(
+    `| floor | | \`node -e ''\` |${checkouts.length > 1 ? ' |' : ''} ${floor.median} (${floor.min}–${floor.max}) | | | |`,
+  );
   const table = lines.join('\n');
   const git = checkouts[0]!.git;
-  const pass = rows.filter((r) => r.database === 'pglite' && r.checkout === 'this').every((r) => targetOf(r).split('❌').length === 1);
+  const pass = rows
+    .filter((r) => r.database === 'pglite' && r.checkout === 'this')
+    .every((r) => targetOf(r).split('❌').length === 1);
   const report = {
     benchmark: 'devstream-hub start-up',
     date: new Date().toISOString(),
     node: process.version,
-    checkouts: checkouts.map((c) => ({ name: c.name, root: c.root, git: c.git, commands: c.commands.map((x) => x.label) })),
+    checkouts: checkouts.map((c) => ({
+      name: c.name,
+      root: c.root,
+      git: c.git,
+      commands: c.commands.map((x) => x.label),
+    })),
     machine: {
       cpus: os.cpus().length,
       cpu_model: os.cpus()[0]?.model ?? 'unknown',
@@ -385,7 +433,12 @@ async function main(): Promise<number> {
       cpu_busy_pct_before: busyBefore,
       cpu_busy_pct_by_others_during: othersPct,
     },
-    settings: { runs, idle_s: idleS, log_level: 'warn', ready: 'first 200 from GET /readyz, polled every 20 ms, from spawn' },
+    settings: {
+      runs,
+      idle_s: idleS,
+      log_level: 'warn',
+      ready: 'first 200 from GET /readyz, polled every 20 ms, from spawn',
+    },
     targets: TARGETS,
     floor_ms: { ...floor, samples: floors.map((x) => round(x)) },
     rows,
@@ -395,19 +448,26 @@ async function main(): Promise<number> {
     `Machine: ${report.machine.cpus} CPUs, ${busyBefore}% busy with other work before, about ${othersPct}% during; ` +
     `load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')} before, ${loadAfter.map((x) => x.toFixed(2)).join(' ')} after.`;
   console.log('');
-  console.log(`devstream-hub start-up — ${runs} rounds, RSS ${idleS} s after ready · Node ${process.version} · commit ${git.commit?.slice(0, 10) ?? '?'}${git.dirty ? ' (modified)' : ''}`);
+  console.log(
+    `devstream-hub start-up — ${runs} rounds, RSS ${idleS} s after ready · Node ${process.version} · commit ${git.commit?.slice(0, 10) ?? '?'}${git.dirty ? ' (modified)' : ''}`,
+  );
   console.log(summary);
   console.log('');
   console.log(table);
   console.log('');
-  console.log(`Targets (PGlite): ready ≤ ${TARGETS.fresh_ms / 1000} s fresh, ≤ ${TARGETS.restart_ms / 1000} s restart; idle RSS ≤ ${TARGETS.idle_rss_mib} MiB: ${pass ? 'ALL PASS' : 'MISSED'}`);
+  console.log(
+    `Targets (PGlite): ready ≤ ${TARGETS.fresh_ms / 1000} s fresh, ≤ ${TARGETS.restart_ms / 1000} s restart; idle RSS ≤ ${TARGETS.idle_rss_mib} MiB: ${pass ? 'ALL PASS' : 'MISSED'}`,
+  );
 
   const md = [
     '# devstream-hub start-up benchmark',
     '',
     `- Date: ${report.date}`,
     `- Node ${process.version}; ${report.machine.cpus} CPUs (${report.machine.cpu_model}); ${report.machine.total_memory_gib} GiB RAM; ${report.machine.platform}`,
-    ...checkouts.map((c) => `- ${c.name === 'this' ? 'Commit' : 'Baseline, in the same rounds'}: ${c.git.commit ?? '?'}${c.git.dirty ? ' (with changes in src/, migrations/, scripts/ or package.json)' : ''}`),
+    ...checkouts.map(
+      (c) =>
+        `- ${c.name === 'this' ? 'Commit' : 'Baseline, in the same rounds'}: ${c.git.commit ?? '?'}${c.git.dirty ? ' (with changes in src/, migrations/, scripts/ or package.json)' : ''}`,
+    ),
     `- ${summary}`,
     `- ${runs} rounds, interleaved (floor, then each row once per round); figures are medians. Ready: first 200 from GET /readyz, polled every 20 ms, measured from spawn. RSS: ${idleS} s after ready, of the process listening (in brackets: every process the command started). CPU: user + system of the process tree up to ready.`,
     '- fresh: a new PGlite data folder (a new scratch database on Postgres); restart: the same one again.',

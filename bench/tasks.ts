@@ -169,7 +169,10 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  const only = values.only?.split(',').map((x) => x.trim()).filter(Boolean);
+  const only = values.only
+    ?.split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   const unknown = only?.filter((k) => !CASE_KEYS.includes(k)) ?? [];
   if (unknown.length) {
     console.error(`bench: --only: unknown case(s) ${unknown.join(', ')}; cases: ${CASE_KEYS.join(', ')}`);
@@ -210,7 +213,8 @@ async function main(): Promise<number> {
   const m0 = machineCpuMs();
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   const m1 = machineCpuMs();
-  const busyBefore = m0 && m1 && m1.total > m0.total ? Math.round(((m1.busy - m0.busy) / (m1.total - m0.total)) * 1000) / 10 : null;
+  const busyBefore =
+    m0 && m1 && m1.total > m0.total ? Math.round(((m1.busy - m0.busy) / (m1.total - m0.total)) * 1000) / 10 : null;
   if (busyBefore !== null && busyBefore > 20) {
     console.error(
       `bench: WARNING: other work keeps ${busyBefore}% of the machine's CPU busy (load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')}); ` +
@@ -219,7 +223,9 @@ async function main(): Promise<number> {
   }
 
   // 2. The service, as a child process.
-  const profileDir = values.profile ? `${RESULTS_DIR}profiles/${new Date().toISOString().replace(/[:.]/g, '-')}` : undefined;
+  const profileDir = values.profile
+    ? `${RESULTS_DIR}profiles/${new Date().toISOString().replace(/[:.]/g, '-')}`
+    : undefined;
   if (profileDir) await mkdir(profileDir, { recursive: true });
   const service: ServiceProcess = await startService({
     cwd: ROOT,
@@ -232,7 +238,10 @@ async function main(): Promise<number> {
 
   let monitor: pg.Client | undefined;
   if (scratch.dbOptions.databaseUrl) {
-    monitor = new pg.Client({ connectionString: scratch.dbOptions.databaseUrl, application_name: 'devstream-hub-bench' });
+    monitor = new pg.Client({
+      connectionString: scratch.dbOptions.databaseUrl,
+      application_name: 'devstream-hub-bench',
+    });
     await monitor.connect();
     const m = monitor;
     onCleanup('close monitor connection', () => m.end());
@@ -263,7 +272,9 @@ async function main(): Promise<number> {
       if (interrupted) throw new Error('interrupted');
       const run = c.run[t];
       for (let i = 0; i < warmup && !interrupted; i++) await run(-1 - i);
-      const tasksInDb = monitor ? (await monitor.query<{ n: number }>('select count(*)::int as n from micro_tasks')).rows[0]?.n : undefined;
+      const tasksInDb = monitor
+        ? (await monitor.query<{ n: number }>('select count(*)::int as n from micro_tasks')).rows[0]?.n
+        : undefined;
       await cpu.start();
       const samples: number[] = [];
       let min = Infinity;
@@ -283,7 +294,13 @@ async function main(): Promise<number> {
       const cpuPerCall = await cpu.stop(iterations);
       const s = summarize(samples);
       const target = usePglite ? undefined : TARGETS[c.key];
-      const result: CaseResult = { key: c.key, label: c.label, transport: t, latency_ms: rounded(s), cpu_ms_per_call: cpuPerCall };
+      const result: CaseResult = {
+        key: c.key,
+        label: c.label,
+        transport: t,
+        latency_ms: rounded(s),
+        cpu_ms_per_call: cpuPerCall,
+      };
       if (tasksInDb !== undefined) result.tasks_in_db = tasksInDb;
       if (min !== Infinity) result.returned = { min, max, total_matches: total };
       if (target !== undefined) {
@@ -303,7 +320,11 @@ async function main(): Promise<number> {
   const loadAfter = os.loadavg();
   if (values.breakdown && scratch.dbOptions.databaseUrl) {
     console.error('bench: breakdown (in-process handler / rendering timings, EXPLAIN ANALYZE)…');
-    breakdown = await runBreakdown(seeded, { iterations: Math.min(iterations, 300), warmup, databaseUrl: scratch.dbOptions.databaseUrl! });
+    breakdown = await runBreakdown(seeded, {
+      iterations: Math.min(iterations, 300),
+      warmup,
+      databaseUrl: scratch.dbOptions.databaseUrl!,
+    });
   }
 
   let profile: ProfileSummary | undefined;
@@ -315,7 +336,9 @@ async function main(): Promise<number> {
     else console.error(`bench: no .cpuprofile in ${profileDir}`);
   }
 
-  const finalCounts = monitor ? (await monitor.query<{ n: number }>('select count(*)::int as n from micro_tasks')).rows[0]?.n : undefined;
+  const finalCounts = monitor
+    ? (await monitor.query<{ n: number }>('select count(*)::int as n from micro_tasks')).rows[0]?.n
+    : undefined;
 
   // 6. Report.
   const targets = results
@@ -349,7 +372,8 @@ async function main(): Promise<number> {
       command: 'node --import tsx src/main.ts serve',
       log_level: 'warn',
       mcp_stateless: ['1', 'true'].includes(process.env.MCP_STATELESS ?? ''),
-      mcp_client: 'MCP SDK Client + StreamableHTTPClientTransport (tools listed first, so results are validated against outputSchema)',
+      mcp_client:
+        'MCP SDK Client + StreamableHTTPClientTransport (tools listed first, so results are validated against outputSchema)',
       rest_client: 'global fetch (undici, keep-alive)',
     },
     seed: {
@@ -371,8 +395,12 @@ async function main(): Promise<number> {
 
   const table = formatTable(results);
   console.log('');
-  console.log(`devstream-hub tasks benchmark — ${report.engine}, ${seeded.counts.tasks} tasks, ${iterations} calls per row after ${warmup} warm-up`);
-  console.log(`${report.database_server.split(' on ')[0]} · Node ${report.node} · ${report.machine.cpus} CPUs · ${report.machine.total_memory_gib} GiB`);
+  console.log(
+    `devstream-hub tasks benchmark — ${report.engine}, ${seeded.counts.tasks} tasks, ${iterations} calls per row after ${warmup} warm-up`,
+  );
+  console.log(
+    `${report.database_server.split(' on ')[0]} · Node ${report.node} · ${report.machine.cpus} CPUs · ${report.machine.total_memory_gib} GiB`,
+  );
   console.log('');
   console.log(table);
   if (breakdown) {
@@ -389,11 +417,23 @@ async function main(): Promise<number> {
   }
   if (profile) {
     console.log('');
-    console.log(formatProfile(profile, `Service CPU profile (${cases.map((c) => c.key).join(', ')}, warm-up included)`));
+    console.log(
+      formatProfile(profile, `Service CPU profile (${cases.map((c) => c.key).join(', ')}, warm-up included)`),
+    );
   }
   if (!usePglite) {
     console.log('');
-    console.log(`Targets (p95, both transports): ${report.pass ? 'ALL PASS' : 'MISSED: ' + targets.filter((t) => !t.pass).map((t) => `${t.case}/${t.transport} ${t.actual_ms.toFixed(2)} ≥ ${t.threshold_ms} ms`).join(', ')}`);
+    console.log(
+      `Targets (p95, both transports): ${
+        report.pass
+          ? 'ALL PASS'
+          : 'MISSED: ' +
+            targets
+              .filter((t) => !t.pass)
+              .map((t) => `${t.case}/${t.transport} ${t.actual_ms.toFixed(2)} ≥ ${t.threshold_ms} ms`)
+              .join(', ')
+      }`,
+    );
   }
 
   await mkdir(RESULTS_DIR, { recursive: true });
@@ -407,7 +447,11 @@ async function main(): Promise<number> {
 
 // ---------------------------------------------------------------------------------------------
 
-type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, any> };
+type ToolResult = {
+  isError?: boolean;
+  content: Array<{ type: string; text?: string }>;
+  structuredContent?: Record<string, any>;
+};
 
 function defineCases(client: Client, baseUrl: string, seeded: SeededData): CaseDef[] {
   const mcp = async (name: string, args: Record<string, unknown>): Promise<Record<string, any>> => {
@@ -428,7 +472,10 @@ function defineCases(client: Client, baseUrl: string, seeded: SeededData): CaseD
     return JSON.parse(text);
   };
   const listed = (out: { tasks: unknown[]; total: number }) => ({ returned: out.tasks.length, total: out.total });
-  const plansListed = (out: { plans: Array<{ phases: unknown[] }>; total: number }) => ({ returned: out.plans.length, total: out.total });
+  const plansListed = (out: { plans: Array<{ phases: unknown[] }>; total: number }) => ({
+    returned: out.plans.length,
+    total: out.total,
+  });
 
   // create: a new task into an existing project/phase, spread over all of them.
   let created = 0;
@@ -526,11 +573,24 @@ function defineCases(client: Client, baseUrl: string, seeded: SeededData): CaseD
 
 const f = (x: number) => x.toFixed(2);
 
-const cpuText = (c: CpuPerCall) => [c.service, c.postgres, c.client].map((x) => (x === null ? '?' : x.toFixed(2))).join(' + ');
+const cpuText = (c: CpuPerCall) =>
+  [c.service, c.postgres, c.client].map((x) => (x === null ? '?' : x.toFixed(2))).join(' + ');
 const bgText = (c: CpuPerCall) => (c.background_pct === null ? '?' : `${c.background_pct.toFixed(0)}%`);
 
 function formatTable(results: CaseResult[]): string {
-  const header = ['case', 'via', 'p50', 'p95', 'p99', 'mean', 'max', 'returned/total', 'p95 target', 'CPU/call svc+pg+client', 'other load'];
+  const header = [
+    'case',
+    'via',
+    'p50',
+    'p95',
+    'p99',
+    'mean',
+    'max',
+    'returned/total',
+    'p95 target',
+    'CPU/call svc+pg+client',
+    'other load',
+  ];
   const rows = results.map((r) => [
     r.key,
     r.transport,
@@ -539,17 +599,24 @@ function formatTable(results: CaseResult[]): string {
     f(r.latency_ms.p99),
     f(r.latency_ms.mean),
     f(r.latency_ms.max),
-    r.returned ? `${r.returned.min === r.returned.max ? r.returned.min : `${r.returned.min}-${r.returned.max}`}/${r.returned.total_matches ?? '?'}` : '',
+    r.returned
+      ? `${r.returned.min === r.returned.max ? r.returned.min : `${r.returned.min}-${r.returned.max}`}/${r.returned.total_matches ?? '?'}`
+      : '',
     r.target_p95_ms === undefined ? '' : `< ${r.target_p95_ms} ${r.pass ? 'PASS' : 'FAIL'}`,
     cpuText(r.cpu_ms_per_call),
     bgText(r.cpu_ms_per_call),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(header) + '   (ms)', widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-function formatMarkdown(report: Record<string, any>, results: CaseResult[], breakdown: BreakdownResult | undefined): string {
+function formatMarkdown(
+  report: Record<string, any>,
+  results: CaseResult[],
+  breakdown: BreakdownResult | undefined,
+): string {
   const lines = [
     `# devstream-hub tasks benchmark`,
     '',
@@ -575,12 +642,20 @@ function formatMarkdown(report: Record<string, any>, results: CaseResult[], brea
       '"other load": share of the machine\'s CPU used meanwhile by anything else (high = noisy figures).',
     '',
   );
-  if (report.pass === null) lines.push('PGlite runs inside the service process: its CPU is part of the service figure.', '');
+  if (report.pass === null)
+    lines.push('PGlite runs inside the service process: its CPU is part of the service figure.', '');
   if (report.pass !== null) lines.push(`**Targets: ${report.pass ? 'all met' : 'some missed'}.**`, '');
   if (breakdown) {
     // The summary lines only; the query plans are in the JSON file.
     const summary = breakdown.text.split('\n').filter((l) => !l.startsWith('    '));
-    lines.push('## Breakdown (in-process, same database; EXPLAIN ANALYZE plans in the JSON)', '', '```', ...summary, '```', '');
+    lines.push(
+      '## Breakdown (in-process, same database; EXPLAIN ANALYZE plans in the JSON)',
+      '',
+      '```',
+      ...summary,
+      '```',
+      '',
+    );
   }
   return lines.join('\n');
 }
@@ -589,7 +664,8 @@ function formatMarkdown(report: Record<string, any>, results: CaseResult[], brea
 
 main()
   .catch((error: unknown) => {
-    if (!interrupted) console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    if (!interrupted)
+      console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return 1;
   })
   .then(async (code) => {

@@ -10,7 +10,11 @@ import { loadMigrations } from '../src/db/migrate.js';
 const started = performance.now();
 try {
   const folders = await preparePgliteTemplates(await loadMigrations());
-  console.log(`PGlite templates ready in ${Math.round(performance.now() - started)} ms: ${Object.values(folders).join(', ')}`);
+  console.log(
+    `PGlite templates ready in ${Math.round(performance.now() - started)} ms: ${Object.values(folders).join(', ')}`,
+  );
 } catch (error) {
-  console.warn(`Could not build the PGlite templates (${(error as Error).message}); fresh data folders will run initdb at their first start.`);
+  console.warn(
+    `Could not build the PGlite templates (${(error as Error).message}); fresh data folders will run initdb at their first start.`,
+  );
 }

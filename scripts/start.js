@@ -20,7 +20,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(ROOT, 'src');
 // One copy per checkout: node_modules may be shared (a symlink) by several.
-const OUT = join(ROOT, 'node_modules', '.cache', 'devstream-hub', `js-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}`);
+const OUT = join(
+  ROOT,
+  'node_modules',
+  '.cache',
+  'devstream-hub',
+  `js-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}`,
+);
 const MANIFEST = join(OUT, 'manifest.json');
 
 /** Every .ts file under `dir`, as paths relative to SRC. */
@@ -50,9 +56,18 @@ async function transpile() {
   const require = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
   const esbuildVersion = JSON.parse(readFileSync(require.resolve('esbuild/package.json'), 'utf8')).version;
   const tsconfigRaw = readFileSync(join(ROOT, 'tsconfig.json'), 'utf8');
-  const options = { loader: 'ts', format: 'esm', target: `node${process.versions.node}`, sourcemap: 'inline', sourcesContent: false, tsconfigRaw };
+  const options = {
+    loader: 'ts',
+    format: 'esm',
+    target: `node${process.versions.node}`,
+    sourcemap: 'inline',
+    sourcesContent: false,
+    tsconfigRaw,
+  };
   // Outputs depend on the source text, the esbuild version and these options.
-  const key = createHash('sha256').update(JSON.stringify({ esbuild: esbuildVersion, options })).digest('hex');
+  const key = createHash('sha256')
+    .update(JSON.stringify({ esbuild: esbuildVersion, options }))
+    .digest('hex');
   let manifest = { key, files: {} };
   try {
     const previous = JSON.parse(readFileSync(MANIFEST, 'utf8'));
@@ -74,7 +89,11 @@ async function transpile() {
       await Promise.all(
         stale.map(async ({ file, text }) => {
           const url = pathToFileURL(join(SRC, file)).href;
-          const { code } = await esbuild.transform(text, { ...options, sourcefile: url, define: { 'import.meta.url': JSON.stringify(url) } });
+          const { code } = await esbuild.transform(text, {
+            ...options,
+            sourcefile: url,
+            define: { 'import.meta.url': JSON.stringify(url) },
+          });
           writeAtomically(output(file), code);
         }),
       );
@@ -92,7 +111,8 @@ async function transpile() {
       if (!entry.startsWith('js-') || join(dirname(OUT), entry) === OUT) continue;
       try {
         const { root } = JSON.parse(readFileSync(join(dirname(OUT), entry, 'manifest.json'), 'utf8'));
-        if (typeof root === 'string' && !existsSync(join(root, 'src'))) rmSync(join(dirname(OUT), entry), { recursive: true, force: true });
+        if (typeof root === 'string' && !existsSync(join(root, 'src')))
+          rmSync(join(dirname(OUT), entry), { recursive: true, force: true });
       } catch {
         /* not ours to judge */
       }
@@ -106,7 +126,9 @@ try {
   main = await transpile();
 } catch (error) {
   if (error && typeof error === 'object' && 'errors' in error) throw error; // a syntax error in src/: esbuild's report
-  console.warn(`devstream-hub: running src/ through tsx (could not write ${relative(ROOT, OUT).split(sep).join('/')}: ${error.message})`);
+  console.warn(
+    `devstream-hub: running src/ through tsx (could not write ${relative(ROOT, OUT).split(sep).join('/')}: ${error.message})`,
+  );
   const { register } = await import('tsx/esm/api');
   register();
   main = pathToFileURL(join(SRC, 'main.ts')).href;

@@ -111,7 +111,18 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const indexes = new VectorIndexes(db, app.log);
   // A claimed job's lease outlives the longest embedder call.
   const worker = new EmbeddingWorker(db, embedder, indexes, app.log, { leaseMs: 2 * embedding.timeoutMs + 30_000 });
-  const jobs = new JobRunner(db, { analyze: analyzeJob({ db, analyzeRoots: config.graphs.analyzeRoots, retention: config.graphs.retention, log: app.log }) }, app.log);
+  const jobs = new JobRunner(
+    db,
+    {
+      analyze: analyzeJob({
+        db,
+        analyzeRoots: config.graphs.analyzeRoots,
+        retention: config.graphs.retention,
+        log: app.log,
+      }),
+    },
+    app.log,
+  );
   const accesses = new AccessTracker(db, app.log);
   const compactor = new KeywordStatsCompactor(db, app.log);
   app.addHook('onReady', async () => {
@@ -128,22 +139,49 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   // One query for both queue gauges: a scrape collects them together.
   let queue: ReturnType<typeof queueDepth> | null = null;
   const readQueue = () => (queue ??= queueDepth(db).finally(() => setImmediate(() => (queue = null))));
-  metrics.gauge('devstream_embedding_queue_depth', 'Memories waiting for a vector (embedding_jobs rows)', async () => (await readQueue()).pending);
-  metrics.gauge('devstream_embedding_queue_oldest_seconds', 'Age of the oldest memory waiting for a vector', async () => (await readQueue()).oldest_age_s ?? 0);
-  metrics.gauge('devstream_embedder_down', '1 while the embedder is known to be down (stores text-only, searches by keyword)', () => (embedder.status().state === 'down' ? 1 : 0));
+  metrics.gauge(
+    'devstream_embedding_queue_depth',
+    'Memories waiting for a vector (embedding_jobs rows)',
+    async () => (await readQueue()).pending,
+  );
+  metrics.gauge(
+    'devstream_embedding_queue_oldest_seconds',
+    'Age of the oldest memory waiting for a vector',
+    async () => (await readQueue()).oldest_age_s ?? 0,
+  );
+  metrics.gauge(
+    'devstream_embedder_down',
+    '1 while the embedder is known to be down (stores text-only, searches by keyword)',
+    () => (embedder.status().state === 'down' ? 1 : 0),
+  );
   metrics.gauge('devstream_jobs', 'Analysis jobs not finished, by status', () => unfinishedJobs(db), 'status');
-  metrics.gauge('devstream_db_pool_connections', 'Database connections by state (busy, idle)', () => {
-    const { busy, idle } = deps.db.poolStats();
-    return { busy, idle };
-  }, 'state');
-  metrics.gauge('devstream_db_pool_waiting', 'Queries waiting for a database connection', () => deps.db.poolStats().waiting);
+  metrics.gauge(
+    'devstream_db_pool_connections',
+    'Database connections by state (busy, idle)',
+    () => {
+      const { busy, idle } = deps.db.poolStats();
+      return { busy, idle };
+    },
+    'state',
+  );
+  metrics.gauge(
+    'devstream_db_pool_waiting',
+    'Queries waiting for a database connection',
+    () => deps.db.poolStats().waiting,
+  );
   let mcpSessions: McpSessions | undefined;
   const services: Services = {
     db,
     keys: { revoked: (name) => void mcpSessions?.closeSessionsOf(name) },
     defaultProject: config.defaultProject,
     jobs: { analyzeRoots: config.graphs.analyzeRoots, queued: () => jobs.kick() },
-    memory: { embedder, indexes, accesses, queued: (kind) => (kind === 'vector' ? worker.vectorStaged() : worker.kick()), weights: config.searchWeights },
+    memory: {
+      embedder,
+      indexes,
+      accesses,
+      queued: (kind) => (kind === 'vector' ? worker.vectorStaged() : worker.kick()),
+      weights: config.searchWeights,
+    },
   };
 
   registerHealth(app, { db, schemaVersion: deps.schemaVersion, embedder });
@@ -164,7 +202,12 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     rateWindowMs: config.graphUploads.rateWindowMs,
     drain,
   });
-  metrics.gauge('devstream_graph_uploads', 'Graph uploads in flight, by phase (receiving the body, storing it)', () => uploads.inFlight(), 'phase');
+  metrics.gauge(
+    'devstream_graph_uploads',
+    'Graph uploads in flight, by phase (receiving the body, storing it)',
+    () => uploads.inFlight(),
+    'phase',
+  );
   mcpSessions = await registerMcpRoutes(app, {
     services,
     log: app.log,

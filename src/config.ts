@@ -5,7 +5,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 const flag = () =>
   z
-    .enum(['0', '1', 'true', 'false'], { error: "must be 0, 1, true or false" })
+    .enum(['0', '1', 'true', 'false'], { error: 'must be 0, 1, true or false' })
     .default('0')
     .transform((v) => v === '1' || v === 'true');
 
@@ -84,19 +84,25 @@ const envSchema = z.object({
     })
     .transform(Number),
   GRAPH_RETENTION: int(1, 10_000, 20),
-  ANALYZE_ROOTS: list.refine((roots) => (roots ?? []).every((r) => isAbsolute(r)), { error: 'must be absolute folder paths, comma-separated' }),
+  ANALYZE_ROOTS: list.refine((roots) => (roots ?? []).every((r) => isAbsolute(r)), {
+    error: 'must be absolute folder paths, comma-separated',
+  }),
   AUTH: z.enum(['required', 'off'], { error: 'must be required or off' }).optional(),
   ADMIN_TOKEN: z
     .string()
     .optional()
     .transform((v) => (v?.trim() ? v.trim() : undefined))
-    .refine((v) => v === undefined || v.length >= 32, { error: 'must be at least 32 characters (e.g. openssl rand -base64 32)' }),
+    .refine((v) => v === undefined || v.length >= 32, {
+      error: 'must be at least 32 characters (e.g. openssl rand -base64 32)',
+    }),
   RATE_LIMIT_MAX: int(1, 1_000_000, 600),
   RATE_LIMIT_WINDOW: z
     .string()
     .trim()
     .default('1 minute')
-    .refine((v) => parseDuration(v) !== null, { error: "must be a duration like '1 minute', '30 seconds' or 60000 (ms)" })
+    .refine((v) => parseDuration(v) !== null, {
+      error: "must be a duration like '1 minute', '30 seconds' or 60000 (ms)",
+    })
     .transform((v) => parseDuration(v)!),
   BODY_LIMIT: z
     .string()
@@ -123,7 +129,9 @@ const envSchema = z.object({
   GRAPH_UPLOAD_MIN_RATE: z
     .string()
     .default('10KB')
-    .refine((v) => parseBytes(v) !== null, { error: 'must be a size per second like 10240, 10KB or 1MB (at least 1KB)' })
+    .refine((v) => parseBytes(v) !== null, {
+      error: 'must be a size per second like 10240, 10KB or 1MB (at least 1KB)',
+    })
     .transform((v) => parseBytes(v)!),
   GRAPH_UPLOAD_RATE_WINDOW_S: int(1, 3_600, 10),
 });
@@ -133,16 +141,29 @@ export function parseBytes(text: string): number | null {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|kib|mb|mib|gb|gib)?\s*$/i.exec(text);
   if (!m) return null;
   const unit = (m[2] ?? 'b').toLowerCase()[0]!;
-  const bytes = Math.floor(Number(m[1]) * ({ b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 } as Record<string, number>)[unit]!);
+  const bytes = Math.floor(
+    Number(m[1]) * ({ b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 } as Record<string, number>)[unit]!,
+  );
   return Number.isSafeInteger(bytes) && bytes >= 1024 ? bytes : null;
 }
 
 /** `60000` (ms), `30 seconds`, `1 minute`, `2 hours`, `1 day` → milliseconds; null when unreadable or zero. */
 export function parseDuration(text: string): number | null {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?|d|days?)?\s*$/i.exec(text);
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?|d|days?)?\s*$/i.exec(
+    text,
+  );
   if (!m) return null;
   const unit = (m[2] ?? 'ms').toLowerCase();
-  const scale = unit.startsWith('ms') || unit.startsWith('milli') ? 1 : unit.startsWith('s') ? 1000 : unit.startsWith('m') ? 60_000 : unit.startsWith('h') ? 3_600_000 : 86_400_000;
+  const scale =
+    unit.startsWith('ms') || unit.startsWith('milli')
+      ? 1
+      : unit.startsWith('s')
+        ? 1000
+        : unit.startsWith('m')
+          ? 60_000
+          : unit.startsWith('h')
+            ? 3_600_000
+            : 86_400_000;
   const ms = Math.round(Number(m[1]) * scale);
   return Number.isSafeInteger(ms) && ms >= 1 ? ms : null;
 }
@@ -165,75 +186,83 @@ const configSchema = envSchema
     }
   })
   .transform((e) => ({
-  port: e.PORT,
-  host: e.HOST,
-  /** Unset: embedded PGlite in `dataDir`. */
-  databaseUrl: e.DATABASE_URL,
-  dataDir: resolve(e.DATA_DIR),
-  logLevel: e.LOG_LEVEL,
-  mcpStateless: e.MCP_STATELESS,
-  /** Unset: the loopback names with the listening port. */
-  allowedHosts: e.ALLOWED_HOSTS,
-  /** Unset: http(s) origins of the loopback names with the listening port. */
-  allowedOrigins: e.ALLOWED_ORIGINS,
-  sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
-  defaultProject: e.DEFAULT_PROJECT,
-  embedding: {
-    provider: e.EMBEDDING_PROVIDER,
-    ollamaHost: e.OLLAMA_HOST.replace(/\/+$/, ''),
-    model: e.OLLAMA_EMBEDDING_MODEL,
-    timeoutMs: e.OLLAMA_TIMEOUT_MS,
-  },
-  /** RRF weights of the two search branches. */
-  searchWeights: { vector: e.SEARCH_VECTOR_WEIGHT, keyword: e.SEARCH_KEYWORD_WEIGHT, neighbours: e.SEARCH_NEIGHBOR_WEIGHT },
-  auth: {
-    /**
-     * Default: off only when nothing but this machine can reach the service — a loopback HOST and no
-     * other name in ALLOWED_HOSTS (a reverse proxy on the same machine forwards the world's requests).
-     */
-    mode: e.AUTH ?? (isLoopbackHost(e.HOST) && (e.ALLOWED_HOSTS ?? []).every((h) => isLoopbackHost(h.replace(/:\d+$/, ''))) ? 'off' : 'required'),
-    /** A bootstrap credential with every scope (for creating the first keys). */
-    adminToken: e.ADMIN_TOKEN,
-  } as { mode: 'required' | 'off'; adminToken: string | undefined },
-  limits: {
-    /** Requests per key (per client address when AUTH=off) per window. */
-    rateLimitMax: e.RATE_LIMIT_MAX,
-    rateLimitWindowMs: e.RATE_LIMIT_WINDOW,
-    /** Largest JSON body, bytes. */
-    bodyLimit: e.BODY_LIMIT,
-    /** Time to receive a whole request. */
-    requestTimeoutMs: e.REQUEST_TIMEOUT_S * 1000,
-    /** Open MCP sessions; the least recently used one is closed to make room. */
-    maxSessions: e.MAX_SESSIONS,
-    /**
-     * Open MCP sessions of one key (of one client address when AUTH=off), at most MAX_SESSIONS:
-     * a key at its cap that opens one more loses its own least recently used session.
-     */
-    maxSessionsPerKey: Math.min(e.MAX_SESSIONS_PER_KEY, e.MAX_SESSIONS),
-  },
-  /** How long start-up waits for the database (retrying with backoff) before giving up; 0: try once. */
-  dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_S * 1000,
-  /** How long a shutdown waits for requests in flight before cutting their connections. */
-  shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_S * 1000,
-  /** Unset: /metrics needs an admin key (or nothing with AUTH=off); set: exactly this bearer token. */
-  metricsToken: e.METRICS_TOKEN,
-  graphs: {
-    /** Commits kept per graph; older ones are dropped when a newer one is uploaded. */
-    retention: e.GRAPH_RETENTION,
-    /** Largest graph upload, in bytes, before and after decompression. */
-    uploadLimit: e.GRAPH_UPLOAD_LIMIT,
-    /** Folders `repo {action: "analyze", path}` may read (none: analysis on the server is off). */
-    analyzeRoots: e.ANALYZE_ROOTS ?? [],
-  },
-  graphUploads: {
-    /** Uploads in flight at once on this instance (receiving or storing), in all and per key (per client address when AUTH=off). */
-    max: e.GRAPH_UPLOADS_MAX,
-    perKey: e.GRAPH_UPLOADS_PER_KEY,
-    /** Bytes per second an upload's body must keep up, averaged over each window. */
-    minRate: e.GRAPH_UPLOAD_MIN_RATE,
-    rateWindowMs: e.GRAPH_UPLOAD_RATE_WINDOW_S * 1000,
-  },
-}));
+    port: e.PORT,
+    host: e.HOST,
+    /** Unset: embedded PGlite in `dataDir`. */
+    databaseUrl: e.DATABASE_URL,
+    dataDir: resolve(e.DATA_DIR),
+    logLevel: e.LOG_LEVEL,
+    mcpStateless: e.MCP_STATELESS,
+    /** Unset: the loopback names with the listening port. */
+    allowedHosts: e.ALLOWED_HOSTS,
+    /** Unset: http(s) origins of the loopback names with the listening port. */
+    allowedOrigins: e.ALLOWED_ORIGINS,
+    sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
+    defaultProject: e.DEFAULT_PROJECT,
+    embedding: {
+      provider: e.EMBEDDING_PROVIDER,
+      ollamaHost: e.OLLAMA_HOST.replace(/\/+$/, ''),
+      model: e.OLLAMA_EMBEDDING_MODEL,
+      timeoutMs: e.OLLAMA_TIMEOUT_MS,
+    },
+    /** RRF weights of the two search branches. */
+    searchWeights: {
+      vector: e.SEARCH_VECTOR_WEIGHT,
+      keyword: e.SEARCH_KEYWORD_WEIGHT,
+      neighbours: e.SEARCH_NEIGHBOR_WEIGHT,
+    },
+    auth: {
+      /**
+       * Default: off only when nothing but this machine can reach the service — a loopback HOST and no
+       * other name in ALLOWED_HOSTS (a reverse proxy on the same machine forwards the world's requests).
+       */
+      mode:
+        e.AUTH ??
+        (isLoopbackHost(e.HOST) && (e.ALLOWED_HOSTS ?? []).every((h) => isLoopbackHost(h.replace(/:\d+$/, '')))
+          ? 'off'
+          : 'required'),
+      /** A bootstrap credential with every scope (for creating the first keys). */
+      adminToken: e.ADMIN_TOKEN,
+    } as { mode: 'required' | 'off'; adminToken: string | undefined },
+    limits: {
+      /** Requests per key (per client address when AUTH=off) per window. */
+      rateLimitMax: e.RATE_LIMIT_MAX,
+      rateLimitWindowMs: e.RATE_LIMIT_WINDOW,
+      /** Largest JSON body, bytes. */
+      bodyLimit: e.BODY_LIMIT,
+      /** Time to receive a whole request. */
+      requestTimeoutMs: e.REQUEST_TIMEOUT_S * 1000,
+      /** Open MCP sessions; the least recently used one is closed to make room. */
+      maxSessions: e.MAX_SESSIONS,
+      /**
+       * Open MCP sessions of one key (of one client address when AUTH=off), at most MAX_SESSIONS:
+       * a key at its cap that opens one more loses its own least recently used session.
+       */
+      maxSessionsPerKey: Math.min(e.MAX_SESSIONS_PER_KEY, e.MAX_SESSIONS),
+    },
+    /** How long start-up waits for the database (retrying with backoff) before giving up; 0: try once. */
+    dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_S * 1000,
+    /** How long a shutdown waits for requests in flight before cutting their connections. */
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_S * 1000,
+    /** Unset: /metrics needs an admin key (or nothing with AUTH=off); set: exactly this bearer token. */
+    metricsToken: e.METRICS_TOKEN,
+    graphs: {
+      /** Commits kept per graph; older ones are dropped when a newer one is uploaded. */
+      retention: e.GRAPH_RETENTION,
+      /** Largest graph upload, in bytes, before and after decompression. */
+      uploadLimit: e.GRAPH_UPLOAD_LIMIT,
+      /** Folders `repo {action: "analyze", path}` may read (none: analysis on the server is off). */
+      analyzeRoots: e.ANALYZE_ROOTS ?? [],
+    },
+    graphUploads: {
+      /** Uploads in flight at once on this instance (receiving or storing), in all and per key (per client address when AUTH=off). */
+      max: e.GRAPH_UPLOADS_MAX,
+      perKey: e.GRAPH_UPLOADS_PER_KEY,
+      /** Bytes per second an upload's body must keep up, averaged over each window. */
+      minRate: e.GRAPH_UPLOAD_MIN_RATE,
+      rateWindowMs: e.GRAPH_UPLOAD_RATE_WINDOW_S * 1000,
+    },
+  }));
 
 export type Config = z.output<typeof configSchema>;
 

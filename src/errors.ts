@@ -7,15 +7,28 @@
 export const ERROR_CODES = {
   VALIDATION_ERROR: { status: 400, summary: 'The input failed validation; the message names each bad field.' },
   UNAUTHORIZED: { status: 401, summary: 'Missing, unknown or revoked API key (send Authorization: Bearer <token>).' },
-  FORBIDDEN: { status: 403, summary: "The caller may not do this: the key lacks the operation's scope, or a foreign Host or Origin header." },
-  NOT_FOUND: { status: 404, summary: 'The task, plan, memory, job, code graph, node, route or tool does not exist (a node asked for by a name that matches none lists the closest as suggestions).' },
+  FORBIDDEN: {
+    status: 403,
+    summary: "The caller may not do this: the key lacks the operation's scope, or a foreign Host or Origin header.",
+  },
+  NOT_FOUND: {
+    status: 404,
+    summary:
+      'The task, plan, memory, job, code graph, node, route or tool does not exist (a node asked for by a name that matches none lists the closest as suggestions).',
+  },
   CONFLICT: { status: 409, summary: 'The write conflicts with existing data (a unique name).' },
   PAYLOAD_TOO_LARGE: { status: 413, summary: 'The request body is larger than the service accepts.' },
-  RATE_LIMITED: { status: 429, summary: 'Too many requests from this key (or address) in the window; see Retry-After.' },
+  RATE_LIMITED: {
+    status: 429,
+    summary: 'Too many requests from this key (or address) in the window; see Retry-After.',
+  },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'The request body is not JSON.' },
   AUTO_CREATE_FAILED: { status: 500, summary: 'A missing project or phase could not be created.' },
   DATABASE_ERROR: { status: 500, summary: 'The database failed the operation (503 when it is unreachable).' },
-  SHUTTING_DOWN: { status: 503, summary: 'The service is shutting down; retry (after Retry-After, or on another instance).' },
+  SHUTTING_DOWN: {
+    status: 503,
+    summary: 'The service is shutting down; retry (after Retry-After, or on another instance).',
+  },
   EMBEDDING_FAILED: { status: 503, summary: 'The embedding model did not answer (non-blocking for writes).' },
   INTERNAL_ERROR: { status: 500, summary: 'An unexpected fault; details are in the service log, not the response.' },
 } as const satisfies Record<string, { status: number; summary: string }>;
@@ -59,7 +72,8 @@ export function validationError(issues: FieldIssue[]): AppError {
   const listed = issues.slice(0, MAX_LISTED_ISSUES);
   const more = issues.length - listed.length;
   const message =
-    listed.map((i) => (i.field ? `${i.field}: ${i.message}` : i.message)).join('; ') + (more > 0 ? `; and ${more} more problem(s)` : '');
+    listed.map((i) => (i.field ? `${i.field}: ${i.message}` : i.message)).join('; ') +
+    (more > 0 ? `; and ${more} more problem(s)` : '');
   return new AppError('VALIDATION_ERROR', message, { details: more > 0 ? { issues: listed, more } : { issues } });
 }
 

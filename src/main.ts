@@ -42,7 +42,11 @@ async function openMigrated(
   const migrations = await loadMigrations();
   // serve (the caller that waits): a fresh PGlite folder starts migrated (src/db/pglite-template.ts);
   // `migrate` runs them, to report what it applied.
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...(wait ? { premigrated: migrations } : {}) });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    ...(wait ? { premigrated: migrations } : {}),
+  });
   try {
     return await migrated(db, migrations, wait);
   } catch (error) {
@@ -58,7 +62,10 @@ async function migrated(
 ): Promise<{ db: Db; version: number; applied: string[] }> {
   if (wait && db.kind === 'postgres') {
     await waitForDatabase(db, wait.timeoutMs, (error, waitMs) =>
-      wait.log.warn({ err: { message: (error as Error).message, code: (error as { code?: string }).code }, retry_in_ms: waitMs }, 'waiting for the database (DB_CONNECT_TIMEOUT_S)'),
+      wait.log.warn(
+        { err: { message: (error as Error).message, code: (error as { code?: string }).code }, retry_in_ms: waitMs },
+        'waiting for the database (DB_CONNECT_TIMEOUT_S)',
+      ),
     );
   }
   const report = await migrate(db.kysely, migrations);
@@ -70,7 +77,8 @@ const DATABASE_HINTS: Record<string, string> = {
   '28P01': 'check the user name and password in DATABASE_URL',
   '28000': "the server's pg_hba.conf refuses this user, host or database",
   '3D000': 'create the database (createdb), or fix its name in DATABASE_URL',
-  '42501': 'the role lacks a right the migrations need: have a superuser run CREATE EXTENSION vector once in that database (the migrations then skip it)',
+  '42501':
+    'the role lacks a right the migrations need: have a superuser run CREATE EXTENSION vector once in that database (the migrations then skip it)',
   ECONNREFUSED: 'nothing listens there: is Postgres running at that host and port? (waited DB_CONNECT_TIMEOUT_S)',
   '58P01': 'pgvector is not installed on the Postgres server (see "Postgres" in README.md)',
   '0A000': 'pgvector is not installed on the Postgres server (see "Postgres" in README.md)',
@@ -137,16 +145,22 @@ async function serve(config: Config): Promise<void> {
     );
     app.drain.start();
     // Closing the sessions, the background work and the pool gets as long again before the process gives up.
-    const force = setTimeout(() => {
-      app.log.error('shutdown did not finish: exiting');
-      process.exit(1);
-    }, 2 * config.shutdownTimeoutMs + 5_000);
+    const force = setTimeout(
+      () => {
+        app.log.error('shutdown did not finish: exiting');
+        process.exit(1);
+      },
+      2 * config.shutdownTimeoutMs + 5_000,
+    );
     force.unref();
     let code = 0;
     try {
       const deadline = sleep(config.shutdownTimeoutMs, 'timeout' as const, { ref: false });
       if ((await Promise.race([app.drain.idle(), deadline])) === 'timeout' && app.drain.inFlight() > 0) {
-        app.log.warn({ in_flight: app.drain.inFlight() }, 'shutdown timeout: stopping uploads (answered 503), closing the connections of requests still in flight');
+        app.log.warn(
+          { in_flight: app.drain.inFlight() },
+          'shutdown timeout: stopping uploads (answered 503), closing the connections of requests still in flight',
+        );
         await app.drain.cut();
         app.server.closeAllConnections();
       }
@@ -178,9 +192,16 @@ async function checkPortFree(host: string, port: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     probe.once('error', (error: NodeJS.ErrnoException) => {
       const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-      if (error.code === 'EADDRINUSE') reject(new Error(`${where} is already in use (another devstream-hub?): stop that process, or set PORT to a free port`));
-      else if (error.code === 'EACCES') reject(new Error(`may not listen on ${where} (ports below 1024 need privileges): set PORT`));
-      else if (error.code === 'EADDRNOTAVAIL') reject(new Error(`cannot listen on ${where}: no such local address (HOST)`));
+      if (error.code === 'EADDRINUSE')
+        reject(
+          new Error(
+            `${where} is already in use (another devstream-hub?): stop that process, or set PORT to a free port`,
+          ),
+        );
+      else if (error.code === 'EACCES')
+        reject(new Error(`may not listen on ${where} (ports below 1024 need privileges): set PORT`));
+      else if (error.code === 'EADDRNOTAVAIL')
+        reject(new Error(`cannot listen on ${where}: no such local address (HOST)`));
       else reject(error);
     });
     probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));

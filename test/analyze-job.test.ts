@@ -28,7 +28,14 @@ async function fixture() {
   );
   await writeFile(
     join(shop, 'src', 'checkout.ts'),
-    ["import { discountTotal } from './prices.js';", '', 'export function checkout(total: number) {', '  return discountTotal(total, 0.1);', '}', ''].join('\n'),
+    [
+      "import { discountTotal } from './prices.js';",
+      '',
+      'export function checkout(total: number) {',
+      '  return discountTotal(total, 0.1);',
+      '}',
+      '',
+    ].join('\n'),
   );
   await writeFile(join(outside, 'secret.ts'), 'export const key = 1;\n');
   await symlink(outside, join(root, 'escape'));
@@ -45,7 +52,9 @@ for (const backend of backends) {
     before(async () => {
       database = await backend.open();
       dirs = await fixture();
-      server = await startServer(database, { graphs: { retention: 5, uploadLimit: 64 * 1024 * 1024, analyzeRoots: [dirs.root] } });
+      server = await startServer(database, {
+        graphs: { retention: 5, uploadLimit: 64 * 1024 * 1024, analyzeRoots: [dirs.root] },
+      });
     });
     after(async () => {
       await server?.close();
@@ -56,7 +65,10 @@ for (const backend of backends) {
     test('repo analyze queues a job that builds and stores the graph; tools answer from it', async () => {
       const { client } = await connectMcp(server.url);
       try {
-        const queued = await client.callTool({ name: 'repo', arguments: { action: 'analyze', path: dirs.shop, branch: 'main' } });
+        const queued = await client.callTool({
+          name: 'repo',
+          arguments: { action: 'analyze', path: dirs.shop, branch: 'main' },
+        });
         assert.equal(queued.isError, undefined, JSON.stringify(queued.content));
         const job = (queued.structuredContent as any).job;
         assert.match(job.jobId, /^[0-9a-f]{12}$/);
@@ -79,11 +91,20 @@ for (const backend of backends) {
         assert.match((viaTool.content as any)[0].text, /SUCCEEDED/);
 
         // The doc comment is searchable: the question shares no word with the function's name.
-        const found = await client.callTool({ name: 'find_symbols', arguments: { query: 'seasonal discount on a basket', repo: 'shop' } });
+        const found = await client.callTool({
+          name: 'find_symbols',
+          arguments: { query: 'seasonal discount on a basket', repo: 'shop' },
+        });
         const hits = (found.structuredContent as any).symbols;
         assert.equal(hits[0]?.nodeId, 'src/prices.ts::discountTotal', JSON.stringify(hits));
-        const node = await client.callTool({ name: 'get_node', arguments: { node: 'src/prices.ts::discountTotal', repo: 'shop', include: ['callers'] } });
-        assert.deepEqual((node.structuredContent as any).callers.map((c: any) => c.nodeId), ['src/checkout.ts::checkout']);
+        const node = await client.callTool({
+          name: 'get_node',
+          arguments: { node: 'src/prices.ts::discountTotal', repo: 'shop', include: ['callers'] },
+        });
+        assert.deepEqual(
+          (node.structuredContent as any).callers.map((c: any) => c.nodeId),
+          ['src/checkout.ts::checkout'],
+        );
       } finally {
         await client.close();
       }

@@ -412,16 +412,27 @@ describe('analyzer: the fixture repository', () => {
   test('doc comments become technicalSummary, flagged as such; none is invented', () => {
     const nodes = byId(commit);
     const summary = (id: string) => nodes.get(id)?.technicalSummary;
-    assert.equal(summary('src/format.ts::format'), 'Formats a number or a list of numbers.', 'from above the first overload');
+    assert.equal(
+      summary('src/format.ts::format'),
+      'Formats a number or a list of numbers.',
+      'from above the first overload',
+    );
     assert.equal(summary('src/shapes.ts::square'), 'Multiplies a number by itself.', 'a // comment counts');
     assert.equal(summary('src/shapes.ts::Figure.describe'), 'Describes the figure in words.');
-    assert.equal(summary('src/ui/Greeting.tsx::Greeting'), 'Greets the user by name.', 'an arrow function bound to a const');
+    assert.equal(
+      summary('src/ui/Greeting.tsx::Greeting'),
+      'Greets the user by name.',
+      'an arrow function bound to a const',
+    );
     assert.equal(summary('py/shop/pricing.py::total'), 'Sums the prices, with tax.');
     assert.equal(summary('file::py/shop/pricing.py'), 'Prices and totals.', 'a module docstring');
     assert.equal(summary('file::src/shapes.ts'), undefined, 'the first comment documents Shape, not the file');
     assert.equal(summary('src/format.ts::describeAll'), undefined);
     assert.equal(summary('src/options.ts::Options'), 'The options a run takes.');
-    assert.equal(summary('src/options.ts::Runner.constructor'), 'Starts a runner with the given options, or the defaults.');
+    assert.equal(
+      summary('src/options.ts::Runner.constructor'),
+      'Starts a runner with the given options, or the defaults.',
+    );
     assert.equal(nodes.get('src/shapes.ts::square')!.metadata.summarySource, 'doc-comment');
     assert.equal(nodes.get('src/format.ts::describeAll')!.metadata.summarySource, undefined);
   });
@@ -429,26 +440,53 @@ describe('analyzer: the fixture repository', () => {
   test('code, metadata and scores as DevLens has them', () => {
     const nodes = byId(commit);
     const node = (id: string) => nodes.get(id)!;
-    assert.equal(node('src/shapes.ts::square').rawCode, 'export function square(n: number): number {\n  return n * n;\n}');
+    assert.equal(
+      node('src/shapes.ts::square').rawCode,
+      'export function square(n: number): number {\n  return n * n;\n}',
+    );
     assert.equal(node('src/shapes.ts::square').parentFile, 'file::src/shapes.ts');
     assert.match(node('src/format.ts::formatSquare').rawCode!, /^export const formatSquare = /);
-    assert.deepEqual(node('src/server.js::listUsers').metadata, { params: ['req', 'res'], isAsync: true, exported: false, summarySource: 'doc-comment' });
+    assert.deepEqual(node('src/server.js::listUsers').metadata, {
+      params: ['req', 'res'],
+      isAsync: true,
+      exported: false,
+      summarySource: 'doc-comment',
+    });
     assert.equal(node('src/format.ts::describeAll').metadata.exportType, 'default');
     assert.equal(node('src/shapes.ts::Point').metadata.kind, 'type');
     assert.equal(node('src/shapes.ts::Figure.area').metadata.isAbstract, true);
     assert.equal(node('src/shapes.ts::Circle.constructor').metadata.isConstructor, true);
-    assert.deepEqual(node('src/server.js::POST /users/:id').metadata, { urlPath: '/users/:id', httpMethod: 'POST', isDynamic: true, params: ['id'], routeKind: 'backend' });
+    assert.deepEqual(node('src/server.js::POST /users/:id').metadata, {
+      urlPath: '/users/:id',
+      httpMethod: 'POST',
+      isDynamic: true,
+      params: ['id'],
+      routeKind: 'backend',
+    });
     assert.deepEqual(node('file::test/format.test.ts').metadata.testCases, ['formats a list', 'describes every value']);
     assert.deepEqual(node('file::py/tests/test_pricing.py').metadata.testCases, ['test_total']);
     assert.deepEqual(node('py/shop/models.py::Product.free').metadata.decorators, ['staticmethod']);
     assert.equal(node('py/app.py::checkout_route').metadata.isAsync, true);
 
     const edge = (line: string) => commit.edges.find((e) => `${e.type} ${e.from} -> ${e.to}` === line)!;
-    assert.deepEqual(edge('CALLS src/main.ts::main -> src/shapes.ts::Circle').metadata, { calledName: 'Round', isNew: true });
-    assert.deepEqual(edge('CALLS src/main.ts::main -> src/shapes.ts::square').metadata, { calledName: 'shapes.square' });
-    assert.deepEqual(edge('EXTENDS py/shop/models.py::Product -> py/shop/models.py::Base').metadata, { extendsType: 'Base' });
-    assert.deepEqual(edge('IMPORTS file::py/app.py -> file::py/shop/models.py').metadata, { importPath: 'shop.models', importedName: 'Product' });
-    assert.deepEqual(edge('IMPORTS file::py/shop/pricing.py -> file::py/shop/models.py').metadata, { importPath: '.models', importedName: 'Product' });
+    assert.deepEqual(edge('CALLS src/main.ts::main -> src/shapes.ts::Circle').metadata, {
+      calledName: 'Round',
+      isNew: true,
+    });
+    assert.deepEqual(edge('CALLS src/main.ts::main -> src/shapes.ts::square').metadata, {
+      calledName: 'shapes.square',
+    });
+    assert.deepEqual(edge('EXTENDS py/shop/models.py::Product -> py/shop/models.py::Base').metadata, {
+      extendsType: 'Base',
+    });
+    assert.deepEqual(edge('IMPORTS file::py/app.py -> file::py/shop/models.py').metadata, {
+      importPath: 'shop.models',
+      importedName: 'Product',
+    });
+    assert.deepEqual(edge('IMPORTS file::py/shop/pricing.py -> file::py/shop/models.py').metadata, {
+      importPath: '.models',
+      importedName: 'Product',
+    });
 
     // Called from three places and calling one: format outranks pad, which only it calls.
     assert.ok(node('src/format.ts::format').score! > node('src/format.ts::pad').score!);
@@ -459,8 +497,17 @@ describe('analyzer: the fixture repository', () => {
   test('include and exclude globs narrow the files', async () => {
     const python = await analyzeRepository(repo, { include: ['py/'], exclude: ['tests/'] });
     assert.deepEqual(
-      python.nodes.filter((n) => n.type === 'FILE' || n.type === 'TEST').map((n) => n.id).sort(),
-      ['file::py/app.py', 'file::py/shop/__init__.py', 'file::py/shop/models.py', 'file::py/shop/pricing.py', 'file::py/shop/report.py'],
+      python.nodes
+        .filter((n) => n.type === 'FILE' || n.type === 'TEST')
+        .map((n) => n.id)
+        .sort(),
+      [
+        'file::py/app.py',
+        'file::py/shop/__init__.py',
+        'file::py/shop/models.py',
+        'file::py/shop/pricing.py',
+        'file::py/shop/report.py',
+      ],
     );
     assertWellFormed(python);
     // The package analyzed on its own: its modules are known by the folder's name too.
@@ -489,7 +536,10 @@ describe('analyzer: the fixture repository', () => {
     const changed = await writeFixture({ ...FIXTURE, 'src/main.ts': `${FIXTURE['src/main.ts']}// changed\n` });
     assert.notEqual((await analyzeRepository(changed)).commitHash, commit.commitHash);
 
-    const git = (...args: string[]) => execFileSync('git', ['-C', changed, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { encoding: 'utf8' }).trim();
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', changed, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+        encoding: 'utf8',
+      }).trim();
     git('init', '-q');
     git('add', '-A');
     git('commit', '-qm', 'fixture');
@@ -498,7 +548,11 @@ describe('analyzer: the fixture repository', () => {
     assert.equal(inGit.commitHash, git('rev-parse', 'HEAD'));
     assert.equal(inGit.stats.hasGit, true);
     assert.ok(byId(inGit).has('src/extra.ts::extra'));
-    assert.ok(!inGit.nodes.some((n) => n.filePath.startsWith('generated/') || n.filePath.startsWith('dist/') || n.filePath === 'notes.log.ts'));
+    assert.ok(
+      !inGit.nodes.some(
+        (n) => n.filePath.startsWith('generated/') || n.filePath.startsWith('dist/') || n.filePath === 'notes.log.ts',
+      ),
+    );
     assert.equal(inGit.nodes.length, commit.nodes.length + 2);
   });
 
@@ -511,7 +565,8 @@ describe('analyzer: compiled output beside its sources', () => {
   /** A package folder as it is after `tsc`: its TypeScript and what the compiler wrote from it. */
   const PACKAGE: Record<string, string> = {
     // tsc reads comments and trailing commas in a tsconfig; outDir is relative to the tsconfig.
-    'pkg/tsconfig.json': '{\n  // build to lib/\n  "compilerOptions": { "outDir": "./lib", "declaration": true, },\n}\n',
+    'pkg/tsconfig.json':
+      '{\n  // build to lib/\n  "compilerOptions": { "outDir": "./lib", "declaration": true, },\n}\n',
     'pkg/src/index.ts': 'export function greet(name: string): string {\n  return `hi ${name}`;\n}\n',
     'pkg/lib/index.js': 'export function greet(name) {\n  return `hi ${name}`;\n}\n',
     'pkg/lib/index.d.ts': 'export declare function greet(name: string): string;\n',
@@ -552,7 +607,11 @@ describe('analyzer: compiled output beside its sources', () => {
     'tool/util.ts',
     'tool/view.tsx',
   ];
-  const files = (commit: CommitFile) => commit.nodes.filter((n) => n.id.startsWith('file::')).map((n) => n.filePath).sort();
+  const files = (commit: CommitFile) =>
+    commit.nodes
+      .filter((n) => n.id.startsWith('file::'))
+      .map((n) => n.filePath)
+      .sort();
 
   test("a tsconfig's outDir and JavaScript beside its TypeScript are left out, walked or listed by git", async () => {
     const repo = await writeFixture(PACKAGE);
@@ -572,13 +631,20 @@ describe("analyzer: this project's own source", () => {
     const commit = await analyzeRepository(ROOT, { include: ['/src/'] }); // anchored: web/src is another src/
     assertWellFormed(commit);
     assert.ok(commit.nodes.every((n) => n.filePath.startsWith('src/')));
-    assert.equal(commit.commitHash, execFileSync('git', ['-C', ROOT, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim());
+    assert.equal(
+      commit.commitHash,
+      execFileSync('git', ['-C', ROOT, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim(),
+    );
     const nodes = byId(commit);
     const analyze = nodes.get('src/analyzer/analyze-repository.ts::analyzeRepository')!;
     assert.equal(analyze.type, 'FUNCTION');
     assert.match(analyze.technicalSummary!, /^Builds the DevLens commit file of the repository/);
     const lines = new Set(edgeLines(commit));
-    assert.ok(lines.has('CALLS src/analyzer/analyze-repository.ts::analyzeRepository -> src/analyzer/source-files.ts::listSourceFiles'));
+    assert.ok(
+      lines.has(
+        'CALLS src/analyzer/analyze-repository.ts::analyzeRepository -> src/analyzer/source-files.ts::listSourceFiles',
+      ),
+    );
     assert.ok(lines.has('CALLS src/commands/analyze.ts::analyzeCommand -> src/commands/upload.ts::postGraph'));
     assert.ok(lines.has('IMPORTS file::src/main.ts -> file::src/commands/analyze.ts'));
     assert.ok(commit.stats.documentedNodes > commit.nodes.length / 4, 'this code base documents its exports');
@@ -603,9 +669,17 @@ describe('devstream-hub analyze (the command)', () => {
     const out = await cli(['analyze', repo, '--out', '/dev/stdout', '--include', 'src/shapes.ts']);
     assert.equal(out.code, 0, out.stderr);
     const written = JSON.parse(out.stdout) as CommitFile;
-    assert.deepEqual(written.nodes.map((n) => n.id).sort(), EXPECTED_NODES.filter(([id]) => id.includes('src/shapes.ts')).map(([id]) => id).sort());
+    assert.deepEqual(
+      written.nodes.map((n) => n.id).sort(),
+      EXPECTED_NODES.filter(([id]) => id.includes('src/shapes.ts'))
+        .map(([id]) => id)
+        .sort(),
+    );
     assert.match(out.stderr, /analyze: parsing 1\/1 files/);
-    assert.match(out.stderr, /Analyzed 1 files \(1 TypeScript, 0 JavaScript, 0 Python\) in [\d.]+ s: 12 nodes, 4 edges, commit [0-9a-f]{40}/);
+    assert.match(
+      out.stderr,
+      /Analyzed 1 files \(1 TypeScript, 0 JavaScript, 0 Python\) in [\d.]+ s: 12 nodes, 4 edges, commit [0-9a-f]{40}/,
+    );
   });
 
   test('bad arguments and missing folders are refused with an exit code, not a stack trace', async () => {
@@ -634,7 +708,18 @@ describe('devstream-hub analyze (the command)', () => {
       const server = await startServer(database);
       try {
         const out = join(repo, 'graph.json.gz');
-        const code = await analyzeCommand([repo, '--out', out, '--upload', server.url, '--repo', 'fixture', '--branch', 'main', '--quiet']);
+        const code = await analyzeCommand([
+          repo,
+          '--out',
+          out,
+          '--upload',
+          server.url,
+          '--repo',
+          'fixture',
+          '--branch',
+          'main',
+          '--quiet',
+        ]);
         assert.equal(code, 0);
         const written = JSON.parse(gunzipSync(await readFile(out)).toString('utf8')) as CommitFile;
         assert.equal(written.nodes.length, EXPECTED_NODES.length);
@@ -646,17 +731,31 @@ describe('devstream-hub analyze (the command)', () => {
         assert.equal(graphs.body.graphs[0].repo, 'fixture');
 
         // Found by the words of its doc comment alone: the analyzer keeps the documentation.
-        const byDoc = await rest(server.url, 'POST', '/api/v1/tools/find_symbols', { query: 'multiplies itself', repo: 'fixture' });
+        const byDoc = await rest(server.url, 'POST', '/api/v1/tools/find_symbols', {
+          query: 'multiplies itself',
+          repo: 'fixture',
+        });
         assert.equal(byDoc.status, 200, JSON.stringify(byDoc.body));
         assert.equal(byDoc.body.commitHash, written.commitHash);
         assert.equal(byDoc.body.symbols[0].nodeId, 'src/shapes.ts::square');
-        const byName = await rest(server.url, 'POST', '/api/v1/tools/find_symbols', { query: 'Product.free', repo: 'fixture' });
+        const byName = await rest(server.url, 'POST', '/api/v1/tools/find_symbols', {
+          query: 'Product.free',
+          repo: 'fixture',
+        });
         assert.deepEqual(
-          { nodeId: byName.body.symbols[0].nodeId, startLine: byName.body.symbols[0].startLine, exactMatch: byName.body.symbols[0].exactMatch },
+          {
+            nodeId: byName.body.symbols[0].nodeId,
+            startLine: byName.body.symbols[0].startLine,
+            exactMatch: byName.body.symbols[0].exactMatch,
+          },
           { nodeId: 'py/shop/models.py::Product.free', startLine: 22, exactMatch: true },
         );
 
-        const context = await rest(server.url, 'POST', '/api/v1/tools/resolve_context', { task: 'formatSquare', intent: 'pinpoint', repo: 'fixture' });
+        const context = await rest(server.url, 'POST', '/api/v1/tools/resolve_context', {
+          task: 'formatSquare',
+          intent: 'pinpoint',
+          repo: 'fixture',
+        });
         assert.equal(context.status, 200, JSON.stringify(context.body));
         const packet: string = context.body.packet;
         assert.match(packet, /^ANSWER formatSquare .*src\/format\.ts:13$/m);

@@ -34,15 +34,32 @@ const calls: Call[] = [
       scope: op.scope,
     })),
   ),
-  ...tools.map((op) => ({ label: `tool ${op.name}`, method: 'POST', path: `/api/v1/tools/${op.name}`, body: {}, scope: op.scope })),
+  ...tools.map((op) => ({
+    label: `tool ${op.name}`,
+    method: 'POST',
+    path: `/api/v1/tools/${op.name}`,
+    body: {},
+    scope: op.scope,
+  })),
   { label: 'POST /api/v1/graphs', method: 'POST', path: '/api/v1/graphs', body: {}, scope: 'write' },
 ];
 
 async function rowCounts(test: TestDb): Promise<Record<string, number>> {
-  const tables = ['intervention_plans', 'phases', 'micro_tasks', 'task_status_history', 'semantic_memory', 'code_graphs', 'jobs', 'api_keys'];
+  const tables = [
+    'intervention_plans',
+    'phases',
+    'micro_tasks',
+    'task_status_history',
+    'semantic_memory',
+    'code_graphs',
+    'jobs',
+    'api_keys',
+  ];
   const out: Record<string, number> = {};
   for (const table of tables) {
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)}`.execute(test.db.kysely);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)}`.execute(
+      test.db.kysely,
+    );
     out[table] = Number(rows[0]!.n);
   }
   return out;
@@ -53,7 +70,12 @@ async function openSession(url: string, token?: string): Promise<string> {
   const init = await fetch(`${url}/mcp`, {
     method: 'POST',
     headers: { ...MCP_HEADERS, ...(token ? bearer(token) : {}) },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
   });
   assert.equal(init.status, 200);
   await init.text();
@@ -65,7 +87,12 @@ async function openSession(url: string, token?: string): Promise<string> {
 const pingSession = (url: string, sessionId: string, token?: string) =>
   fetch(`${url}/mcp`, {
     method: 'POST',
-    headers: { ...MCP_HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION, ...(token ? bearer(token) : {}) },
+    headers: {
+      ...MCP_HEADERS,
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+      ...(token ? bearer(token) : {}),
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' }),
   });
 
@@ -117,8 +144,14 @@ for (const backend of backends) {
       const reader = await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(tokens.reader!));
       assert.equal(reader.status, 200, JSON.stringify(reader.body));
       assert.deepEqual(reader.body, { name: 'reader', scopes: ['read'] });
-      assert.deepEqual((await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(tokens.writer!))).body, { name: 'writer', scopes: ['read', 'write'] });
-      assert.deepEqual((await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(ADMIN_TOKEN))).body, { name: 'ADMIN_TOKEN', scopes: ['read', 'write', 'admin'] });
+      assert.deepEqual((await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(tokens.writer!))).body, {
+        name: 'writer',
+        scopes: ['read', 'write'],
+      });
+      assert.deepEqual((await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(ADMIN_TOKEN))).body, {
+        name: 'ADMIN_TOKEN',
+        scopes: ['read', 'write', 'admin'],
+      });
       // An admin-only key may not read, so it is told which scope it lacks.
       const keeper = await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(tokens.keeper!));
       assert.equal(keeper.status, 403);
@@ -127,10 +160,22 @@ for (const backend of backends) {
     });
 
     test('key creation: duplicate names → 409, bad names and scopes → 400 naming the field', async () => {
-      const dup = await rest(server.url, 'POST', '/api/v1/keys', { name: 'READER', scopes: ['read'] }, bearer(ADMIN_TOKEN));
+      const dup = await rest(
+        server.url,
+        'POST',
+        '/api/v1/keys',
+        { name: 'READER', scopes: ['read'] },
+        bearer(ADMIN_TOKEN),
+      );
       assert.equal(dup.status, 409);
       assert.equal(dup.body.error.code, 'CONFLICT');
-      const revokedName = await rest(server.url, 'POST', '/api/v1/keys', { name: 'revoked', scopes: ['read'] }, bearer(ADMIN_TOKEN));
+      const revokedName = await rest(
+        server.url,
+        'POST',
+        '/api/v1/keys',
+        { name: 'revoked', scopes: ['read'] },
+        bearer(ADMIN_TOKEN),
+      );
       assert.equal(revokedName.status, 409, 'a revoked key keeps its name');
       for (const [body, field] of [
         [{ name: 'x', scopes: ['root'] }, 'scopes.0'],
@@ -142,7 +187,10 @@ for (const backend of backends) {
         const response = await rest(server.url, 'POST', '/api/v1/keys', body, bearer(ADMIN_TOKEN));
         assert.equal(response.status, 400, JSON.stringify(body));
         assert.equal(response.body.error.code, 'VALIDATION_ERROR');
-        assert.ok(response.body.error.details.issues.some((i: { field: string }) => i.field === field), `${JSON.stringify(body)} → ${JSON.stringify(response.body)}`);
+        assert.ok(
+          response.body.error.details.issues.some((i: { field: string }) => i.field === field),
+          `${JSON.stringify(body)} → ${JSON.stringify(response.body)}`,
+        );
       }
     });
 
@@ -154,17 +202,26 @@ for (const backend of backends) {
         ['revoked token', bearer(tokens.revoked!)],
         ['not a bearer', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }],
       ];
-      const surface = [...calls, { label: 'POST /mcp', method: 'POST', path: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'ping' } }, { label: 'GET /openapi.json', method: 'GET', path: '/openapi.json' }];
+      const surface = [
+        ...calls,
+        { label: 'POST /mcp', method: 'POST', path: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'ping' } },
+        { label: 'GET /openapi.json', method: 'GET', path: '/openapi.json' },
+      ];
       for (const [what, headers] of credentials) {
         for (const call of surface) {
           const response = await rest(server.url, call.method, call.path, call.body, headers);
-          assert.equal(response.status, 401, `${what}: ${call.label} → ${response.status} ${JSON.stringify(response.body)}`);
+          assert.equal(
+            response.status,
+            401,
+            `${what}: ${call.label} → ${response.status} ${JSON.stringify(response.body)}`,
+          );
           assert.equal(response.body.error.code, 'UNAUTHORIZED');
           assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer/);
         }
       }
       assert.deepEqual(await rowCounts(database), before_, 'refused requests wrote nothing');
-      for (const path of ['/healthz', '/readyz']) assert.equal((await rest(server.url, 'GET', path)).status, 200, `${path} stays open`);
+      for (const path of ['/healthz', '/readyz'])
+        assert.equal((await rest(server.url, 'GET', path)).status, 200, `${path} stays open`);
     });
 
     test('each scope: a key without the scope gets 403 FORBIDDEN and writes nothing; a key with it gets past auth', async () => {
@@ -177,7 +234,11 @@ for (const backend of backends) {
       for (const [name, scopes] of holders) {
         for (const call of calls.filter((c) => !scopes.includes(c.scope))) {
           const response = await rest(server.url, call.method, call.path, call.body, bearer(tokens[name]!));
-          assert.equal(response.status, 403, `${name}: ${call.label} → ${response.status} ${JSON.stringify(response.body)}`);
+          assert.equal(
+            response.status,
+            403,
+            `${name}: ${call.label} → ${response.status} ${JSON.stringify(response.body)}`,
+          );
           assert.equal(response.body.error.code, 'FORBIDDEN');
           assert.match(response.body.error.message, new RegExp(`"${call.scope}" scope`));
         }
@@ -186,22 +247,56 @@ for (const backend of backends) {
       for (const [name, scopes] of holders) {
         for (const call of calls.filter((c) => scopes.includes(c.scope))) {
           const response = await rest(server.url, call.method, call.path, call.body, bearer(tokens[name]!));
-          assert.ok(![401, 403].includes(response.status) && response.status < 500, `${name}: ${call.label} → ${response.status} ${JSON.stringify(response.body)}`);
+          assert.ok(
+            ![401, 403].includes(response.status) && response.status < 500,
+            `${name}: ${call.label} → ${response.status} ${JSON.stringify(response.body)}`,
+          );
         }
       }
       // repo's scope depends on the action: analysing a folder queues a write.
-      const analyze = await rest(server.url, 'POST', '/api/v1/tools/repo', { action: 'analyze', path: '/tmp' }, bearer(tokens.reader!));
+      const analyze = await rest(
+        server.url,
+        'POST',
+        '/api/v1/tools/repo',
+        { action: 'analyze', path: '/tmp' },
+        bearer(tokens.reader!),
+      );
       assert.equal(analyze.status, 403);
       const list = await rest(server.url, 'POST', '/api/v1/tools/repo', { action: 'list' }, bearer(tokens.reader!));
       assert.equal(list.status, 200);
     });
 
     test('rows record the key that wrote them (created_by)', async () => {
-      const stored = await rest(server.url, 'POST', '/api/v1/memories', { content: 'written by the writer key', content_type: 'decision', project: 'auth-test' }, bearer(tokens.writer!));
+      const stored = await rest(
+        server.url,
+        'POST',
+        '/api/v1/memories',
+        { content: 'written by the writer key', content_type: 'decision', project: 'auth-test' },
+        bearer(tokens.writer!),
+      );
       assert.equal(stored.status, 201, JSON.stringify(stored.body));
-      const got = await rest(server.url, 'GET', `/api/v1/memories/${stored.body.memory_id}`, undefined, bearer(tokens.reader!));
+      const got = await rest(
+        server.url,
+        'GET',
+        `/api/v1/memories/${stored.body.memory_id}`,
+        undefined,
+        bearer(tokens.reader!),
+      );
       assert.equal(got.body.memory.created_by, 'writer');
-      const task = await rest(server.url, 'POST', '/api/v1/tasks', { title: 'Auth task', description: 'made by the admin token', task_type: 'coding', priority: 5, phase_name: 'P', project: 'auth-test' }, bearer(ADMIN_TOKEN));
+      const task = await rest(
+        server.url,
+        'POST',
+        '/api/v1/tasks',
+        {
+          title: 'Auth task',
+          description: 'made by the admin token',
+          task_type: 'coding',
+          priority: 5,
+          phase_name: 'P',
+          project: 'auth-test',
+        },
+        bearer(ADMIN_TOKEN),
+      );
       assert.equal(task.status, 201, JSON.stringify(task.body));
       assert.equal(task.body.task.created_by, 'ADMIN_TOKEN');
     });
@@ -212,16 +307,31 @@ for (const backend of backends) {
       try {
         const readerTools = (await reader.client.listTools()).tools.map((t) => t.name).sort();
         const writerTools = (await writer.client.listTools()).tools.map((t) => t.name).sort();
-        assert.deepEqual(readerTools, tools.filter((op) => op.scope === 'read').map((op) => op.name).sort());
+        assert.deepEqual(
+          readerTools,
+          tools
+            .filter((op) => op.scope === 'read')
+            .map((op) => op.name)
+            .sort(),
+        );
         assert.deepEqual(writerTools, tools.map((op) => op.name).sort());
         assert.ok(!readerTools.includes('devstream_store_memory') && readerTools.includes('devstream_search_memory'));
-        const refused = await reader.client.callTool({ name: 'devstream_store_memory', arguments: { content: 'x', content_type: 'context' } });
+        const refused = await reader.client.callTool({
+          name: 'devstream_store_memory',
+          arguments: { content: 'x', content_type: 'context' },
+        });
         assert.equal(refused.isError, true);
-        assert.match((refused.content as Array<{ text: string }>)[0]!.text, /FORBIDDEN: devstream_store_memory needs the "write" scope/);
+        assert.match(
+          (refused.content as Array<{ text: string }>)[0]!.text,
+          /FORBIDDEN: devstream_store_memory needs the "write" scope/,
+        );
         const analyze = await reader.client.callTool({ name: 'repo', arguments: { action: 'analyze', path: '/tmp' } });
         assert.equal(analyze.isError, true);
         assert.match((analyze.content as Array<{ text: string }>)[0]!.text, /FORBIDDEN/);
-        const searched = await reader.client.callTool({ name: 'devstream_search_memory', arguments: { query: 'writer key' } });
+        const searched = await reader.client.callTool({
+          name: 'devstream_search_memory',
+          arguments: { query: 'writer key' },
+        });
         assert.equal(searched.isError, undefined);
       } finally {
         await reader.client.close();
@@ -229,15 +339,21 @@ for (const backend of backends) {
       }
     });
 
-    test("a session is bound to its key: another key gets 404, no key 401, the owner carries on", async () => {
+    test('a session is bound to its key: another key gets 404, no key 401, the owner carries on', async () => {
       const sessionId = await openSession(server.url, tokens.writer!);
       assert.equal((await pingSession(server.url, sessionId, tokens.reader!)).status, 404);
       assert.equal((await pingSession(server.url, sessionId, ADMIN_TOKEN)).status, 404);
       assert.equal((await pingSession(server.url, sessionId)).status, 401);
-      const stream = await fetch(`${server.url}/mcp`, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, ...bearer(tokens.reader!) } });
+      const stream = await fetch(`${server.url}/mcp`, {
+        method: 'GET',
+        headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, ...bearer(tokens.reader!) },
+      });
       assert.equal(stream.status, 404);
       await stream.text();
-      const del = await fetch(`${server.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': sessionId, ...bearer(tokens.reader!) } });
+      const del = await fetch(`${server.url}/mcp`, {
+        method: 'DELETE',
+        headers: { 'mcp-session-id': sessionId, ...bearer(tokens.reader!) },
+      });
       assert.equal(del.status, 404, 'another key cannot end the session');
       const own = await pingSession(server.url, sessionId, tokens.writer!);
       assert.equal(own.status, 200);
@@ -245,14 +361,27 @@ for (const backend of backends) {
     });
 
     test('revoking a key refuses it at once, open sessions included', async () => {
-      const created = await rest(server.url, 'POST', '/api/v1/keys', { name: 'shortlived', scopes: ['read'] }, bearer(ADMIN_TOKEN));
+      const created = await rest(
+        server.url,
+        'POST',
+        '/api/v1/keys',
+        { name: 'shortlived', scopes: ['read'] },
+        bearer(ADMIN_TOKEN),
+      );
       const token = created.body.token as string;
       const sessionId = await openSession(server.url, token);
       assert.equal((await rest(server.url, 'GET', '/api/v1/tasks', undefined, bearer(token))).status, 200);
-      assert.equal((await rest(server.url, 'DELETE', '/api/v1/keys/ShortLived', undefined, bearer(ADMIN_TOKEN))).status, 200);
+      assert.equal(
+        (await rest(server.url, 'DELETE', '/api/v1/keys/ShortLived', undefined, bearer(ADMIN_TOKEN))).status,
+        200,
+      );
       assert.equal((await rest(server.url, 'GET', '/api/v1/tasks', undefined, bearer(token))).status, 401);
       assert.equal((await pingSession(server.url, sessionId, token)).status, 401);
-      assert.equal((await rest(server.url, 'DELETE', '/api/v1/keys/shortlived', undefined, bearer(ADMIN_TOKEN))).status, 404, 'already revoked');
+      assert.equal(
+        (await rest(server.url, 'DELETE', '/api/v1/keys/shortlived', undefined, bearer(ADMIN_TOKEN))).status,
+        404,
+        'already revoked',
+      );
     });
   });
 }
@@ -270,14 +399,27 @@ describe('rate limits, size limits and session limits', () => {
   test('per key: the request past RATE_LIMIT_MAX gets 429 RATE_LIMITED with Retry-After and x-ratelimit-*; other keys and /healthz carry on; MCP too', async () => {
     const server = await startServer(database, {
       auth: { mode: 'required', adminToken: ADMIN_TOKEN },
-      limits: { rateLimitMax: 4, rateLimitWindowMs: 60_000, bodyLimit: 2 * 1024 * 1024, requestTimeoutMs: 60_000, maxSessions: 10, maxSessionsPerKey: 10 },
+      limits: {
+        rateLimitMax: 4,
+        rateLimitWindowMs: 60_000,
+        bodyLimit: 2 * 1024 * 1024,
+        requestTimeoutMs: 60_000,
+        maxSessions: 10,
+        maxSessionsPerKey: 10,
+      },
     });
     try {
       const first = await rest(server.url, 'GET', '/api/v1/tasks', undefined, bearer(ADMIN_TOKEN));
       assert.equal(first.status, 200);
       assert.equal(first.headers.get('x-ratelimit-limit'), '4');
       assert.equal(first.headers.get('x-ratelimit-remaining'), '3');
-      const key = await rest(server.url, 'POST', '/api/v1/keys', { name: 'other', scopes: ['read'] }, bearer(ADMIN_TOKEN));
+      const key = await rest(
+        server.url,
+        'POST',
+        '/api/v1/keys',
+        { name: 'other', scopes: ['read'] },
+        bearer(ADMIN_TOKEN),
+      );
       assert.equal(key.status, 201);
       await rest(server.url, 'GET', '/api/v1/tasks', undefined, bearer(ADMIN_TOKEN));
       await rest(server.url, 'GET', '/api/v1/tasks', undefined, bearer(ADMIN_TOKEN));
@@ -286,14 +428,23 @@ describe('rate limits, size limits and session limits', () => {
       assert.equal(limited.body.error.code, 'RATE_LIMITED');
       assert.ok(Number(limited.headers.get('retry-after')) > 0);
       assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
-      const mcp = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...bearer(ADMIN_TOKEN) }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+      const mcp = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, ...bearer(ADMIN_TOKEN) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
       assert.equal(mcp.status, 429, 'MCP requests count too');
       await mcp.text();
-      assert.equal((await rest(server.url, 'GET', '/api/v1/tasks', undefined, bearer(key.body.token))).status, 200, 'another key has its own budget');
+      assert.equal(
+        (await rest(server.url, 'GET', '/api/v1/tasks', undefined, bearer(key.body.token))).status,
+        200,
+        'another key has its own budget',
+      );
       for (let i = 0; i < 6; i++) assert.equal((await rest(server.url, 'GET', '/healthz')).status, 200);
       // Guessing tokens is limited by address.
       let last = 0;
-      for (let i = 0; i < 5; i++) last = (await rest(server.url, 'GET', '/api/v1/tasks', undefined, bearer(`dsh_guess${i}`))).status;
+      for (let i = 0; i < 5; i++)
+        last = (await rest(server.url, 'GET', '/api/v1/tasks', undefined, bearer(`dsh_guess${i}`))).status;
       assert.equal(last, 429);
     } finally {
       await server.close();
@@ -301,17 +452,36 @@ describe('rate limits, size limits and session limits', () => {
   });
 
   test('bodies over BODY_LIMIT → 413 PAYLOAD_TOO_LARGE on REST and /mcp, nothing stored', async () => {
-    const server = await startServer(database, { limits: { rateLimitMax: 1000, rateLimitWindowMs: 60_000, bodyLimit: 4096, requestTimeoutMs: 60_000, maxSessions: 10, maxSessionsPerKey: 10 } });
+    const server = await startServer(database, {
+      limits: {
+        rateLimitMax: 1000,
+        rateLimitWindowMs: 60_000,
+        bodyLimit: 4096,
+        requestTimeoutMs: 60_000,
+        maxSessions: 10,
+        maxSessionsPerKey: 10,
+      },
+    });
     try {
       const before_ = await rowCounts(database);
-      const big = await rest(server.url, 'POST', '/api/v1/memories', { content: 'x'.repeat(5000), content_type: 'context' });
+      const big = await rest(server.url, 'POST', '/api/v1/memories', {
+        content: 'x'.repeat(5000),
+        content_type: 'context',
+      });
       assert.equal(big.status, 413);
       assert.equal(big.body.error.code, 'PAYLOAD_TOO_LARGE');
-      const mcp = await fetch(`${server.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(5000) } }) });
+      const mcp = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: MCP_HEADERS,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(5000) } }),
+      });
       assert.equal(mcp.status, 413);
       await mcp.text();
       assert.deepEqual(await rowCounts(database), before_);
-      const small = await rest(server.url, 'POST', '/api/v1/memories', { content: 'x'.repeat(3000), content_type: 'context' });
+      const small = await rest(server.url, 'POST', '/api/v1/memories', {
+        content: 'x'.repeat(3000),
+        content_type: 'context',
+      });
       assert.equal(small.status, 201);
     } finally {
       await server.close();
@@ -324,7 +494,11 @@ describe('rate limits, size limits and session limits', () => {
       const huge = await rest(server.url, 'GET', `/api/v1/tasks?project=${'x'.repeat(20_000)}`);
       assert.equal(huge.status, 431);
       assert.equal(huge.body.error.code, 'PAYLOAD_TOO_LARGE');
-      const longId = await rest(server.url, 'GET', `/api/v1/nodes/${encodeURIComponent(`src/${'a'.repeat(1500)}.ts::F`)}`);
+      const longId = await rest(
+        server.url,
+        'GET',
+        `/api/v1/nodes/${encodeURIComponent(`src/${'a'.repeat(1500)}.ts::F`)}`,
+      );
       assert.equal(longId.status, 404, JSON.stringify(longId.body));
       assert.equal(longId.body.error.code, 'NOT_FOUND');
       const badPath = await rest(server.url, 'GET', '/api/v1/nodes/%ED%A0%80');
@@ -337,7 +511,16 @@ describe('rate limits, size limits and session limits', () => {
   });
 
   test('MAX_SESSIONS: opening one more closes the least recently used session', async () => {
-    const server = await startServer(database, { limits: { rateLimitMax: 1000, rateLimitWindowMs: 60_000, bodyLimit: 1024 * 1024, requestTimeoutMs: 60_000, maxSessions: 2, maxSessionsPerKey: 2 } });
+    const server = await startServer(database, {
+      limits: {
+        rateLimitMax: 1000,
+        rateLimitWindowMs: 60_000,
+        bodyLimit: 1024 * 1024,
+        requestTimeoutMs: 60_000,
+        maxSessions: 2,
+        maxSessionsPerKey: 2,
+      },
+    });
     try {
       const a = await openSession(server.url);
       const b = await openSession(server.url);
@@ -364,9 +547,22 @@ describe('AUTH configuration', () => {
     assert.equal(loadConfig({ HOST: '0.0.0.0' }).auth.mode, 'required');
     assert.equal(loadConfig({ HOST: '127.0.0.1', AUTH: 'required' }).auth.mode, 'required');
     assert.equal(loadConfig({ ALLOWED_HOSTS: 'localhost:7000,127.0.0.1' }).auth.mode, 'off');
-    assert.equal(loadConfig({ ALLOWED_HOSTS: 'hub.example.com' }).auth.mode, 'required', 'a proxy on this machine serves other names');
-    assert.throws(() => loadConfig({ HOST: '0.0.0.0', AUTH: 'off' }), (e: Error) => e instanceof ConfigError && /AUTH: off is refused when HOST \(0\.0\.0\.0\)/.test(e.message));
-    assert.throws(() => loadConfig({ ADMIN_TOKEN: 'short-secret' }), (e: Error) => e instanceof ConfigError && /ADMIN_TOKEN: must be at least 32/.test(e.message) && !e.message.includes('short-secret'));
+    assert.equal(
+      loadConfig({ ALLOWED_HOSTS: 'hub.example.com' }).auth.mode,
+      'required',
+      'a proxy on this machine serves other names',
+    );
+    assert.throws(
+      () => loadConfig({ HOST: '0.0.0.0', AUTH: 'off' }),
+      (e: Error) => e instanceof ConfigError && /AUTH: off is refused when HOST \(0\.0\.0\.0\)/.test(e.message),
+    );
+    assert.throws(
+      () => loadConfig({ ADMIN_TOKEN: 'short-secret' }),
+      (e: Error) =>
+        e instanceof ConfigError &&
+        /ADMIN_TOKEN: must be at least 32/.test(e.message) &&
+        !e.message.includes('short-secret'),
+    );
     const limits = loadConfig({ RATE_LIMIT_WINDOW: '30 seconds', BODY_LIMIT: '512KB' }).limits;
     assert.equal(limits.rateLimitWindowMs, 30_000);
     assert.equal(limits.bodyLimit, 512 * 1024);
@@ -384,17 +580,43 @@ describe('logs', () => {
       { write: (line: string) => void lines.push(line) },
     );
     try {
-      const key = await rest(server.url, 'POST', '/api/v1/keys', { name: 'logged', scopes: ['read', 'write'] }, bearer(ADMIN_TOKEN));
+      const key = await rest(
+        server.url,
+        'POST',
+        '/api/v1/keys',
+        { name: 'logged', scopes: ['read', 'write'] },
+        bearer(ADMIN_TOKEN),
+      );
       const secretNote = 'the staging password is hunter2-correct-horse';
-      assert.equal((await rest(server.url, 'POST', '/api/v1/memories', { content: secretNote, content_type: 'context' }, bearer(key.body.token))).status, 201);
+      assert.equal(
+        (
+          await rest(
+            server.url,
+            'POST',
+            '/api/v1/memories',
+            { content: secretNote, content_type: 'context' },
+            bearer(key.body.token),
+          )
+        ).status,
+        201,
+      );
       await rest(server.url, 'POST', '/api/v1/memories/search', { query: 'staging password' }, bearer(key.body.token));
       await rest(server.url, 'GET', '/api/v1/tasks', undefined, bearer('dsh_wrong-token-should-not-be-logged'));
       const mcp = await connectMcp(server.url, '/mcp', bearer(key.body.token));
-      await mcp.client.callTool({ name: 'devstream_store_memory', arguments: { content: `${secretNote} (mcp)`, content_type: 'context' } });
+      await mcp.client.callTool({
+        name: 'devstream_store_memory',
+        arguments: { content: `${secretNote} (mcp)`, content_type: 'context' },
+      });
       await mcp.client.close();
       const log = lines.join('');
       assert.ok(lines.length > 10, 'the log was captured');
-      for (const secret of [ADMIN_TOKEN, key.body.token, 'dsh_wrong-token-should-not-be-logged', 'hunter2', 'Bearer ']) {
+      for (const secret of [
+        ADMIN_TOKEN,
+        key.body.token,
+        'dsh_wrong-token-should-not-be-logged',
+        'hunter2',
+        'Bearer ',
+      ]) {
         assert.ok(!log.includes(secret), `the log contains ${secret.slice(0, 12)}…`);
       }
     } finally {

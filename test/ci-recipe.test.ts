@@ -63,7 +63,8 @@ function parseYaml(text: string): Yaml {
       const colon = line.indexOf(':');
       const key = line.slice(0, colon).trim();
       const value = line.slice(colon + 1).trim();
-      map[key] = value !== '' ? scalar(value) : i < lines.length && lines[i]!.indent > indent ? block(lines[i]!.indent) : '';
+      map[key] =
+        value !== '' ? scalar(value) : i < lines.length && lines[i]!.indent > indent ? block(lines[i]!.indent) : '';
     }
     return map;
   };
@@ -105,14 +106,26 @@ const substitute = (value: string, secrets: Record<string, string>) =>
 async function writeProject(dir: string): Promise<string> {
   const files: Record<string, string> = {
     'package.json': '{ "name": "shop", "private": true }\n',
-    'src/cart.ts': '/** Adds up the prices of a cart. */\nexport function cartTotal(prices: number[]): number {\n  return prices.reduce((a, b) => a + b, 0);\n}\n',
+    'src/cart.ts':
+      '/** Adds up the prices of a cart. */\nexport function cartTotal(prices: number[]): number {\n  return prices.reduce((a, b) => a + b, 0);\n}\n',
     'tools/report.py': 'def monthly_report(rows):\n    """Sums the rows of a month."""\n    return sum(rows)\n',
   };
   for (const [path, content] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), content);
   }
-  const git = (...args: string[]) => run('git', ['-C', dir, '-c', 'user.name=CI', '-c', 'user.email=ci@example.com', '-c', 'commit.gpgsign=false', ...args]);
+  const git = (...args: string[]) =>
+    run('git', [
+      '-C',
+      dir,
+      '-c',
+      'user.name=CI',
+      '-c',
+      'user.email=ci@example.com',
+      '-c',
+      'commit.gpgsign=false',
+      ...args,
+    ]);
   await git('init', '-q');
   await git('add', '.');
   await git('commit', '-q', '-m', 'shop');
@@ -121,7 +134,9 @@ async function writeProject(dir: string): Promise<string> {
 
 /** This working tree as a checkout has it: the files git lists (tracked, and new ones not ignored). */
 async function copyWorkingTree(to: string): Promise<void> {
-  const { stdout } = await run('git', ['-C', ROOT, 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], { maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run('git', ['-C', ROOT, 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
   for (const file of stdout.split('\0').filter(Boolean)) {
     // git lists a deleted file until the deletion is staged.
     if (!(await stat(join(ROOT, file)).catch(() => null))?.isFile()) continue;
@@ -190,7 +205,11 @@ describe("the README's CI recipe", () => {
       assert.doesNotMatch(step.run, /--token/);
       if (/^npm ci\b/.test(step.run)) assert.match(step.run, /--ignore-scripts/, 'no install script runs in the job');
     }
-    assert.match(analyzeStep.env?.DEVSTREAM_TOKEN ?? '', /secrets\./, 'the key comes from a secret, through the environment');
+    assert.match(
+      analyzeStep.env?.DEVSTREAM_TOKEN ?? '',
+      /secrets\./,
+      'the key comes from a secret, through the environment',
+    );
   });
 
   for (const backend of backends) {
@@ -198,11 +217,19 @@ describe("the README's CI recipe", () => {
       const database = await backend.open();
       const server = await startServer(database, { auth: { mode: 'required', adminToken: ADMIN_TOKEN } });
       try {
-        const created = await rest(server.url, 'POST', '/api/v1/keys', { name: 'ci-analyzer', scopes: ['read', 'write'] }, { authorization: `Bearer ${ADMIN_TOKEN}` });
+        const created = await rest(
+          server.url,
+          'POST',
+          '/api/v1/keys',
+          { name: 'ci-analyzer', scopes: ['read', 'write'] },
+          { authorization: `Bearer ${ADMIN_TOKEN}` },
+        );
         assert.equal(created.status, 201, JSON.stringify(created.body));
         const secrets = { DEVSTREAM_URL: server.url, DEVSTREAM_TOKEN: created.body.token as string };
         assertNoNpx(analyzeStep.run);
-        const env = Object.fromEntries(Object.entries(analyzeStep.env ?? {}).map(([k, v]) => [k, substitute(String(v), secrets)]));
+        const env = Object.fromEntries(
+          Object.entries(analyzeStep.env ?? {}).map(([k, v]) => [k, substitute(String(v), secrets)]),
+        );
         const result = await bash(
           analyzeStep.run,
           join(workspace, analyzeStep['working-directory'] ?? '.'),
@@ -219,11 +246,27 @@ describe("the README's CI recipe", () => {
           [['acme/shop', head, 1]],
           'the graph of the checked-out commit arrived under the repository name',
         );
-        const found = await rest(server.url, 'POST', '/api/v1/tools/find_symbols', { query: 'prices of a cart', repo: 'acme/shop' }, auth);
+        const found = await rest(
+          server.url,
+          'POST',
+          '/api/v1/tools/find_symbols',
+          { query: 'prices of a cart', repo: 'acme/shop' },
+          auth,
+        );
         assert.equal(found.status, 200, JSON.stringify(found.body));
         assert.equal(found.body.symbols[0]?.nodeId, 'src/cart.ts::cartTotal');
-        const python = await rest(server.url, 'POST', '/api/v1/tools/find_symbols', { query: 'monthly_report', repo: 'acme/shop' }, auth);
-        assert.equal(python.body.symbols[0]?.nodeId, 'tools/report.py::monthly_report', 'Python too: the tree-sitter grammar works without install scripts');
+        const python = await rest(
+          server.url,
+          'POST',
+          '/api/v1/tools/find_symbols',
+          { query: 'monthly_report', repo: 'acme/shop' },
+          auth,
+        );
+        assert.equal(
+          python.body.symbols[0]?.nodeId,
+          'tools/report.py::monthly_report',
+          'Python too: the tree-sitter grammar works without install scripts',
+        );
       } finally {
         await server.close();
         await database.dispose();

@@ -22,7 +22,14 @@ describe('the devstream-hub command', () => {
     const created = await fetch(`${first.url}/api/v1/tasks`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'Survivor', description: 'd', task_type: 'coding', priority: 6, phase_name: 'P', project: 'Durable' }),
+      body: JSON.stringify({
+        title: 'Survivor',
+        description: 'd',
+        task_type: 'coding',
+        priority: 6,
+        phase_name: 'P',
+        project: 'Durable',
+      }),
     });
     assert.equal(created.status, 201);
     const { task } = (await created.json()) as any;
@@ -43,9 +50,17 @@ describe('the devstream-hub command', () => {
     const dataDir = await tempDir();
     const first = await cli(['migrate'], { DATA_DIR: dataDir });
     assert.equal(first.code, 0, first.stderr);
-    const names = (await readdir(join(ROOT, 'migrations'))).filter((f) => f.endsWith('.sql')).sort().map((f) => f.replace(/\.sql$/, ''));
+    const names = (await readdir(join(ROOT, 'migrations')))
+      .filter((f) => f.endsWith('.sql'))
+      .sort()
+      .map((f) => f.replace(/\.sql$/, ''));
     assert.ok(names.length >= 7);
-    assert.ok(first.stdout.includes(`Applied ${names.length} migration(s) to embedded PGlite in ${dataDir}: ${names.join(', ')}; schema at ${names.length}`), first.stdout);
+    assert.ok(
+      first.stdout.includes(
+        `Applied ${names.length} migration(s) to embedded PGlite in ${dataDir}: ${names.join(', ')}; schema at ${names.length}`,
+      ),
+      first.stdout,
+    );
     const second = await cli(['migrate'], { DATA_DIR: dataDir });
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stdout, new RegExp(`Nothing to apply: .* schema version ${names.length}`));
@@ -79,39 +94,43 @@ describe('the devstream-hub command', () => {
     assert.match(usage.stderr, /Unknown keys action "rotate"/);
   });
 
-  test('keys create, list and revoke against Postgres; the token works until revoked', { skip: !postgresBackend && 'no Postgres' }, async () => {
-    const database = await postgresBackend!.open();
-    const env = { DATABASE_URL: database.url! };
-    try {
-      const created = await cli(['keys', 'create', 'ci-bot', '--scopes', 'read,write'], env);
-      assert.equal(created.code, 0, created.stderr);
-      const token = /^(dsh_\S+)$/m.exec(created.stdout)?.[1];
-      assert.ok(token, created.stdout);
-      const bad = await cli(['keys', 'create', 'other', '--scopes', 'read,root'], env);
-      assert.equal(bad.code, 1);
-      assert.match(bad.stderr, /VALIDATION_ERROR: scopes\.1/);
-      const dup = await cli(['keys', 'create', 'CI-BOT'], env);
-      assert.equal(dup.code, 1);
-      assert.match(dup.stderr, /CONFLICT/);
-      const listed = await cli(['keys', 'list'], env);
-      assert.match(listed.stdout, /^ci-bot\s+read,write\s+created .* last used never$/m);
-      assert.ok(!listed.stdout.includes(token!), 'list shows no tokens');
-
-      const server = await startServer(database, { auth: { mode: 'required', adminToken: undefined } });
+  test(
+    'keys create, list and revoke against Postgres; the token works until revoked',
+    { skip: !postgresBackend && 'no Postgres' },
+    async () => {
+      const database = await postgresBackend!.open();
+      const env = { DATABASE_URL: database.url! };
       try {
-        const headers = { authorization: `Bearer ${token}` };
-        assert.equal((await fetch(`${server.url}/api/v1/tasks`, { headers })).status, 200);
-        const revoked = await cli(['keys', 'revoke', 'ci-bot'], env);
-        assert.equal(revoked.code, 0, revoked.stderr);
-        assert.equal((await fetch(`${server.url}/api/v1/tasks`, { headers })).status, 401);
-        assert.equal((await cli(['keys', 'revoke', 'ci-bot'], env)).code, 1, 'nothing left to revoke');
+        const created = await cli(['keys', 'create', 'ci-bot', '--scopes', 'read,write'], env);
+        assert.equal(created.code, 0, created.stderr);
+        const token = /^(dsh_\S+)$/m.exec(created.stdout)?.[1];
+        assert.ok(token, created.stdout);
+        const bad = await cli(['keys', 'create', 'other', '--scopes', 'read,root'], env);
+        assert.equal(bad.code, 1);
+        assert.match(bad.stderr, /VALIDATION_ERROR: scopes\.1/);
+        const dup = await cli(['keys', 'create', 'CI-BOT'], env);
+        assert.equal(dup.code, 1);
+        assert.match(dup.stderr, /CONFLICT/);
+        const listed = await cli(['keys', 'list'], env);
+        assert.match(listed.stdout, /^ci-bot\s+read,write\s+created .* last used never$/m);
+        assert.ok(!listed.stdout.includes(token!), 'list shows no tokens');
+
+        const server = await startServer(database, { auth: { mode: 'required', adminToken: undefined } });
+        try {
+          const headers = { authorization: `Bearer ${token}` };
+          assert.equal((await fetch(`${server.url}/api/v1/tasks`, { headers })).status, 200);
+          const revoked = await cli(['keys', 'revoke', 'ci-bot'], env);
+          assert.equal(revoked.code, 0, revoked.stderr);
+          assert.equal((await fetch(`${server.url}/api/v1/tasks`, { headers })).status, 401);
+          assert.equal((await cli(['keys', 'revoke', 'ci-bot'], env)).code, 1, 'nothing left to revoke');
+        } finally {
+          await server.close();
+        }
       } finally {
-        await server.close();
+        await database.dispose();
       }
-    } finally {
-      await database.dispose();
-    }
-  });
+    },
+  );
 
   test('an unknown command is refused with the usage text', async () => {
     const r = await cli(['frobnicate'], {});
@@ -124,13 +143,27 @@ describe('the devstream-hub command', () => {
     const dataDir = await tempDir();
     const db = await openDb({ dataDir });
     await migrate(db.kysely);
-    await db.kysely.insertInto('intervention_plans').values({ id: 'aaaaaaaaaaaa', title: 'P', expected_outcome: 'o', status: 'active', priority: 5 }).execute();
+    await db.kysely
+      .insertInto('intervention_plans')
+      .values({ id: 'aaaaaaaaaaaa', title: 'P', expected_outcome: 'o', status: 'active', priority: 5 })
+      .execute();
     await db.kysely
       .insertInto('semantic_memory')
       .values({
-        id: 'bbbbbbbbbbbb', project_id: 'aaaaaaaaaaaa', task_id: null, content: 'stored while Ollama was down',
-        content_type: 'context', content_format: 'text', keywords: [], importance_score: 0.5, content_hash: 'h',
-        source: 'mcp_user_input', embedding: null, embedding_model: null, embedding_dims: null, created_by: null,
+        id: 'bbbbbbbbbbbb',
+        project_id: 'aaaaaaaaaaaa',
+        task_id: null,
+        content: 'stored while Ollama was down',
+        content_type: 'context',
+        content_format: 'text',
+        keywords: [],
+        importance_score: 0.5,
+        content_hash: 'h',
+        source: 'mcp_user_input',
+        embedding: null,
+        embedding_model: null,
+        embedding_dims: null,
+        created_by: null,
       })
       .execute();
     await db.close();
@@ -142,7 +175,10 @@ describe('the devstream-hub command', () => {
       assert.equal(ok.code, 0, ok.stderr);
       assert.match(ok.stdout, /Queued 1 memory for nomic-embed-text/);
       assert.match(ok.stdout, /Embedded 1 with nomic-embed-text; 0 still queued/);
-      assert.deepEqual(fake.calls.map((c) => c.input), [['search_document: stored while Ollama was down']]);
+      assert.deepEqual(
+        fake.calls.map((c) => c.input),
+        [['search_document: stored while Ollama was down']],
+      );
 
       await fake.stop();
       const down = await cli(['reembed', '--all'], env);
@@ -154,7 +190,10 @@ describe('the devstream-hub command', () => {
     }
     const reopened = await openDb({ dataDir });
     try {
-      const row = await reopened.kysely.selectFrom('semantic_memory').select(['embedding_model', 'embedding_dims']).executeTakeFirstOrThrow();
+      const row = await reopened.kysely
+        .selectFrom('semantic_memory')
+        .select(['embedding_model', 'embedding_dims'])
+        .executeTakeFirstOrThrow();
       assert.deepEqual(row, { embedding_model: 'nomic-embed-text', embedding_dims: 768 });
     } finally {
       await reopened.close();
@@ -179,7 +218,10 @@ describe('the devstream-hub command', () => {
       await mkdir(join(folder, 'commits'));
       await copyFile(WREN_FILE, join(folder, 'commits', `${WREN_COMMIT}.json`));
       await writeFile(join(folder, 'commits', `${WREN_COMMIT}.search.json`), '{}');
-      await writeFile(join(folder, 'meta.json'), JSON.stringify({ graphId: '090e362366e56fbb', repoPath: '/home/dev/wren-folder' }));
+      await writeFile(
+        join(folder, 'meta.json'),
+        JSON.stringify({ graphId: '090e362366e56fbb', repoPath: '/home/dev/wren-folder' }),
+      );
       const fromFolder = await cli(['upload', folder, '--url', server.url], {});
       assert.equal(fromFolder.code, 0, fromFolder.stderr);
       assert.match(fromFolder.stdout, /repo wren-folder .*64 nodes/);
@@ -187,7 +229,10 @@ describe('the devstream-hub command', () => {
       const listed = (await (await fetch(`${server.url}/api/v1/graphs`)).json()) as any;
       assert.deepEqual(listed.graphs.map((g: any) => g.repo).sort(), ['wren', 'wren-cli', 'wren-folder']);
 
-      const refused = await cli(['upload', join(ROOT, 'package.json'), '--url', server.url, '--repo', 'not-a-graph'], {});
+      const refused = await cli(
+        ['upload', join(ROOT, 'package.json'), '--url', server.url, '--repo', 'not-a-graph'],
+        {},
+      );
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /upload failed: 400 VALIDATION_ERROR: nodes/);
     } finally {
@@ -196,7 +241,11 @@ describe('the devstream-hub command', () => {
     }
   });
   /** A commit file of one node, as small as the server accepts. */
-  const COMMIT = JSON.stringify({ commitHash: 'c0ffee0000000000000000000000000000000001', nodes: [{ id: 'file::a.ts', name: 'a.ts', type: 'FILE', filePath: 'a.ts' }], edges: [] });
+  const COMMIT = JSON.stringify({
+    commitHash: 'c0ffee0000000000000000000000000000000001',
+    nodes: [{ id: 'file::a.ts', name: 'a.ts', type: 'FILE', filePath: 'a.ts' }],
+    edges: [],
+  });
 
   test('a server that cannot be reached is named with the cause; a URL without a scheme is refused (exit 2)', async () => {
     const dir = await tempDir();
@@ -215,13 +264,23 @@ describe('the devstream-hub command', () => {
 
     const schemeless = await cli(['upload', join(dir, 'graph.json'), '--url', `127.0.0.1:${port}`, '--repo', 'x'], {});
     assert.equal(schemeless.code, 2);
-    assert.equal(schemeless.stderr.trim(), `--url must be an http(s) URL, such as http://127.0.0.1:${port} ("127.0.0.1:${port}" has no scheme)`);
+    assert.equal(
+      schemeless.stderr.trim(),
+      `--url must be an http(s) URL, such as http://127.0.0.1:${port} ("127.0.0.1:${port}" has no scheme)`,
+    );
     const analyzeSchemeless = await cli(['analyze', dir, '--upload', `127.0.0.1:${port}`], {});
     assert.equal(analyzeSchemeless.code, 2);
-    assert.equal(analyzeSchemeless.stderr.trim(), `--upload must be an http(s) URL, such as http://127.0.0.1:${port} ("127.0.0.1:${port}" has no scheme)`, 'refused before analyzing');
+    assert.equal(
+      analyzeSchemeless.stderr.trim(),
+      `--upload must be an http(s) URL, such as http://127.0.0.1:${port} ("127.0.0.1:${port}" has no scheme)`,
+      'refused before analyzing',
+    );
     const ftp = await cli(['analyze', dir, '--upload', 'ftp://127.0.0.1/'], {});
     assert.equal(ftp.code, 2);
-    assert.match(ftp.stderr, /^--upload must be an http\(s\) URL, such as http:\/\/127\.0\.0\.1:7000 \("ftp:\/\/127\.0\.0\.1\/" is ftp, not http\(s\)\)$/m);
+    assert.match(
+      ftp.stderr,
+      /^--upload must be an http\(s\) URL, such as http:\/\/127\.0\.0\.1:7000 \("ftp:\/\/127\.0\.0\.1\/" is ftp, not http\(s\)\)$/m,
+    );
 
     const help = await cli(['help'], {});
     assert.match(help.stdout, /take the server as an http\(s\) URL \(http:\/\/127\.0\.0\.1:7000\)/);
@@ -233,7 +292,13 @@ describe('the devstream-hub command', () => {
     const database = await backends.find((b) => b.name === 'pglite')!.open();
     const server = await startServer(database, { auth: { mode: 'required', adminToken: ADMIN_TOKEN } });
     try {
-      const created = await rest(server.url, 'POST', '/api/v1/keys', { name: 'uploader', scopes: ['read', 'write'] }, { authorization: `Bearer ${ADMIN_TOKEN}` });
+      const created = await rest(
+        server.url,
+        'POST',
+        '/api/v1/keys',
+        { name: 'uploader', scopes: ['read', 'write'] },
+        { authorization: `Bearer ${ADMIN_TOKEN}` },
+      );
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const env = { DEVSTREAM_TOKEN: created.body.token as string };
       const root = await tempDir();
@@ -243,13 +308,19 @@ describe('the devstream-hub command', () => {
       await writeFile(join(root, 'shop', 'graph.json'), COMMIT);
       const plain = await cli(['upload', join(root, 'shop', 'graph.json'), '--url', server.url], env);
       assert.equal(plain.code, 0, plain.stderr);
-      assert.match(plain.stdout, /^Uploaded graph\.json to http:\/\/127\.0\.0\.1:\d+: repo shop \(graph [0-9a-f]{16}\)/);
+      assert.match(
+        plain.stdout,
+        /^Uploaded graph\.json to http:\/\/127\.0\.0\.1:\d+: repo shop \(graph [0-9a-f]{16}\)/,
+      );
       assert.match(plain.stderr, /no --repo given: naming the repository "shop", after the folder graph\.json is in/);
 
       // A commit file inside a DevLens graph folder (commits/<hash>.json): its meta.json names the repo.
       const graph = join(root, '096fe8addf662bc7');
       await mkdir(join(graph, 'commits'), { recursive: true });
-      await writeFile(join(graph, 'meta.json'), JSON.stringify({ graphId: '096fe8addf662bc7', repoPath: '/home/dev/inventory/' }));
+      await writeFile(
+        join(graph, 'meta.json'),
+        JSON.stringify({ graphId: '096fe8addf662bc7', repoPath: '/home/dev/inventory/' }),
+      );
       await writeFile(join(graph, 'commits', 'c0ffee.json'), COMMIT);
       const inGraph = await cli(['upload', join(graph, 'commits', 'c0ffee.json'), '--url', server.url], env);
       assert.equal(inGraph.code, 0, inGraph.stderr);
@@ -264,7 +335,9 @@ describe('the devstream-hub command', () => {
       assert.equal(beside.code, 0, beside.stderr);
       assert.match(beside.stdout, /repo billing \(graph/);
 
-      const listed = await rest(server.url, 'GET', '/api/v1/graphs', undefined, { authorization: `Bearer ${env.DEVSTREAM_TOKEN}` });
+      const listed = await rest(server.url, 'GET', '/api/v1/graphs', undefined, {
+        authorization: `Bearer ${env.DEVSTREAM_TOKEN}`,
+      });
       assert.deepEqual(listed.body.graphs.map((g: any) => g.repo).sort(), ['billing', 'inventory', 'shop']);
 
       // A graph folder without meta.json names no repository: --repo is required there.
@@ -281,10 +354,15 @@ describe('the devstream-hub command', () => {
       assert.match(missing.stderr, /^upload: .*nope\.json: no such file or folder$/m);
 
       // Without the key the server refuses: the upload above passed on DEVSTREAM_TOKEN alone.
-      const noKey = await cli(['upload', join(root, 'shop', 'graph.json'), '--url', server.url], { DEVSTREAM_TOKEN: '' });
+      const noKey = await cli(['upload', join(root, 'shop', 'graph.json'), '--url', server.url], {
+        DEVSTREAM_TOKEN: '',
+      });
       assert.equal(noKey.code, 1);
       assert.match(noKey.stderr, /upload failed: 401 /);
-      const flag = await cli(['upload', join(root, 'shop', 'graph.json'), '--url', server.url, '--token', env.DEVSTREAM_TOKEN], { DEVSTREAM_TOKEN: '' });
+      const flag = await cli(
+        ['upload', join(root, 'shop', 'graph.json'), '--url', server.url, '--token', env.DEVSTREAM_TOKEN],
+        { DEVSTREAM_TOKEN: '' },
+      );
       assert.equal(flag.code, 0, flag.stderr);
     } finally {
       await server.close();
@@ -304,10 +382,19 @@ describe('the devstream-hub command', () => {
         res.writeHead(404).end('not here');
         return;
       }
-      const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url.slice(4), headers: { ...req.headers, host: target.host } }, (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      });
+      const upstream = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          path: req.url.slice(4),
+          headers: { ...req.headers, host: target.host },
+        },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
       req.pipe(upstream);
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve()));
@@ -317,9 +404,15 @@ describe('the devstream-hub command', () => {
       const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/hub`;
       const r = await cli(['upload', join(root, 'graph.json'), '--url', url, '--repo', 'proxied'], {});
       assert.equal(r.code, 0, r.stderr);
-      assert.deepEqual(seen.map((u) => u.split('?')[0]), ['/hub/api/v1/graphs']);
+      assert.deepEqual(
+        seen.map((u) => u.split('?')[0]),
+        ['/hub/api/v1/graphs'],
+      );
       const listed = await rest(server.url, 'GET', '/api/v1/graphs');
-      assert.deepEqual(listed.body.graphs.map((g: any) => g.repo), ['proxied']);
+      assert.deepEqual(
+        listed.body.graphs.map((g: any) => g.repo),
+        ['proxied'],
+      );
     } finally {
       proxy.close();
       await server.close();

@@ -68,7 +68,11 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
     const cells = await row.getByRole('cell').allInnerTexts();
     assert.deepEqual(cells, [WREN_COMMIT.slice(0, 10), '1', cells[2], cells[3], '64', '75']);
     // Relative to this machine's clock, so any relative time will do; the exact one is the cell's datetime.
-    assert.match(cells[2]!, /^(\d+ \w+ ago|in \d+ \w+|now|yesterday|tomorrow|(last|next) \w+)$/, 'analyzed: a relative time');
+    assert.match(
+      cells[2]!,
+      /^(\d+ \w+ ago|in \d+ \w+|now|yesterday|tomorrow|(last|next) \w+)$/,
+      'analyzed: a relative time',
+    );
     assert.match(cells[3]!, /^(now|\d+ minutes? ago)$/, 'uploaded minutes ago at most');
     assert.equal(await row.locator('.commit').getAttribute('title'), WREN_COMMIT);
     assert.equal(await row.locator('time').first().getAttribute('datetime'), new Date(wren.analyzedAt).toISOString());
@@ -79,7 +83,10 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
   test('symbol search in the repo lists ranked symbols as links, exact match first', async () => {
     await page.getByRole('link', { name: 'wren', exact: true }).click();
     await page.getByRole('heading', { name: 'wren', level: 1 }).waitFor();
-    assert.match(await page.locator('.graphs > .meta').innerText(), /commit 25344fbd02 · analyzed .+ · 64 nodes, 75 edges · 1 commit kept/);
+    assert.match(
+      await page.locator('.graphs > .meta').innerText(),
+      /commit 25344fbd02 · analyzed .+ · 64 nodes, 75 edges · 1 commit kept/,
+    );
     await page.getByLabel('Symbol', { exact: true }).fill('combineHeaders');
     await page.getByRole('button', { name: 'Find' }).click();
     await page.getByText(/\d+ symbols? for “combineHeaders”/).waitFor();
@@ -95,9 +102,20 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
     await page.getByRole('button', { name: 'Resolve' }).click();
     const cost = page.getByText(/≈ \d+ tokens of a \d+-token budget/);
     await cost.waitFor();
-    const expected = await rest(server.url, 'POST', '/api/v1/context', { task, repo: 'wren' }, { authorization: `Bearer ${key}` });
+    const expected = await rest(
+      server.url,
+      'POST',
+      '/api/v1/context',
+      { task, repo: 'wren' },
+      { authorization: `Bearer ${key}` },
+    );
     assert.equal(expected.status, 200);
-    assert.match(await cost.innerText(), new RegExp(`≈ ${expected.body.approxTokens} tokens of a ${expected.body.budget}-token budget · intent exploratory · commit 25344fbd02`));
+    assert.match(
+      await cost.innerText(),
+      new RegExp(
+        `≈ ${expected.body.approxTokens} tokens of a ${expected.body.budget}-token budget · intent exploratory · commit 25344fbd02`,
+      ),
+    );
     const text = await page.getByLabel('Packet text').innerText();
     assert.equal(text, expected.body.packet);
     assert.match(text, /^ANSWER combineHeaders \(symbol\) — source\/utils\/combine\.ts:28$/m);
@@ -116,23 +134,43 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
     await page.getByRole('heading', { name: 'combineHeaders', level: 1 }).waitFor();
     assert.equal(new URL(page.url()).hash, `#/graphs/node/${graphId}/${encodeURIComponent(COMBINE_HEADERS)}`);
     const summaries = page.getByRole('region', { name: 'Summaries' });
-    assert.match(await summaries.innerText(), /No summaries in this graph \(structure only\)/, 'the wren fixture has none');
-    assert.match(await page.getByRole('region', { name: 'Code' }).innerText(), /const result = new globalThis\.Headers\(first\)/);
+    assert.match(
+      await summaries.innerText(),
+      /No summaries in this graph \(structure only\)/,
+      'the wren fixture has none',
+    );
+    assert.match(
+      await page.getByRole('region', { name: 'Code' }).innerText(),
+      /const result = new globalThis\.Headers\(first\)/,
+    );
 
     // Two callers and the test file that imports it.
     const callers = page.getByRole('list', { name: 'Callers (3)' });
-    assert.deepEqual((await callers.getByRole('link').allInnerTexts()).sort(), ['Client.constructor', 'combineHeaderSets', 'headers.test.ts']);
+    assert.deepEqual((await callers.getByRole('link').allInnerTexts()).sort(), [
+      'Client.constructor',
+      'combineHeaderSets',
+      'headers.test.ts',
+    ]);
     assert.match(await page.getByRole('region', { name: 'Callees (0)' }).innerText(), /None\./);
 
     const graph = await drawnGraph();
     assert.equal(await graph.getAttribute('data-node-count'), '4', 'the node and its three callers');
     assert.ok((await graph.locator('canvas').count()) > 0, 'cytoscape drew on a canvas');
-    assert.ok(loaded.some((path) => /\/assets\/cytoscape[^/]*\.js$/.test(path)), 'the graph library came as its own chunk');
+    assert.ok(
+      loaded.some((path) => /\/assets\/cytoscape[^/]*\.js$/.test(path)),
+      'the graph library came as its own chunk',
+    );
 
     const impact = page.getByRole('region', { name: 'Impact' });
     await impact.getByText('4 dependents within 2 hops').waitFor();
-    assert.deepEqual((await impact.getByRole('region', { name: 'Hop 1' }).getByRole('link').allInnerTexts()).sort(), ['Client.constructor', 'combineHeaderSets', 'headers.test.ts']);
-    assert.deepEqual(await impact.getByRole('region', { name: 'Hop 2' }).getByRole('link').allInnerTexts(), ['mergeDeepInternal']);
+    assert.deepEqual((await impact.getByRole('region', { name: 'Hop 1' }).getByRole('link').allInnerTexts()).sort(), [
+      'Client.constructor',
+      'combineHeaderSets',
+      'headers.test.ts',
+    ]);
+    assert.deepEqual(await impact.getByRole('region', { name: 'Hop 2' }).getByRole('link').allInnerTexts(), [
+      'mergeDeepInternal',
+    ]);
   });
 
   test('following a caller lands on its page, with both sides of its neighbourhood; impact downstream', async () => {
@@ -140,28 +178,49 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
     const heading = page.getByRole('heading', { name: 'combineHeaderSets', level: 1 });
     await heading.waitFor();
     assert.equal(new URL(page.url()).hash, `#/graphs/node/${graphId}/${encodeURIComponent(HEADER_SETS)}`);
-    assert.equal(await heading.evaluate((h) => h === h.ownerDocument.activeElement), true, 'focus moves to the new node');
-    assert.deepEqual(await page.getByRole('list', { name: 'Callers (1)' }).getByRole('link').allInnerTexts(), ['mergeDeepInternal']);
+    assert.equal(
+      await heading.evaluate((h) => h === h.ownerDocument.activeElement),
+      true,
+      'focus moves to the new node',
+    );
+    assert.deepEqual(await page.getByRole('list', { name: 'Callers (1)' }).getByRole('link').allInnerTexts(), [
+      'mergeDeepInternal',
+    ]);
     const callees = page.getByRole('list', { name: 'Callees (3)' });
-    assert.deepEqual((await callees.getByRole('link').allInnerTexts()).sort(), ['combineHeaders', 'headerEntries', 'isRecord']);
+    assert.deepEqual((await callees.getByRole('link').allInnerTexts()).sort(), [
+      'combineHeaders',
+      'headerEntries',
+      'isRecord',
+    ]);
 
     const graph = await drawnGraph();
     assert.equal(await graph.getAttribute('data-node-count'), '5', 'the node, one caller, three callees');
-    await page.getByRole('region', { name: 'Impact' }).getByText(/^\d+ dependents? within 2 hops$/).waitFor();
+    await page
+      .getByRole('region', { name: 'Impact' })
+      .getByText(/^\d+ dependents? within 2 hops$/)
+      .waitFor();
     await page.screenshot({ path: `${ARTIFACTS}node.png`, fullPage: true });
     assert.deepEqual(await accessibilityViolations(page), [], 'node: WCAG 2.1 AA (axe-core)');
 
     await page.getByLabel('Direction').selectOption('downstream');
     const impact = page.getByRole('region', { name: 'Impact' });
     await impact.getByText(/^\d+ nodes? within 2 hops$/).waitFor();
-    assert.deepEqual((await impact.getByRole('region', { name: 'Hop 1' }).getByRole('link').allInnerTexts()).sort(), ['combineHeaders', 'headerEntries', 'isRecord']);
+    assert.deepEqual((await impact.getByRole('region', { name: 'Hop 1' }).getByRole('link').allInnerTexts()).sort(), [
+      'combineHeaders',
+      'headerEntries',
+      'isRecord',
+    ]);
   });
 
   test('clicking a node in the drawn graph opens it', async () => {
     const graph = await drawnGraph();
     // Where cytoscape drew combineHeaders, read from the instance it registers on its container.
     const at = await graph.evaluate((box, id) => {
-      const cy = (box as unknown as { _cyreg: { cy: { getElementById(id: string): { renderedPosition(): { x: number; y: number } } } } })._cyreg.cy;
+      const cy = (
+        box as unknown as {
+          _cyreg: { cy: { getElementById(id: string): { renderedPosition(): { x: number; y: number } } } };
+        }
+      )._cyreg.cy;
       return cy.getElementById(id).renderedPosition();
     }, COMBINE_HEADERS);
     const bounds = (await graph.boundingBox())!;
@@ -183,11 +242,15 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
       const away: string[] = [];
       phone.on('request', (request) => !request.url().startsWith(server.url) && away.push(request.url()));
       /** How far the page scrolls sideways (0: not at all). */
-      const sideways = async () => (await phone.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+      const sideways = async () =>
+        (await phone.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
       /** The element's box is inside the screen's width. */
       const inside = async (what: string, locator: ReturnType<Page['locator']>) => {
         const box = (await locator.boundingBox())!;
-        assert.ok(box.x >= 0 && box.x + box.width <= 390, `${what} is inside the screen (${box.x}–${box.x + box.width})`);
+        assert.ok(
+          box.x >= 0 && box.x + box.width <= 390,
+          `${what} is inside the screen (${box.x}–${box.x + box.width})`,
+        );
       };
 
       await phone.goto(`${server.url}/#/graphs`);
@@ -196,7 +259,10 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
       // The table keeps its columns and scrolls in its own box, which the keyboard can focus and scroll.
       const table = phone.getByRole('region', { name: 'Repositories and the commit each was analyzed at' });
       await inside('the table’s box', table);
-      assert.ok(await table.evaluate((box) => box.scrollWidth > box.clientWidth), 'the table is wider than the screen: it scrolls inside its box');
+      assert.ok(
+        await table.evaluate((box) => box.scrollWidth > box.clientWidth),
+        'the table is wider than the screen: it scrolls inside its box',
+      );
       await phone.screenshot({ path: `${ARTIFACTS}graphs-list-phone.png`, fullPage: true });
       await table.focus();
       await phone.keyboard.press('ArrowRight');
@@ -208,7 +274,10 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
       await phone.getByLabel('Question', { exact: true }).fill('how are headers combined');
       await phone.getByRole('button', { name: 'Resolve' }).click();
       await phone.locator('ul.idmap').getByRole('link', { name: COMBINE_HEADERS, exact: true }).waitFor();
-      assert.ok((await sideways()) <= 0, `repository with symbols and a packet: no horizontal scroll (${await sideways()} px)`);
+      assert.ok(
+        (await sideways()) <= 0,
+        `repository with symbols and a packet: no horizontal scroll (${await sideways()} px)`,
+      );
       await inside('the packet', phone.getByLabel('Packet text'));
       await phone.screenshot({ path: `${ARTIFACTS}graphs-phone.png`, fullPage: true });
       assert.deepEqual(await accessibilityViolations(phone), [], 'repository at phone width: WCAG 2.1 AA (axe-core)');
@@ -216,7 +285,10 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
       await phone.goto(`${server.url}/#/graphs/node/${graphId}/${encodeURIComponent(HEADER_SETS)}`);
       const graph = phone.locator('.hood-canvas[data-node-count]');
       await graph.waitFor();
-      await phone.getByRole('region', { name: 'Impact' }).getByText(/^\d+ dependents? within 2 hops$/).waitFor();
+      await phone
+        .getByRole('region', { name: 'Impact' })
+        .getByText(/^\d+ dependents? within 2 hops$/)
+        .waitFor();
       assert.ok((await sideways()) <= 0, `node page: no horizontal scroll (${await sideways()} px)`);
       await inside('the drawn graph', graph);
       await inside('the code', phone.getByRole('region', { name: 'Code' }).locator('pre'));

@@ -15,8 +15,26 @@ const graph = {
   analyzedAt: '2025-01-01T00:00:00.000Z',
   nodes: [
     // Scores as the analyzer writes them: sums of floats.
-    { id: FORMAT, name: 'formatMessage', type: 'FUNCTION', filePath: 'src/util/strings.ts', startLine: 1, endLine: 3, score: 7.300000000000001, rawCode: 'function formatMessage(text) { return pad(text, 2); }' },
-    { id: PAD, name: 'pad', type: 'FUNCTION', filePath: 'src/util/strings.ts', startLine: 5, endLine: 7, score: 6.325019119648292, rawCode: 'function pad(text, n) { return text.padStart(n); }' },
+    {
+      id: FORMAT,
+      name: 'formatMessage',
+      type: 'FUNCTION',
+      filePath: 'src/util/strings.ts',
+      startLine: 1,
+      endLine: 3,
+      score: 7.300000000000001,
+      rawCode: 'function formatMessage(text) { return pad(text, 2); }',
+    },
+    {
+      id: PAD,
+      name: 'pad',
+      type: 'FUNCTION',
+      filePath: 'src/util/strings.ts',
+      startLine: 5,
+      endLine: 7,
+      score: 6.325019119648292,
+      rawCode: 'function pad(text, n) { return text.padStart(n); }',
+    },
   ],
   edges: [{ from: FORMAT, to: PAD, type: 'CALLS' }],
 };
@@ -72,7 +90,11 @@ describe(`dashboard: a node page in headless Chromium (${backend.name})`, { skip
     const link = suggestions.getByRole('link', { name: FORMAT, exact: true });
     await link.waitFor();
     assert.equal(await link.getAttribute('href'), `#/graphs/node/${graphId}/${encodeURIComponent(FORMAT)}`);
-    assert.equal(await page.getByRole('heading', { name: 'formatMessage', level: 1 }).count(), 0, 'no node is shown in its place');
+    assert.equal(
+      await page.getByRole('heading', { name: 'formatMessage', level: 1 }).count(),
+      0,
+      'no node is shown in its place',
+    );
     await page.screenshot({ path: `${ARTIFACTS}node-not-found.png`, fullPage: true });
     assert.deepEqual(await accessibilityViolations(page), [], 'node not found: WCAG 2.1 AA (axe-core)');
 
@@ -82,9 +104,15 @@ describe(`dashboard: a node page in headless Chromium (${backend.name})`, { skip
 
     // Nothing close: not found, no list, and the search for the text is offered.
     await page.goto(nodePage('zzzqqq'));
-    await page.getByRole('alert').filter({ hasText: /^“zzzqqq” not found\.$/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /^“zzzqqq” not found\.$/ })
+      .waitFor();
     assert.equal(await page.getByRole('list', { name: 'Suggestions' }).count(), 0);
-    assert.equal(await page.getByRole('link', { name: 'Search the repository for “zzzqqq”' }).getAttribute('href'), `#/graphs/repo/${graphId}/zzzqqq`);
+    assert.equal(
+      await page.getByRole('link', { name: 'Search the repository for “zzzqqq”' }).getAttribute('href'),
+      `#/graphs/repo/${graphId}/zzzqqq`,
+    );
 
     // An exact name still opens its node.
     await page.goto(nodePage('PAD'));

@@ -17,12 +17,27 @@ describe(`dashboard plans: hours only where someone gave them (${backend.name})`
     database = await backend.open();
     server = await startServer(database);
     // Auto-created by its first task: no estimate, no time recorded.
-    const created = await rest(server.url, 'POST', '/api/v1/tasks', { title: 'First', description: 'd', task_type: 'coding', priority: 5, phase_name: 'Start', project: 'Unplanned' });
+    const created = await rest(server.url, 'POST', '/api/v1/tasks', {
+      title: 'First',
+      description: 'd',
+      task_type: 'coding',
+      priority: 5,
+      phase_name: 'Start',
+      project: 'Unplanned',
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     // A plan someone estimated (no tool sets hours: written as an import would).
     await database.db.kysely
       .insertInto('intervention_plans')
-      .values({ id: 'e0e0e0e0e0e0', title: 'Estimated', expected_outcome: 'o', status: 'active', priority: 5, estimated_hours: 40, actual_hours: 12 })
+      .values({
+        id: 'e0e0e0e0e0e0',
+        title: 'Estimated',
+        expected_outcome: 'o',
+        status: 'active',
+        priority: 5,
+        estimated_hours: 40,
+        actual_hours: 12,
+      })
       .execute();
     browser = await launchChromium();
   });

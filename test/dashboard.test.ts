@@ -19,13 +19,26 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
   let foreign: string[];
 
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-  const task = (project: string, title: string, phase: string) => ({ title, description: `${title}.`, task_type: 'coding', priority: 6, phase_name: phase, project });
+  const task = (project: string, title: string, phase: string) => ({
+    title,
+    description: `${title}.`,
+    task_type: 'coding',
+    priority: 6,
+    phase_name: phase,
+    project,
+  });
 
   before(async () => {
     database = await backend.open();
     server = await startServer(database, { auth: { mode: 'required', adminToken: ADMIN_TOKEN } });
     // Seeded over the public API: two plans, one with work done.
-    const created = await rest(server.url, 'POST', '/api/v1/keys', { name: 'dashboard-user', scopes: ['read', 'write'] }, admin);
+    const created = await rest(
+      server.url,
+      'POST',
+      '/api/v1/keys',
+      { name: 'dashboard-user', scopes: ['read', 'write'] },
+      admin,
+    );
     assert.equal(created.status, 201);
     key = created.body.token;
     const ids: string[] = [];
@@ -39,12 +52,19 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
       assert.equal(r.status, 201);
       ids.push(r.body.task.id);
     }
-    assert.equal((await rest(server.url, 'PATCH', `/api/v1/tasks/${ids[0]}`, { status: 'completed' }, admin)).status, 200);
+    assert.equal(
+      (await rest(server.url, 'PATCH', `/api/v1/tasks/${ids[0]}`, { status: 'completed' }, admin)).status,
+      200,
+    );
     for (const [content, project] of [
       ['We cache cart sessions in Redis for 30 minutes; the checkout reads them once.', 'Checkout'],
       ['The catalogue index is rebuilt nightly; partial updates go through the queue.', 'Search'],
     ] as const) {
-      assert.equal((await rest(server.url, 'POST', '/api/v1/memories', { content, content_type: 'decision', project }, admin)).status, 201);
+      assert.equal(
+        (await rest(server.url, 'POST', '/api/v1/memories', { content, content_type: 'decision', project }, admin))
+          .status,
+        201,
+      );
     }
 
     browser = await launchChromium();
@@ -77,7 +97,7 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     await checkout.waitFor();
     assert.match(await checkout.innerText(), /active|draft/);
     assert.match(await checkout.innerText(), /Tasks: 1 of 3/);
-    assert.match(await checkout.innerText(), /Phases: 1 of 2/, "Design: its one task is done");
+    assert.match(await checkout.innerText(), /Phases: 1 of 2/, 'Design: its one task is done');
     assert.equal(await checkout.getByRole('progressbar', { name: 'Tasks done' }).getAttribute('value'), '1');
     await page.getByRole('listitem', { name: 'Plan Search' }).waitFor();
     await page.screenshot({ path: `${ARTIFACTS}plans.png`, fullPage: true });
@@ -133,10 +153,17 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
 
     await detail.getByRole('button', { name: 'Delete…' }).click();
     await detail.getByRole('button', { name: 'Keep' }).click();
-    assert.equal((await rest(server.url, 'GET', `/api/v1/memories/${id}`, undefined, admin)).status, 200, 'Keep deletes nothing');
+    assert.equal(
+      (await rest(server.url, 'GET', `/api/v1/memories/${id}`, undefined, admin)).status,
+      200,
+      'Keep deletes nothing',
+    );
     await detail.getByRole('button', { name: 'Delete…' }).click();
     await detail.getByRole('button', { name: 'Delete', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: `Deleted memory ${id}.` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Deleted memory ${id}.` })
+      .waitFor();
     await detail.waitFor({ state: 'detached' });
     assert.equal((await rest(server.url, 'GET', `/api/v1/memories/${id}`, undefined, admin)).status, 404);
 
@@ -145,7 +172,10 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     await page.getByLabel('Content').fill('x');
     await page.getByLabel('Keywords').fill('k'.repeat(101));
     await page.getByRole('button', { name: 'Store' }).click();
-    await page.getByRole('alert').filter({ hasText: /VALIDATION_ERROR.*keywords\.0/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /VALIDATION_ERROR.*keywords\.0/ })
+      .waitFor();
     await page.getByRole('button', { name: 'Cancel' }).click();
     assert.deepEqual(foreign, [], 'no request left the service');
   });
@@ -156,8 +186,15 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     const column = (status: string) => page.getByRole('list', { name: `${status} tasks` });
     await column('completed').getByRole('listitem', { name: 'Task Design the cart' }).waitFor();
     assert.equal(await page.getByLabel('Project').inputValue(), 'Checkout', 'the first plan by name is chosen');
-    assert.deepEqual((await column('pending').getByRole('heading', { level: 3 }).allInnerTexts()).sort(), ['Build the cart', 'Test the cart']);
-    assert.equal(await page.getByRole('heading', { name: /^pending/, level: 2 }).innerText(), 'Pending 2', 'each column counts its tasks');
+    assert.deepEqual((await column('pending').getByRole('heading', { level: 3 }).allInnerTexts()).sort(), [
+      'Build the cart',
+      'Test the cart',
+    ]);
+    assert.equal(
+      await page.getByRole('heading', { name: /^pending/, level: 2 }).innerText(),
+      'Pending 2',
+      'each column counts its tasks',
+    );
     const card = await column('completed').getByRole('listitem', { name: 'Task Design the cart' }).innerText();
     assert.match(card, /P6/);
     assert.match(card, /coding/);
@@ -174,22 +211,47 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Move Build the cart' }).click();
-    assert.equal(await dialog.getByLabel('New status').inputValue(), 'active', 'pending tasks are offered active first');
+    assert.equal(
+      await dialog.getByLabel('New status').inputValue(),
+      'active',
+      'pending tasks are offered active first',
+    );
     await dialog.getByLabel('Notes').fill('Started on the cart API; the Redis session cache is in place.');
     await dialog.getByRole('button', { name: 'Move' }).click();
     await page.getByRole('status').filter({ hasText: 'Moved “Build the cart” to active.' }).waitFor();
-    assert.equal(await page.evaluate('document.activeElement?.textContent'), 'Moved “Build the cart” to active.', 'focus goes to what happened');
+    assert.equal(
+      await page.evaluate('document.activeElement?.textContent'),
+      'Moved “Build the cart” to active.',
+      'focus goes to what happened',
+    );
     await column('active').getByRole('listitem', { name: 'Task Build the cart' }).waitFor();
-    const tasks = async () => (await rest(server.url, 'GET', '/api/v1/tasks?project=Checkout', undefined, admin)).body.tasks as Array<{ id: string; title: string; status: string }>;
+    const tasks = async () =>
+      (await rest(server.url, 'GET', '/api/v1/tasks?project=Checkout', undefined, admin)).body.tasks as Array<{
+        id: string;
+        title: string;
+        status: string;
+      }>;
     assert.equal((await tasks()).find((t) => t.title === 'Build the cart')?.status, 'active');
-    const notes = await rest(server.url, 'POST', '/api/v1/memories/search', { query: 'Redis session cache cart API', project: 'Checkout', content_type: 'decision' }, admin);
+    const notes = await rest(
+      server.url,
+      'POST',
+      '/api/v1/memories/search',
+      { query: 'Redis session cache cart API', project: 'Checkout', content_type: 'decision' },
+      admin,
+    );
     assert.ok(
-      notes.body.results.some((hit: { content: string }) => hit.content === 'Task status update: active. Notes: Started on the cart API; the Redis session cache is in place.'),
+      notes.body.results.some(
+        (hit: { content: string }) =>
+          hit.content ===
+          'Task status update: active. Notes: Started on the cart API; the Redis session cache is in place.',
+      ),
       'the notes are stored as a decision memory',
     );
 
     // By drag: the drop opens the same dialog with the column's status chosen.
-    await column('pending').getByRole('listitem', { name: 'Task Test the cart' }).dragTo(page.locator('[data-status="completed"]'));
+    await column('pending')
+      .getByRole('listitem', { name: 'Task Test the cart' })
+      .dragTo(page.locator('[data-status="completed"]'));
     const dragged = page.getByRole('dialog', { name: 'Move “Test the cart”' });
     assert.equal(await dragged.getByLabel('New status').inputValue(), 'completed');
     await dragged.getByRole('button', { name: 'Move' }).click();
@@ -198,7 +260,10 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
 
     // An agent moves a task over the API: the open board follows without a reload.
     const design = (await tasks()).find((t) => t.title === 'Design the cart')!;
-    assert.equal((await rest(server.url, 'PATCH', `/api/v1/tasks/${design.id}`, { status: 'failed' }, admin)).status, 200);
+    assert.equal(
+      (await rest(server.url, 'PATCH', `/api/v1/tasks/${design.id}`, { status: 'failed' }, admin)).status,
+      200,
+    );
     await column('failed').getByRole('listitem', { name: 'Task Design the cart' }).waitFor({ timeout: 15_000 });
     await page.screenshot({ path: `${ARTIFACTS}tasks.png`, fullPage: true });
     assert.deepEqual(await accessibilityViolations(page), [], 'tasks: WCAG 2.1 AA (axe-core)');
@@ -212,7 +277,13 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
   });
 
   test('a read-only key sees everything and no controls that change anything', async () => {
-    const created = await rest(server.url, 'POST', '/api/v1/keys', { name: 'dashboard-reader', scopes: ['read'] }, admin);
+    const created = await rest(
+      server.url,
+      'POST',
+      '/api/v1/keys',
+      { name: 'dashboard-reader', scopes: ['read'] },
+      admin,
+    );
     await page.getByLabel('API key').fill(created.body.token);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('dashboard-reader · read').waitFor();
@@ -225,13 +296,22 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     assert.equal(await page.getByRole('button', { name: 'New memory' }).count(), 0);
     await page.getByLabel('Search', { exact: true }).fill('cart sessions');
     await page.getByRole('button', { name: 'Search' }).click();
-    await page.getByRole('button', { name: /^Open memory/ }).first().click();
+    await page
+      .getByRole('button', { name: /^Open memory/ })
+      .first()
+      .click();
     await page.getByRole('article').waitFor();
     assert.equal(await page.getByRole('button', { name: 'Delete…' }).count(), 0);
   });
 
   test('a key revoked while the board is open signs the page out at its next call', async () => {
-    const created = await rest(server.url, 'POST', '/api/v1/keys', { name: 'dashboard-shortlived', scopes: ['read'] }, admin);
+    const created = await rest(
+      server.url,
+      'POST',
+      '/api/v1/keys',
+      { name: 'dashboard-shortlived', scopes: ['read'] },
+      admin,
+    );
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').fill(created.body.token);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -246,7 +326,9 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
   });
 
   test('behind a rate limit the board keeps its cards, says so and waits as long as Retry-After asks', async () => {
-    const limited = await startServer(database, { limits: { ...testConfig().limits, rateLimitMax: 12, rateLimitWindowMs: 60_000 } });
+    const limited = await startServer(database, {
+      limits: { ...testConfig().limits, rateLimitMax: 12, rateLimitWindowMs: 60_000 },
+    });
     try {
       const { page: tab } = await openPage(browser, limited.url);
       // Timers run on Playwright's clock: the test moves time on instead of waiting for it.
@@ -254,21 +336,28 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
       const asked: string[] = [];
       tab.on('request', (request) => new URL(request.url()).pathname === '/api/v1/tasks' && asked.push(request.url()));
       let retryAfter = 0;
-      tab.on('response', (response) => response.status() === 429 && (retryAfter = Number(response.headers()['retry-after'])));
+      tab.on(
+        'response',
+        (response) => response.status() === 429 && (retryAfter = Number(response.headers()['retry-after'])),
+      );
       await tab.goto(`${limited.url}/#/tasks/Checkout`);
       await tab.getByRole('listitem', { name: 'Task Build the cart' }).waitFor();
       // This server runs with AUTH=off (loopback): no sign-in, and nothing to sign out of.
       await tab.getByText('no key (AUTH=off) · read, write, admin').waitFor();
       assert.equal(await tab.getByRole('button', { name: 'Sign out' }).count(), 0);
       const refused = tab.getByRole('alert').filter({ hasText: /^RATE_LIMITED: Rate limit exceeded/ });
-      for (let i = 0; i < 20 && !(await refused.isVisible()); i++) await tab.getByRole('button', { name: 'Refresh' }).click();
+      for (let i = 0; i < 20 && !(await refused.isVisible()); i++)
+        await tab.getByRole('button', { name: 'Refresh' }).click();
       await refused.waitFor();
       const hint = tab.getByText(/Refreshing again in \d+ s/);
       await hint.waitFor();
       const wait = Number(/in (\d+) s/.exec(await hint.innerText())![1]);
       assert.ok(retryAfter > 10, `the service asked for more than the usual 10 s (${retryAfter} s)`);
       assert.ok(Math.abs(wait - retryAfter) <= 1, `waits out Retry-After: ${wait} s shown, ${retryAfter} s asked`);
-      assert.ok(await tab.getByRole('listitem', { name: 'Task Build the cart' }).isVisible(), 'the last cards stay on the board');
+      assert.ok(
+        await tab.getByRole('listitem', { name: 'Task Build the cart' }).isVisible(),
+        'the last cards stay on the board',
+      );
       // Past the usual 10 s refresh, nothing is asked; past Retry-After, the board asks again.
       const before = asked.length;
       await tab.clock.runFor((wait - 2) * 1000);
@@ -286,7 +375,8 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     try {
       /** How far the page scrolls sideways (0: not at all). */
-      const sideways = async () => (await phone.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+      const sideways = async () =>
+        (await phone.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
       await phone.goto(server.url);
       await phone.getByLabel('API key').fill(key);
       await phone.getByRole('button', { name: 'Sign in' }).click();
@@ -296,10 +386,15 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
       await phone.getByRole('link', { name: 'Tasks' }).click();
       await phone.getByRole('listitem', { name: 'Task Build the cart' }).waitFor();
       assert.equal(await sideways(), 0, 'tasks: no horizontal scroll');
-      const boxes = await Promise.all((await phone.locator('.column').all()).map(async (column) => (await column.boundingBox())!));
+      const boxes = await Promise.all(
+        (await phone.locator('.column').all()).map(async (column) => (await column.boundingBox())!),
+      );
       assert.equal(boxes.length, 5);
       for (const [i, box] of boxes.entries()) {
-        assert.ok(box.x >= 0 && box.x + box.width <= 390, `column ${i} is inside the screen (${box.x}–${box.x + box.width})`);
+        assert.ok(
+          box.x >= 0 && box.x + box.width <= 390,
+          `column ${i} is inside the screen (${box.x}–${box.x + box.width})`,
+        );
         assert.ok(box.width > 300, `column ${i} takes the width (${box.width} px)`);
         if (i > 0) assert.ok(box.y >= boxes[i - 1]!.y + boxes[i - 1]!.height, `column ${i} is below column ${i - 1}`);
       }
@@ -316,8 +411,20 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
       assert.equal(await sideways(), 0);
 
       // A memory whose URL and keyword have no space to break at: the hit and the open memory wrap them.
-      const runbook = 'The eviction runbook: https://wiki.example.internal/engineering/checkout/runbooks/redis-session-cache-eviction-and-recovery, keyed checkout:session:{customerId}:{cartId}:v2.';
-      const long = await rest(server.url, 'POST', '/api/v1/memories', { content: runbook, content_type: 'code', project: 'Checkout', keywords: ['checkout.session.cache.redis.eviction.policy.v2'] }, admin);
+      const runbook =
+        'The eviction runbook: https://wiki.example.internal/engineering/checkout/runbooks/redis-session-cache-eviction-and-recovery, keyed checkout:session:{customerId}:{cartId}:v2.';
+      const long = await rest(
+        server.url,
+        'POST',
+        '/api/v1/memories',
+        {
+          content: runbook,
+          content_type: 'code',
+          project: 'Checkout',
+          keywords: ['checkout.session.cache.redis.eviction.policy.v2'],
+        },
+        admin,
+      );
       assert.equal(long.status, 201);
       await phone.getByRole('link', { name: 'Memory' }).click();
       await phone.getByLabel('Search', { exact: true }).fill('eviction runbook');
@@ -337,7 +444,10 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     try {
       const failures: string[] = [];
       tab.on('console', (message) => message.type() === 'error' && failures.push(message.text()));
-      tab.on('response', (response) => response.status() >= 400 && failures.push(`${response.status()} ${response.url()}`));
+      tab.on(
+        'response',
+        (response) => response.status() >= 400 && failures.push(`${response.status()} ${response.url()}`),
+      );
       // Signed in already (the key in session storage, as the sign-in form leaves it): no 401 to count.
       await tab.addInitScript(`sessionStorage.setItem('devstream-hub.api-key', ${JSON.stringify(key)})`);
       await tab.goto(server.url);
@@ -349,10 +459,22 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
       assert.equal(served.status, 200, 'the icon is served without a key');
       assert.match(served.headers.get('content-type') ?? '', /^image\/svg\+xml/);
       assert.match(await served.text(), /^<svg /);
-      assert.equal(served.headers.get('cache-control'), 'no-cache', 'its name never changes: asked again, not kept for a year');
+      assert.equal(
+        served.headers.get('cache-control'),
+        'no-cache',
+        'its name never changes: asked again, not kept for a year',
+      );
       const script = (await tab.locator('script[src^="/assets/"]').getAttribute('src'))!;
-      assert.equal((await fetch(new URL(script, server.url))).headers.get('cache-control'), 'public, max-age=31536000, immutable', 'hashed names are kept');
-      assert.deepEqual(failures, [], 'nothing failed to load (the browser asks for no /favicon.ico: 401 or 404 before)');
+      assert.equal(
+        (await fetch(new URL(script, server.url))).headers.get('cache-control'),
+        'public, max-age=31536000, immutable',
+        'hashed names are kept',
+      );
+      assert.deepEqual(
+        failures,
+        [],
+        'nothing failed to load (the browser asks for no /favicon.ico: 401 or 404 before)',
+      );
     } finally {
       await tab.close();
     }

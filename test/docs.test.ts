@@ -34,7 +34,9 @@ describe('README.md stays true', () => {
 
 /** The real ky graph DevLens wrote: in ../shared beside the checkout (benchmarks and CI have it), not in a clone. */
 const KY = new URL('../../shared/fixtures/graphs/ky/3419113b48e034fdcf8fa6bd3be3da7b3d0d758f.json', import.meta.url);
-const noKy = existsSync(KY) ? false : `the README's example packet is rendered from DevLens's ky graph, and ${KY.pathname} is absent (it lives in ../shared beside the checkout)`;
+const noKy = existsSync(KY)
+  ? false
+  : `the README's example packet is rendered from DevLens's ky graph, and ${KY.pathname} is absent (it lives in ../shared beside the checkout)`;
 
 describe("README.md's packet example is what the service answers", { skip: noKy }, () => {
   let database: TestDb;
@@ -50,7 +52,7 @@ describe("README.md's packet example is what the service answers", { skip: noKy 
     await database?.dispose();
   });
 
-  test('resolve_context with the arguments the README names renders the README\'s packet, line for line', async () => {
+  test("resolve_context with the arguments the README names renders the README's packet, line for line", async () => {
     // "A packet (`resolve_context {…}` on ky, …):" followed by the packet in a ```text block.
     const example = /A packet \(`resolve_context (\{[^`]+\})` on ky[^]*?```text\n([^]*?)```/.exec(readme);
     assert.ok(example, 'the README shows a packet after "A packet (`resolve_context {…}` on ky"');

@@ -17,7 +17,8 @@ import { runCli, serve, type ServedProcess } from './helpers/service.js';
 const TASK = { description: 'd', task_type: 'coding', priority: 5, phase_name: 'Faults', project: 'Faults' };
 
 /** The tool call's text, for tool errors (`❌ Error …: CODE: …`). */
-const textOf = (result: Record<string, unknown>): string => (result.content as Array<{ text?: string }> | undefined)?.[0]?.text ?? '';
+const textOf = (result: Record<string, unknown>): string =>
+  (result.content as Array<{ text?: string }> | undefined)?.[0]?.text ?? '';
 
 // A cluster of its own, stopped and started under the service: only with the Postgres half of the
 // suite (DATABASE_URL set), and where Postgres binaries can run one.
@@ -39,7 +40,12 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
   });
 
   test('503 DATABASE_ERROR while it is down, readyz 503, recovery without a restart, no acknowledged write lost', async () => {
-    service = await serve({ DATABASE_URL: cluster.url, EMBEDDING_PROVIDER: 'ollama', OLLAMA_HOST: fake.url, OLLAMA_TIMEOUT_MS: '1000' });
+    service = await serve({
+      DATABASE_URL: cluster.url,
+      EMBEDDING_PROVIDER: 'ollama',
+      OLLAMA_HOST: fake.url,
+      OLLAMA_TIMEOUT_MS: '1000',
+    });
     const api = (method: string, path: string, body?: unknown) => rest(service!.url, method, path, body);
     const { client } = await connectMcp(service.url);
     // A client sending a malformed request id: the tool call's log lines carry the id that replaced it.
@@ -52,10 +58,17 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
       assert.equal(created.status, 201);
       tasks.push({ id: created.body.task.id, title: created.body.task.title });
     }
-    const viaMcp = await client.callTool({ name: 'devstream_store_memory', arguments: { content: 'Stored over MCP before the outage.', content_type: 'decision', project: 'Faults' } });
+    const viaMcp = await client.callTool({
+      name: 'devstream_store_memory',
+      arguments: { content: 'Stored over MCP before the outage.', content_type: 'decision', project: 'Faults' },
+    });
     assert.notEqual(viaMcp.isError, true);
     fake.failWith = 500;
-    const queued = await api('POST', '/api/v1/memories', { content: 'Stored text-only before the outage.', content_type: 'context', project: 'Faults' });
+    const queued = await api('POST', '/api/v1/memories', {
+      content: 'Stored text-only before the outage.',
+      content_type: 'context',
+      project: 'Faults',
+    });
     assert.equal(queued.status, 201);
     assert.equal(queued.body.embedding_generated, false);
 
@@ -65,9 +78,14 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
     const acknowledged: Array<{ id: string; title: string }> = [];
     const writers = Array.from({ length: 8 }, async (_, w) => {
       for (let i = 0; writing; i++) {
-        const r = await api('POST', '/api/v1/tasks', { ...TASK, title: `Writer ${w}.${i}`, phase_name: `Writers ${i % 3}` }).catch(() => null);
+        const r = await api('POST', '/api/v1/tasks', {
+          ...TASK,
+          title: `Writer ${w}.${i}`,
+          phase_name: `Writers ${i % 3}`,
+        }).catch(() => null);
         if (r?.status === 201) acknowledged.push({ id: r.body.task.id, title: r.body.task.title });
-        else if (r && r.status !== 503) assert.fail(`a write during the stop got ${r.status}: ${JSON.stringify(r.body)}`);
+        else if (r && r.status !== 503)
+          assert.fail(`a write during the stop got ${r.status}: ${JSON.stringify(r.body)}`);
       }
     });
     await eventually(async () => (acknowledged.length >= 20 ? true : undefined), 20_000);
@@ -83,9 +101,13 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
     const tracedCall = await traced.callTool({ name: 'devstream_list_tasks', arguments: { project: 'Faults' } });
     assert.match(textOf(tracedCall), /DATABASE_ERROR/);
     const warning = await eventually(async () =>
-      service!.output().slice(traceStart).split('\n').find((l) => l.includes('answering 503') && l.includes('devstream_list_tasks')),
+      service!
+        .output()
+        .slice(traceStart)
+        .split('\n')
+        .find((l) => l.includes('answering 503') && l.includes('devstream_list_tasks')),
     );
-    assert.match(JSON.parse(warning).reqId, /^[0-9a-f-]{36}$/, 'the request id, not the client\'s malformed one');
+    assert.match(JSON.parse(warning).reqId, /^[0-9a-f-]{36}$/, "the request id, not the client's malformed one");
     assert.ok(!service.output().includes('not a token'));
     await traced.close();
     const read = await api('GET', '/api/v1/tasks?project=Faults');
@@ -98,7 +120,10 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
     const tool = await client.callTool({ name: 'devstream_list_tasks', arguments: { project: 'Faults' } });
     assert.equal(tool.isError, true);
     assert.match(textOf(tool), /DATABASE_ERROR: the database is unreachable/);
-    const stored = await client.callTool({ name: 'devstream_store_memory', arguments: { content: 'Refused during the outage.', content_type: 'context', project: 'Faults' } });
+    const stored = await client.callTool({
+      name: 'devstream_store_memory',
+      arguments: { content: 'Refused during the outage.', content_type: 'context', project: 'Faults' },
+    });
     assert.equal(stored.isError, true);
     assert.ok(Date.now() - started < 20_000, 'each refusal is quick: the pool does not wait for a dead database');
     const ready = await api('GET', '/readyz');
@@ -108,13 +133,21 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
     const raw = await fetch(`${service.url}/mcp`, {
       method: 'POST',
       headers: MCP_HEADERS,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
     });
     await raw.text();
     assert.equal(raw.status, 200);
 
     await cluster.start();
-    await eventually(async () => ((await api('GET', '/api/v1/tasks?project=Faults')).status === 200 ? true : undefined), 30_000);
+    await eventually(
+      async () => ((await api('GET', '/api/v1/tasks?project=Faults')).status === 200 ? true : undefined),
+      30_000,
+    );
     assert.equal((await api('GET', '/readyz')).status, 200);
     assert.equal(service.child.exitCode, null, 'the service never exited');
 
@@ -125,15 +158,22 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
       for (const t of listed.body.tasks as Array<{ id: string; title: string }>) found.set(t.id, t.title);
       if (offset + 500 >= listed.body.total) break;
     }
-    for (const t of [...tasks, ...acknowledged]) assert.equal(found.get(t.id), t.title, `acknowledged task ${t.title} is stored`);
+    for (const t of [...tasks, ...acknowledged])
+      assert.equal(found.get(t.id), t.title, `acknowledged task ${t.title} is stored`);
     assert.ok(![...found.values()].includes('During outage'));
     const mcpId = (viaMcp.structuredContent as { memory_id: string }).memory_id;
     assert.equal((await api('GET', `/api/v1/memories/${mcpId}`)).status, 200);
-    const search = await api('POST', '/api/v1/memories/search', { query: 'refused during the outage', project: 'Faults' });
+    const search = await api('POST', '/api/v1/memories/search', {
+      query: 'refused during the outage',
+      project: 'Faults',
+    });
     assert.ok(search.body.results.every((r: { content: string }) => !r.content.includes('Refused during')));
 
     // The same MCP session and the embedding worker carry on: the queued memory gets its vector.
-    const again = await client.callTool({ name: 'devstream_create_task', arguments: { ...TASK, title: 'After outage' } });
+    const again = await client.callTool({
+      name: 'devstream_create_task',
+      arguments: { ...TASK, title: 'After outage' },
+    });
     assert.notEqual(again.isError, true, textOf(again));
     const embedded = await eventually(async () => {
       const memory = (await api('GET', `/api/v1/memories/${queued.body.memory_id}`)).body.memory;
@@ -221,11 +261,18 @@ describe('graceful shutdown', () => {
     const init = await fetch(`${service.url}/mcp`, {
       method: 'POST',
       headers: MCP_HEADERS,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
     });
     await init.text();
     const sessionId = init.headers.get('mcp-session-id')!;
-    const stream = await fetch(`${service.url}/mcp`, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' } });
+    const stream = await fetch(`${service.url}/mcp`, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+    });
     assert.equal(stream.status, 200);
     const streamEnded = (async () => {
       const reader = stream.body!.getReader();
@@ -234,9 +281,20 @@ describe('graceful shutdown', () => {
 
     fake.delayMs = 1_500; // each store now takes 1.5 s (its embedding)
     try {
-      const restStore = rest(service.url, 'POST', '/api/v1/memories', { content: 'Stored over REST during shutdown.', content_type: 'context', project: 'Shutdown' });
-      const mcpStore = client.callTool({ name: 'devstream_store_memory', arguments: { content: 'Stored over MCP during shutdown.', content_type: 'context', project: 'Shutdown' } });
-      await eventually(async () => (fake.calls.filter((c) => c.input.some((t) => t.includes('during shutdown'))).length === 2 ? true : undefined), 10_000);
+      const restStore = rest(service.url, 'POST', '/api/v1/memories', {
+        content: 'Stored over REST during shutdown.',
+        content_type: 'context',
+        project: 'Shutdown',
+      });
+      const mcpStore = client.callTool({
+        name: 'devstream_store_memory',
+        arguments: { content: 'Stored over MCP during shutdown.', content_type: 'context', project: 'Shutdown' },
+      });
+      await eventually(
+        async () =>
+          fake.calls.filter((c) => c.input.some((t) => t.includes('during shutdown'))).length === 2 ? true : undefined,
+        10_000,
+      );
       const signalled = Date.now();
       service.child.kill('SIGTERM');
 
@@ -272,23 +330,37 @@ describe('graceful shutdown', () => {
     const service = await serve(env(await dataDir(), { SHUTDOWN_TIMEOUT_S: '1' }));
     fake.delayMs = 15_000;
     try {
-      const slow = rest(service.url, 'POST', '/api/v1/memories', { content: 'Too slow for the shutdown.', content_type: 'context', project: 'Shutdown' }).then(
+      const slow = rest(service.url, 'POST', '/api/v1/memories', {
+        content: 'Too slow for the shutdown.',
+        content_type: 'context',
+        project: 'Shutdown',
+      }).then(
         (r) => r.status,
         () => 'cut' as const,
       );
       // An MCP tool call too: the shutdown waits for it before closing sessions, but not past the bound.
       const { client } = await connectMcp(service.url);
       const slowTool = client
-        .callTool({ name: 'devstream_store_memory', arguments: { content: 'Too slow over MCP.', content_type: 'context', project: 'Shutdown' } })
+        .callTool({
+          name: 'devstream_store_memory',
+          arguments: { content: 'Too slow over MCP.', content_type: 'context', project: 'Shutdown' },
+        })
         .then(
           (r) => (r.isError ? textOf(r) : 'answered'),
           () => 'cut' as const,
         );
-      await eventually(async () => (fake.calls.filter((c) => c.input.some((t) => t.includes('Too slow'))).length === 2 ? true : undefined), 10_000);
+      await eventually(
+        async () =>
+          fake.calls.filter((c) => c.input.some((t) => t.includes('Too slow'))).length === 2 ? true : undefined,
+        10_000,
+      );
       const signalled = Date.now();
       service.child.kill('SIGTERM');
       const code = await service.exited;
-      assert.ok(Date.now() - signalled < 8_000, `exited ${Date.now() - signalled} ms after SIGTERM (bound 1 s + closing)`);
+      assert.ok(
+        Date.now() - signalled < 8_000,
+        `exited ${Date.now() - signalled} ms after SIGTERM (bound 1 s + closing)`,
+      );
       assert.equal(code, 0);
       assert.equal(await slow, 'cut', 'its connection was closed, not answered as a success');
       // The SDK client notices a cut stream only at its own timeout: closing it ends the call now.

@@ -74,7 +74,10 @@ for (const backend of backends) {
       const typo = await call('get_node', { node: 'formatMesage' });
       assert.equal(typo.isError, true, typo.text);
       assert.equal(typo.structuredContent, undefined);
-      assert.match(typo.text, /^❌ Error getting node: NOT_FOUND: node: no node "formatMesage" in names @ names-1: not found; did you mean .*src\/util\/strings\.ts::formatMessage/);
+      assert.match(
+        typo.text,
+        /^❌ Error getting node: NOT_FOUND: node: no node "formatMesage" in names @ names-1: not found; did you mean .*src\/util\/strings\.ts::formatMessage/,
+      );
       const viaRest = await restMiss('formatMesage');
       assert.ok(viaRest.details.suggestions.includes(FORMAT), JSON.stringify(viaRest));
       assert.match(viaRest.message, /not found; did you mean /);
@@ -83,7 +86,11 @@ for (const backend of backends) {
       assert.equal(madeUp.isError, true, madeUp.text);
       assert.match(madeUp.text, /NOT_FOUND: node: no node "totallyMadeUpFunction" in names @ names-1: not found; /);
       const madeUpRest = await restMiss('totallyMadeUpFunction');
-      for (const id of madeUpRest.details.suggestions) assert.ok(graph.nodes.some((n) => n.id === id), `${id} is a node of the graph`);
+      for (const id of madeUpRest.details.suggestions)
+        assert.ok(
+          graph.nodes.some((n) => n.id === id),
+          `${id} is a node of the graph`,
+        );
     });
 
     test('an id-shaped string that is no node id is NOT_FOUND, not the file it names', async () => {
@@ -108,7 +115,10 @@ for (const backend of backends) {
       const viaRest = await rest(server.url, 'GET', '/api/v1/nodes/FormatMessage?include=callees');
       assert.equal(viaRest.status, 200, JSON.stringify(viaRest.body));
       assert.equal(viaRest.body.node.nodeId, FORMAT);
-      assert.deepEqual(viaRest.body.callees.map((c: any) => c.nodeId), [PAD]);
+      assert.deepEqual(
+        viaRest.body.callees.map((c: any) => c.nodeId),
+        [PAD],
+      );
       // A method by its own name and by its class-qualified one.
       assert.equal((await call('get_node', { node: 'view.RENDER' })).structuredContent.node.nodeId, VIEW_RENDER);
     });
@@ -120,7 +130,10 @@ for (const backend of backends) {
       assert.equal(r.structuredContent.node.nodeId, TEXT_RENDER, 'score 9.5, though its id sorts after html.ts');
       assert.deepEqual(r.structuredContent.alternatives, [VIEW_RENDER, HTML_RENDER], 'best scored first: 5, then 2');
       assert.match(r.text, /Located by name; also: src\/render\/view\.ts::View\.render, src\/render\/html\.ts::render/);
-      const viaTool = await rest(server.url, 'POST', '/api/v1/tools/get_node', { node: 'Render', include: ['metadata'] });
+      const viaTool = await rest(server.url, 'POST', '/api/v1/tools/get_node', {
+        node: 'Render',
+        include: ['metadata'],
+      });
       assert.equal(viaTool.status, 200, JSON.stringify(viaTool.body));
       assert.equal(viaTool.body.node.nodeId, TEXT_RENDER);
       assert.deepEqual(viaTool.body.alternatives, [VIEW_RENDER, HTML_RENDER]);
@@ -132,7 +145,12 @@ for (const backend of backends) {
       for (const k of [0, 3]) {
         const r = await call('get_node', { node: `${PAD}#${k}` });
         assert.equal(r.isError, true, r.text);
-        assert.match(r.text, new RegExp(`NOT_FOUND: node: no node "src/util/strings\\.ts::pad#${k}" .*did you mean src/util/strings\\.ts::pad#1, src/util/strings\\.ts::pad#2\\?`));
+        assert.match(
+          r.text,
+          new RegExp(
+            `NOT_FOUND: node: no node "src/util/strings\\.ts::pad#${k}" .*did you mean src/util/strings\\.ts::pad#1, src/util/strings\\.ts::pad#2\\?`,
+          ),
+        );
         assert.deepEqual((await restMiss(`${PAD}#${k}`)).details.suggestions, [`${PAD}#1`, `${PAD}#2`]);
       }
     });
@@ -141,11 +159,17 @@ for (const backend of backends) {
       const up = await call('impact', { target: 'render', direction: 'upstream', radius: 1 });
       assert.equal(up.isError, undefined, up.text);
       assert.equal(up.structuredContent.target.nodeId, TEXT_RENDER, 'the best scored render');
-      assert.deepEqual(up.structuredContent.dependents.map((d: any) => d.nodeId), [VIEW_RENDER]);
+      assert.deepEqual(
+        up.structuredContent.dependents.map((d: any) => d.nodeId),
+        [VIEW_RENDER],
+      );
 
       const typo = await call('impact', { target: 'formatMesage' });
       assert.equal(typo.isError, true, typo.text);
-      assert.match(typo.text, /NOT_FOUND: target: no node "formatMesage" in names @ names-1: not found; did you mean .*src\/util\/strings\.ts::formatMessage/);
+      assert.match(
+        typo.text,
+        /NOT_FOUND: target: no node "formatMesage" in names @ names-1: not found; did you mean .*src\/util\/strings\.ts::formatMessage/,
+      );
       const viaRest = await rest(server.url, 'POST', '/api/v1/tools/impact', { target: 'src/util/strings.ts::bar' });
       assert.equal(viaRest.status, 404, JSON.stringify(viaRest.body));
       assert.equal(viaRest.body.error.code, 'NOT_FOUND');

@@ -12,15 +12,23 @@ const COMMIT = JSON.stringify({
 });
 
 /** POST /api/v1/graphs over node:http, the body written in the given pieces (one write each). */
-function post(url: string, path: string, headers: Record<string, string>, pieces: Buffer[]): Promise<{ status: number; body: any }> {
+function post(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  pieces: Buffer[],
+): Promise<{ status: number; body: any }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, method: 'POST', path, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-    });
+    const req = request(
+      { host: hostname, port, method: 'POST', path, headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+      },
+    );
     req.on('error', reject);
     const write = (i: number) => {
       if (i === pieces.length) return void req.end();
@@ -52,7 +60,11 @@ for (const backend of backends) {
         assert.equal(r.status, 400, JSON.stringify(r.body));
         assert.equal(r.body.error.code, 'VALIDATION_ERROR');
         assert.deepEqual(r.body.error.details.issues, [
-          { field: '(body)', message: 'looks gzip-compressed (it begins with the bytes 1f 8b): send it with the header Content-Encoding: gzip' },
+          {
+            field: '(body)',
+            message:
+              'looks gzip-compressed (it begins with the bytes 1f 8b): send it with the header Content-Encoding: gzip',
+          },
         ]);
         assert.match(r.body.error.message, /^\(body\): looks gzip-compressed/);
       }
@@ -61,7 +73,10 @@ for (const backend of backends) {
       // The same bytes with the header, and the JSON as it is, are stored.
       const withHeader = await post(server.url, '/api/v1/graphs?repo=gz', { 'content-encoding': 'gzip' }, [gzipped]);
       assert.equal(withHeader.status, 201, JSON.stringify(withHeader.body));
-      const plain = await post(server.url, '/api/v1/graphs?repo=plain', {}, [Buffer.from(COMMIT.slice(0, 1)), Buffer.from(COMMIT.slice(1))]);
+      const plain = await post(server.url, '/api/v1/graphs?repo=plain', {}, [
+        Buffer.from(COMMIT.slice(0, 1)),
+        Buffer.from(COMMIT.slice(1)),
+      ]);
       assert.equal(plain.status, 201, JSON.stringify(plain.body));
       // Not gzip, not JSON: still the parser's own message.
       const junk = await post(server.url, '/api/v1/graphs?repo=junk', {}, [Buffer.from('\x1fnot json')]);

@@ -43,7 +43,9 @@ for (const backend of backends) {
 
     before(async () => {
       database = await backend.open();
-      server = await startServer(database, { graphs: { retention: 2, uploadLimit: 4 * 1024 * 1024, analyzeRoots: [] } });
+      server = await startServer(database, {
+        graphs: { retention: 2, uploadLimit: 4 * 1024 * 1024, analyzeRoots: [] },
+      });
     });
     after(async () => {
       await server?.close();
@@ -51,13 +53,19 @@ for (const backend of backends) {
     });
 
     const upload = (query: string, body: string | Buffer, headers: Record<string, string> = {}) =>
-      fetch(`${server.url}/api/v1/graphs?${query}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } }).then(
-        async (r) => ({ status: r.status, body: (await r.json()) as any }),
-      );
+      fetch(`${server.url}/api/v1/graphs?${query}`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', ...headers },
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
     const api = (method: string, path: string) => rest(server.url, method, path);
     const count = async (table: 'graph_nodes' | 'graph_edges' | 'graph_commits', graphId: string) =>
       Number(
-        (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)} where graph_id = ${graphId}`.execute(database.db.kysely)).rows[0]!.n,
+        (
+          await sql<{
+            n: number;
+          }>`select count(*)::int as n from ${sql.table(table)} where graph_id = ${graphId}`.execute(database.db.kysely)
+        ).rows[0]!.n,
       );
 
     test('the wren fixture uploads as JSON: every node (repeated ids too) and edge stored once, listed', async () => {
@@ -75,7 +83,9 @@ for (const backend of backends) {
 
       const { kysely } = database.db;
       const node = (
-        await sql<any>`select * from graph_nodes where graph_id = ${r.body.graphId} and node_id = 'source/core/Client.ts::Client.retryAfterFailure'`.execute(kysely)
+        await sql<any>`select * from graph_nodes where graph_id = ${r.body.graphId} and node_id = 'source/core/Client.ts::Client.retryAfterFailure'`.execute(
+          kysely,
+        )
       ).rows;
       assert.equal(node.length, 1);
       assert.equal(node[0].type, 'METHOD');
@@ -93,28 +103,52 @@ for (const backend of backends) {
 
       // The getter and the setter of Client.baseUrl share an id: both kept, in file order.
       const copies = await sql<any>`select start_line from graph_nodes where graph_id = ${r.body.graphId}
-                                     and node_id = 'source/core/Client.ts::Client.baseUrl' order by seq`.execute(kysely);
-      assert.deepEqual(copies.rows.map((row) => row.start_line), [49, 53]);
+                                     and node_id = 'source/core/Client.ts::Client.baseUrl' order by seq`.execute(
+        kysely,
+      );
+      assert.deepEqual(
+        copies.rows.map((row) => row.start_line),
+        [49, 53],
+      );
       // DevLens's GHOST node (no file, line 0) and its LISTENS edges, the repeated ones too.
-      const ghost = await sql<any>`select type, file_path, start_line from graph_nodes where graph_id = ${r.body.graphId} and node_id = 'ghost::event:abort'`.execute(kysely);
+      const ghost =
+        await sql<any>`select type, file_path, start_line from graph_nodes where graph_id = ${r.body.graphId} and node_id = 'ghost::event:abort'`.execute(
+          kysely,
+        );
       assert.deepEqual(ghost.rows, [{ type: 'GHOST', file_path: '', start_line: 0 }]);
-      const listens = await sql<any>`select to_id, count(*)::int as n from graph_edges where graph_id = ${r.body.graphId} and type = 'LISTENS'
+      const listens =
+        await sql<any>`select to_id, count(*)::int as n from graph_edges where graph_id = ${r.body.graphId} and type = 'LISTENS'
                                       group by to_id order by to_id`.execute(kysely);
       assert.deepEqual(listens.rows, [
         { to_id: 'source/utils/timers.ts::sleep', n: 2 },
         { to_id: 'source/utils/timers.ts::withTimeout', n: 2 },
       ]);
       // TESTS edges to the default export `wren`, a constant the file holds no node for: kept.
-      const dangling = await sql<any>`select e.from_id from graph_edges e where e.graph_id = ${r.body.graphId} and e.to_id = 'source/index.ts::wren'
-                                       and not exists (select 1 from graph_nodes n where n.graph_id = e.graph_id and n.node_id = e.to_id) order by e.from_id`.execute(kysely);
-      assert.deepEqual(dangling.rows.map((row) => row.from_id), ['file::test/headers.test.ts', 'file::test/retry.test.ts']);
+      const dangling =
+        await sql<any>`select e.from_id from graph_edges e where e.graph_id = ${r.body.graphId} and e.to_id = 'source/index.ts::wren'
+                                       and not exists (select 1 from graph_nodes n where n.graph_id = e.graph_id and n.node_id = e.to_id) order by e.from_id`.execute(
+          kysely,
+        );
+      assert.deepEqual(
+        dangling.rows.map((row) => row.from_id),
+        ['file::test/headers.test.ts', 'file::test/retry.test.ts'],
+      );
 
       const list = await api('GET', '/api/v1/graphs');
       assert.equal(list.status, 200);
       const listed = list.body.graphs.find((g: any) => g.graphId === r.body.graphId);
       assert.deepEqual(
         { ...listed, analyzedAt: undefined, uploadedAt: undefined },
-        { graphId: r.body.graphId, repo: 'wren', latestCommit: WREN_COMMIT, analyzedAt: undefined, uploadedAt: undefined, nodes: 64, edges: 75, commits: 1 },
+        {
+          graphId: r.body.graphId,
+          repo: 'wren',
+          latestCommit: WREN_COMMIT,
+          analyzedAt: undefined,
+          uploadedAt: undefined,
+          nodes: 64,
+          edges: 75,
+          commits: 1,
+        },
       );
       assert.equal(listed.analyzedAt, new Date(wren.analyzedAt).toISOString());
     });
@@ -130,19 +164,49 @@ for (const backend of backends) {
     test('repeated node ids are all kept; edges to missing nodes are kept; unknown types kept', async () => {
       const file = synthetic('c0ffee1', 3);
       file.nodes.push({ ...file.nodes[0]!, startLine: 100, endLine: 110 }); // an overload: same id
-      (file.nodes as any[]).push({ id: 'src/x.ts::Thing', name: 'Thing', type: 'WIDGET', filePath: 'src/x.ts', startLine: 1, endLine: 2, flavour: 'odd' });
-      (file.edges as any[]).push({ from: 'src/x.ts::Thing', to: 'nowhere::ghost', type: 'SUMMONS', metadata: { why: 'test' }, weight: 2 });
+      (file.nodes as any[]).push({
+        id: 'src/x.ts::Thing',
+        name: 'Thing',
+        type: 'WIDGET',
+        filePath: 'src/x.ts',
+        startLine: 1,
+        endLine: 2,
+        flavour: 'odd',
+      });
+      (file.edges as any[]).push({
+        from: 'src/x.ts::Thing',
+        to: 'nowhere::ghost',
+        type: 'SUMMONS',
+        metadata: { why: 'test' },
+        weight: 2,
+      });
       const r = await upload('repo=synthetic', JSON.stringify(file));
       assert.equal(r.status, 201, JSON.stringify(r.body));
       assert.equal(r.body.nodes, 5);
       assert.equal(r.body.edges, 4);
       const { kysely } = database.db;
-      const copies = await sql<any>`select start_line from graph_nodes where graph_id = ${r.body.graphId} and node_id = 'src/chain.ts::step0' order by seq`.execute(kysely);
-      assert.deepEqual(copies.rows.map((row) => row.start_line), [1, 100]);
-      const odd = await sql<any>`select type, extra from graph_nodes where graph_id = ${r.body.graphId} and node_id = 'src/x.ts::Thing'`.execute(kysely);
+      const copies =
+        await sql<any>`select start_line from graph_nodes where graph_id = ${r.body.graphId} and node_id = 'src/chain.ts::step0' order by seq`.execute(
+          kysely,
+        );
+      assert.deepEqual(
+        copies.rows.map((row) => row.start_line),
+        [1, 100],
+      );
+      const odd =
+        await sql<any>`select type, extra from graph_nodes where graph_id = ${r.body.graphId} and node_id = 'src/x.ts::Thing'`.execute(
+          kysely,
+        );
       assert.deepEqual(odd.rows[0], { type: 'WIDGET', extra: { flavour: 'odd' } });
-      const edge = await sql<any>`select to_id, type, metadata from graph_edges where graph_id = ${r.body.graphId} and type = 'SUMMONS'`.execute(kysely);
-      assert.deepEqual(edge.rows[0], { to_id: 'nowhere::ghost', type: 'SUMMONS', metadata: { why: 'test', weight: 2 } });
+      const edge =
+        await sql<any>`select to_id, type, metadata from graph_edges where graph_id = ${r.body.graphId} and type = 'SUMMONS'`.execute(
+          kysely,
+        );
+      assert.deepEqual(edge.rows[0], {
+        to_id: 'nowhere::ghost',
+        type: 'SUMMONS',
+        metadata: { why: 'test', weight: 2 },
+      });
     });
 
     test('retention keeps the newest commits per graph', async () => {
@@ -155,27 +219,60 @@ for (const backend of backends) {
       const g = list.body.graphs.find((x: any) => x.repo === 'retained');
       assert.equal(g.commits, 2);
       assert.equal(g.latestCommit, 'r3');
-      const kept = await sql<any>`select commit_hash from graph_commits where graph_id = ${g.graphId} order by commit_hash`.execute(database.db.kysely);
-      assert.deepEqual(kept.rows.map((row) => row.commit_hash), ['r2', 'r3']);
+      const kept =
+        await sql<any>`select commit_hash from graph_commits where graph_id = ${g.graphId} order by commit_hash`.execute(
+          database.db.kysely,
+        );
+      assert.deepEqual(
+        kept.rows.map((row) => row.commit_hash),
+        ['r2', 'r3'],
+      );
       assert.equal(await count('graph_nodes', g.graphId), 4, 'the dropped commit took its nodes with it');
     });
 
     test('invalid uploads answer 400 naming the problem and store nothing', async () => {
       const before = await api('GET', '/api/v1/graphs');
       const cases: Array<[string, string | Buffer, Record<string, string>, RegExp]> = [
-        ['repo=bad1', JSON.stringify({ commitHash: 'x1', analyzedAt: new Date().toISOString(), nodes: [], edges: [] }), {}, /nodes/],
+        [
+          'repo=bad1',
+          JSON.stringify({ commitHash: 'x1', analyzedAt: new Date().toISOString(), nodes: [], edges: [] }),
+          {},
+          /nodes/,
+        ],
         ['repo=bad2', JSON.stringify({ commitHash: 'x2', edges: [] }), {}, /nodes/],
         ['repo=bad3', '{"commitHash": "x3", "nodes": [{"id": "a", "type": "FUNCTION"}', {}, /\(body\)/],
         ['repo=bad4', 'not json at all', {}, /\(body\)/],
         ['repo=bad5', JSON.stringify([1, 2]), {}, /\(body\)/],
-        ['repo=bad6', JSON.stringify(synthetic('x6', 2, { nodes: [{ id: 'a', name: 'a', type: 'FUNCTION' }, { name: 'b', type: 'FUNCTION' }] })), {}, /nodes\[1\]\.id/],
-        ['repo=bad7', JSON.stringify(synthetic('x7', 2, { edges: [{ from: 'a', type: 'CALLS' }] })), {}, /edges\[0\]\.to/],
+        [
+          'repo=bad6',
+          JSON.stringify(
+            synthetic('x6', 2, {
+              nodes: [
+                { id: 'a', name: 'a', type: 'FUNCTION' },
+                { name: 'b', type: 'FUNCTION' },
+              ],
+            }),
+          ),
+          {},
+          /nodes\[1\]\.id/,
+        ],
+        [
+          'repo=bad7',
+          JSON.stringify(synthetic('x7', 2, { edges: [{ from: 'a', type: 'CALLS' }] })),
+          {},
+          /edges\[0\]\.to/,
+        ],
         ['repo=bad8', JSON.stringify({ nodes: synthetic('x', 1).nodes }), {}, /commitHash/],
         ['repo=bad9', JSON.stringify(synthetic('x9', 1, { analyzedAt: 'yesterday' })), {}, /analyzedAt/],
         ['repo=bad10', Buffer.from('not gzip'), { 'content-encoding': 'gzip' }, /gzip/],
         ['', JSON.stringify(synthetic('x11')), {}, /repo/],
         ['repo=bad12&graphId=no%20spaces', JSON.stringify(synthetic('x12')), {}, /graphId/],
-        ['repo=bad13', JSON.stringify(synthetic('x13', 2, { nodes: [{ id: 'a', name: 'a', type: 'FUNCTION', startLine: -1 }] })), {}, /nodes\[0\]\.startLine/],
+        [
+          'repo=bad13',
+          JSON.stringify(synthetic('x13', 2, { nodes: [{ id: 'a', name: 'a', type: 'FUNCTION', startLine: -1 }] })),
+          {},
+          /nodes\[0\]\.startLine/,
+        ],
       ];
       for (const [query, body, headers, field] of cases) {
         const r = await upload(query, body, headers);
@@ -187,7 +284,9 @@ for (const backend of backends) {
       assert.deepEqual(afterList.body, before.body, 'nothing stored by a failed upload');
       const { kysely } = database.db;
       const stray = await sql<any>`select count(*)::int as n from graph_nodes n where not exists
-                                   (select 1 from graph_commits c where c.graph_id = n.graph_id and c.commit_hash = n.commit_hash)`.execute(kysely);
+                                   (select 1 from graph_commits c where c.graph_id = n.graph_id and c.commit_hash = n.commit_hash)`.execute(
+        kysely,
+      );
       assert.equal(stray.rows[0].n, 0);
     });
 
@@ -207,7 +306,11 @@ for (const backend of backends) {
 
     test('uploads over GRAPH_UPLOAD_LIMIT answer 413, packed or unpacked', async () => {
       // The padding in an element (up to 16 MiB each): a top-level field is refused past 1 MiB before the byte limit.
-      const big = JSON.stringify(synthetic('big', 1, { allEdges: [{ from: 'a', to: 'b', type: 'CALLS', padding: 'x'.repeat(5 * 1024 * 1024) }] }));
+      const big = JSON.stringify(
+        synthetic('big', 1, {
+          allEdges: [{ from: 'a', to: 'b', type: 'CALLS', padding: 'x'.repeat(5 * 1024 * 1024) }],
+        }),
+      );
       const plain = await upload('repo=big', big);
       assert.equal(plain.status, 413, JSON.stringify(plain.body));
       assert.equal(plain.body.error.code, 'PAYLOAD_TOO_LARGE');
@@ -219,14 +322,27 @@ for (const backend of backends) {
 
     test('nodeScores scores the nodes without a score of their own, before or after them (read in batches)', async () => {
       // 1,200 nodes: the scores after them are applied in three batches; before them, held until they are stored.
-      const nodes = Array.from({ length: 1_200 }, (_, i) => ({ id: `src/s.ts::s${i}`, type: 'FUNCTION', ...(i === 0 ? { score: 99 } : {}) }));
+      const nodes = Array.from({ length: 1_200 }, (_, i) => ({
+        id: `src/s.ts::s${i}`,
+        type: 'FUNCTION',
+        ...(i === 0 ? { score: 99 } : {}),
+      }));
       const scores = Object.fromEntries([...nodes.map((n, i) => [n.id, i / 10]), ['src/s.ts::absent', 5]]);
-      for (const [commit, order] of [['sc1', 'after'], ['sc2', 'before']] as const) {
-        const file = order === 'after' ? { commitHash: commit, nodes, nodeScores: scores } : { commitHash: commit, nodeScores: scores, nodes };
+      for (const [commit, order] of [
+        ['sc1', 'after'],
+        ['sc2', 'before'],
+      ] as const) {
+        const file =
+          order === 'after'
+            ? { commitHash: commit, nodes, nodeScores: scores }
+            : { commitHash: commit, nodeScores: scores, nodes };
         const r = await upload('repo=scored', JSON.stringify(file));
         assert.equal(r.status, 201, JSON.stringify(r.body));
         const rows = (
-          await sql<{ node_id: string; score: number }>`select node_id, score from graph_nodes where graph_id = ${r.body.graphId} and commit_hash = ${commit}`.execute(
+          await sql<{
+            node_id: string;
+            score: number;
+          }>`select node_id, score from graph_nodes where graph_id = ${r.body.graphId} and commit_hash = ${commit}`.execute(
             database.db.kysely,
           )
         ).rows;
@@ -235,11 +351,17 @@ for (const backend of backends) {
         assert.equal(byId.get('src/s.ts::s0'), 99, `${order}: a node's own score wins`);
         assert.equal(byId.get('src/s.ts::s1'), 0.1, order);
         assert.equal(byId.get('src/s.ts::s1199'), 119.9, order);
-        assert.ok(rows.every((row) => row.score !== null), `${order}: every node scored`);
+        assert.ok(
+          rows.every((row) => row.score !== null),
+          `${order}: every node scored`,
+        );
       }
       // More entries than twice the nodes plus 10,000 are refused, naming nodeScores; nothing stored.
       const many = Object.fromEntries(Array.from({ length: 10_003 }, (_, i) => [`x${i}`, 1]));
-      const r = await upload('repo=overscored', JSON.stringify({ commitHash: 'sc3', nodes: [{ id: 'a', type: 'FUNCTION' }], nodeScores: many }));
+      const r = await upload(
+        'repo=overscored',
+        JSON.stringify({ commitHash: 'sc3', nodes: [{ id: 'a', type: 'FUNCTION' }], nodeScores: many }),
+      );
       assert.equal(r.status, 400, JSON.stringify(r.body));
       assert.equal(r.body.error.details.issues[0].field, 'nodeScores');
       assert.ok(!(await api('GET', '/api/v1/graphs')).body.graphs.some((x: any) => x.repo === 'overscored'));
@@ -282,7 +404,11 @@ for (const backend of backends) {
     });
 
     const upload = async (query: string, body: unknown) => {
-      const r = await fetch(`${server.url}/api/v1/graphs?${query}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      const r = await fetch(`${server.url}/api/v1/graphs?${query}`, {
+        method: 'POST',
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(r.status, 201, await r.clone().text());
       return (await r.json()) as any;
     };
@@ -355,20 +481,28 @@ for (const backend of backends) {
       assert.equal(out.located, 'id');
       assert.equal(out.node.type, 'FUNCTION');
       assert.equal(out.node.copies, 1);
-      assert.deepEqual(
-        out.callers.map((c: any) => [c.nodeId, c.edgeType]).sort(),
-        [['source/utils/combine.ts::hookValue', 'CALLS'], ['source/utils/combine.ts::resolveOptions', 'CALLS']],
-      );
+      assert.deepEqual(out.callers.map((c: any) => [c.nodeId, c.edgeType]).sort(), [
+        ['source/utils/combine.ts::hookValue', 'CALLS'],
+        ['source/utils/combine.ts::resolveOptions', 'CALLS'],
+      ]);
       assert.equal(out.callersTotal, 2);
       assert.deepEqual(out.callees, [
-        { nodeId: 'source/utils/combine.ts::mergeDeepInternal', name: 'mergeDeepInternal', type: 'FUNCTION', filePath: 'source/utils/combine.ts', startLine: wrenNode('source/utils/combine.ts::mergeDeepInternal').startLine, edgeType: 'CALLS' },
+        {
+          nodeId: 'source/utils/combine.ts::mergeDeepInternal',
+          name: 'mergeDeepInternal',
+          type: 'FUNCTION',
+          filePath: 'source/utils/combine.ts',
+          startLine: wrenNode('source/utils/combine.ts::mergeDeepInternal').startLine,
+          edgeType: 'CALLS',
+        },
       ]);
       assert.equal(out.code, undefined, 'no code unless asked');
       assert.equal(out.node.technicalSummary, null, 'wren has no summaries: none is invented');
       assert.match(r.text, /Technical: \(no summary: structure-only graph\)/);
       assert.match(r.text, /Callers \(2\):/);
 
-      const byName = (await call('get_node', { node: 'combineHeaders', include: ['code', 'callers'] })).structuredContent;
+      const byName = (await call('get_node', { node: 'combineHeaders', include: ['code', 'callers'] }))
+        .structuredContent;
       assert.equal(byName.located, 'name');
       assert.equal(byName.node.nodeId, 'source/utils/combine.ts::combineHeaders');
       assert.match(byName.code, /^combineHeaders = \(first/);
@@ -387,7 +521,11 @@ for (const backend of backends) {
       assert.equal(badPart.isError, true);
       assert.match(badPart.text, /VALIDATION_ERROR: include\.0/);
 
-      const viaRest = await rest(server.url, 'GET', `/api/v1/nodes/${encodeURIComponent('source/utils/combine.ts::mergeDeep')}?include=callees,code`);
+      const viaRest = await rest(
+        server.url,
+        'GET',
+        `/api/v1/nodes/${encodeURIComponent('source/utils/combine.ts::mergeDeep')}?include=callees,code`,
+      );
       assert.equal(viaRest.status, 200, JSON.stringify(viaRest.body));
       assert.equal(viaRest.body.callees.length, 1);
       assert.equal(typeof viaRest.body.code, 'string');
@@ -403,7 +541,9 @@ for (const backend of backends) {
       const second = (await call('get_node', { node: 'src/chain.ts::step1#2', repo: 'dups' })).structuredContent;
       assert.deepEqual([second.node.copy, second.node.copies, second.node.startLine], [2, 2, 500]);
       const last = (await call('get_node', { node: 'src/chain.ts::step2', repo: 'dups' })).structuredContent;
-      assert.deepEqual(last.callees, [{ nodeId: 'src/chain.ts::step3', name: 'step3', type: 'GHOST', filePath: '', startLine: 0, edgeType: 'CALLS' }]);
+      assert.deepEqual(last.callees, [
+        { nodeId: 'src/chain.ts::step3', name: 'step3', type: 'GHOST', filePath: '', startLine: 0, edgeType: 'CALLS' },
+      ]);
     });
 
     test('repo resolution: argument (name, graphId, path), ?repo= on the MCP URL, X-Repo, else an error listing repos', async () => {
@@ -423,7 +563,10 @@ for (const backend of backends) {
       try {
         const r = (await scoped.callTool({ name: 'find_symbols', arguments: { query: 'step1' } })) as any;
         assert.equal(r.structuredContent.repo, 'dups', r.content[0].text);
-        const overridden = (await scoped.callTool({ name: 'find_symbols', arguments: { query: 'merge', repo: 'wren' } })) as any;
+        const overridden = (await scoped.callTool({
+          name: 'find_symbols',
+          arguments: { query: 'merge', repo: 'wren' },
+        })) as any;
         assert.equal(overridden.structuredContent.repo, 'wren');
       } finally {
         await scoped.close();
@@ -437,16 +580,43 @@ for (const backend of backends) {
 
     test('repo health: summary coverage and dependency cycles as strongly connected components, largest first', async () => {
       // a→b→c→a and d↔e, f alone; plus an IMPORTS cycle between two files.
-      const node = (id: string, extra: Record<string, unknown> = {}) => ({ id, name: id.split('::')[1] ?? id, type: 'FUNCTION', filePath: 'src/c.ts', startLine: 1, endLine: 2, ...extra });
+      const node = (id: string, extra: Record<string, unknown> = {}) => ({
+        id,
+        name: id.split('::')[1] ?? id,
+        type: 'FUNCTION',
+        filePath: 'src/c.ts',
+        startLine: 1,
+        endLine: 2,
+        ...extra,
+      });
       const file = {
         commitHash: 'cyc1',
         analyzedAt: new Date().toISOString(),
-        nodes: [node('src/c.ts::a', { technicalSummary: 'Starts the loop.' }), node('src/c.ts::b'), node('src/c.ts::c'), node('src/c.ts::d'), node('src/c.ts::e'), node('src/c.ts::f'),
-          { id: 'file::src/x.ts', name: 'x.ts', type: 'FILE', filePath: 'src/x.ts', startLine: 1, endLine: 9 }, { id: 'file::src/y.ts', name: 'y.ts', type: 'FILE', filePath: 'src/y.ts', startLine: 1, endLine: 9 }],
+        nodes: [
+          node('src/c.ts::a', { technicalSummary: 'Starts the loop.' }),
+          node('src/c.ts::b'),
+          node('src/c.ts::c'),
+          node('src/c.ts::d'),
+          node('src/c.ts::e'),
+          node('src/c.ts::f'),
+          { id: 'file::src/x.ts', name: 'x.ts', type: 'FILE', filePath: 'src/x.ts', startLine: 1, endLine: 9 },
+          { id: 'file::src/y.ts', name: 'y.ts', type: 'FILE', filePath: 'src/y.ts', startLine: 1, endLine: 9 },
+        ],
         edges: [
-          ['a', 'b'], ['b', 'c'], ['c', 'a'], ['d', 'e'], ['e', 'd'], ['c', 'f'], ['f', 'f'],
-        ].map(([from, to]) => ({ from: `src/c.ts::${from}`, to: `src/c.ts::${to}`, type: 'CALLS' }))
-          .concat([{ from: 'file::src/x.ts', to: 'file::src/y.ts', type: 'IMPORTS' }, { from: 'file::src/y.ts', to: 'file::src/x.ts', type: 'IMPORTS' }, { from: 'src/c.ts::d', to: 'src/c.ts::a', type: 'EXTENDS' }]),
+          ['a', 'b'],
+          ['b', 'c'],
+          ['c', 'a'],
+          ['d', 'e'],
+          ['e', 'd'],
+          ['c', 'f'],
+          ['f', 'f'],
+        ]
+          .map(([from, to]) => ({ from: `src/c.ts::${from}`, to: `src/c.ts::${to}`, type: 'CALLS' }))
+          .concat([
+            { from: 'file::src/x.ts', to: 'file::src/y.ts', type: 'IMPORTS' },
+            { from: 'file::src/y.ts', to: 'file::src/x.ts', type: 'IMPORTS' },
+            { from: 'src/c.ts::d', to: 'src/c.ts::a', type: 'EXTENDS' },
+          ]),
       };
       await upload('repo=cyclic', file);
       const r = await call('repo', { action: 'health', repo: 'cyclic' });
@@ -458,12 +628,17 @@ for (const backend of backends) {
         ['src/c.ts::d', 'src/c.ts::e'],
       ]);
       assert.equal(r.structuredContent.cyclesTotal, 3);
-      assert.match(r.text, /1 of 8 nodes have summaries \(13 %\); 3 dependency cycle\(s\) over CALLS\/IMPORTS, the largest of 3 nodes/);
+      assert.match(
+        r.text,
+        /1 of 8 nodes have summaries \(13 %\); 3 dependency cycle\(s\) over CALLS\/IMPORTS, the largest of 3 nodes/,
+      );
     });
 
     test('impact: upstream and downstream dependents by hop, cycle-safe; a hub stops at hop 1 and says so', async () => {
-      const up = (await call('impact', { target: 'source/utils/combine.ts::mergeDeep', repo: 'wren' })).structuredContent;
-      const byHop = (list: any[]) => list.map((d) => [d.hop, d.nodeId, d.via]).sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1));
+      const up = (await call('impact', { target: 'source/utils/combine.ts::mergeDeep', repo: 'wren' }))
+        .structuredContent;
+      const byHop = (list: any[]) =>
+        list.map((d) => [d.hop, d.nodeId, d.via]).sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1));
       // hookValue and resolveOptions call it; combineHooks calls hookValue, createClient resolveOptions.
       assert.deepEqual(byHop(up.dependents), [
         [1, 'source/utils/combine.ts::hookValue', 'CALLS'],
@@ -472,22 +647,49 @@ for (const backend of backends) {
         [2, 'source/utils/combine.ts::combineHooks', 'CALLS'],
       ]);
       assert.equal(up.truncated, false);
-      const down = (await call('impact', { target: 'mergeDeep', direction: 'downstream', radius: 1, repo: 'wren' })).structuredContent;
-      assert.deepEqual(down.dependents.map((d: any) => d.nodeId), ['source/utils/combine.ts::mergeDeepInternal']);
+      const down = (await call('impact', { target: 'mergeDeep', direction: 'downstream', radius: 1, repo: 'wren' }))
+        .structuredContent;
+      assert.deepEqual(
+        down.dependents.map((d: any) => d.nodeId),
+        ['source/utils/combine.ts::mergeDeepInternal'],
+      );
       assert.equal(down.target.nodeId, 'source/utils/combine.ts::mergeDeep', 'a symbol name locates the target');
       // Downstream: mergeDeepInternal, then the five it calls (its call to itself adds nothing).
-      const both = await call('impact', { target: 'source/utils/combine.ts::mergeDeep', direction: 'both', radius: 2, repo: 'wren' });
+      const both = await call('impact', {
+        target: 'source/utils/combine.ts::mergeDeep',
+        direction: 'both',
+        radius: 2,
+        repo: 'wren',
+      });
       assert.equal(both.structuredContent.total, 4 + 6);
-      assert.match(both.text, /^both of source\/utils\/combine\.ts::mergeDeep \(source\/utils\/combine\.ts:\d+\), radius 2, in wren @ 25344fbd02: 10 node\(s\)/);
+      assert.match(
+        both.text,
+        /^both of source\/utils\/combine\.ts::mergeDeep \(source\/utils\/combine\.ts:\d+\), radius 2, in wren @ 25344fbd02: 10 node\(s\)/,
+      );
       assert.match(both.text, /\n↑ 1 source\/utils\/combine\.ts:\d+ hookValue \(calls\)/);
 
       // The cyclic graph: a→b→c→a never loops.
       const cyc = (await call('impact', { target: 'src/c.ts::a', radius: 5, repo: 'cyclic' })).structuredContent;
-      assert.deepEqual(cyc.dependents.map((d: any) => [d.nodeId, d.hop]), [['src/c.ts::c', 1], ['src/c.ts::d', 1], ['src/c.ts::b', 2], ['src/c.ts::e', 2]]);
+      assert.deepEqual(
+        cyc.dependents.map((d: any) => [d.nodeId, d.hop]),
+        [
+          ['src/c.ts::c', 1],
+          ['src/c.ts::d', 1],
+          ['src/c.ts::b', 2],
+          ['src/c.ts::e', 2],
+        ],
+      );
 
       const hub = synthetic('hub1', 1);
       for (let i = 0; i < 150; i++) {
-        (hub.nodes as any[]).push({ id: `src/callers.ts::caller${i}`, name: `caller${i}`, type: 'FUNCTION', filePath: 'src/callers.ts', startLine: i + 1, endLine: i + 1 });
+        (hub.nodes as any[]).push({
+          id: `src/callers.ts::caller${i}`,
+          name: `caller${i}`,
+          type: 'FUNCTION',
+          filePath: 'src/callers.ts',
+          startLine: i + 1,
+          endLine: i + 1,
+        });
         (hub.edges as any[]).push({ from: `src/callers.ts::caller${i}`, to: 'src/chain.ts::step0', type: 'CALLS' });
       }
       (hub.edges as any[]).push({ from: 'src/far.ts::far', to: 'src/callers.ts::caller0', type: 'CALLS' });
@@ -510,7 +712,14 @@ for (const backend of backends) {
       const v2 = synthetic('range-v2', 3, { analyzedAt: '2026-01-02T00:00:00Z' });
       v2.nodes[1]!.rawCode = 'function step1() { return 42; }';
       v2.nodes.splice(2, 1); // step2 removed
-      (v2.nodes as any[]).push({ id: 'src/new.ts::fresh', name: 'fresh', type: 'FUNCTION', filePath: 'src/new.ts', startLine: 3, endLine: 4 });
+      (v2.nodes as any[]).push({
+        id: 'src/new.ts::fresh',
+        name: 'fresh',
+        type: 'FUNCTION',
+        filePath: 'src/new.ts',
+        startLine: 3,
+        endLine: 4,
+      });
       (v2.edges as any[]).push({ from: 'src/chain.ts::step0', to: 'src/new.ts::fresh', type: 'CALLS' });
       await upload('repo=ranged', v1);
       await upload('repo=ranged', v2);
@@ -518,12 +727,18 @@ for (const backend of backends) {
       assert.equal(r.isError, undefined, r.text);
       const out = r.structuredContent;
       assert.equal(out.mode, 'range');
-      assert.deepEqual(out.changes.map((c: any) => [c.change, c.nodeId, c.dependents.map((d: any) => d.nodeId)]), [
-        ['ADDED', 'src/new.ts::fresh', ['src/chain.ts::step0']],
-        ['CODECHANGED', 'src/chain.ts::step1', ['src/chain.ts::step0']],
-        ['REMOVED', 'src/chain.ts::step2', ['src/chain.ts::step1']],
-      ]);
-      assert.match(r.text, /^3 changed node\(s\) in ranged range-v1\.\.range-v2\nADDED src\/new\.ts:3 fresh \(function\) ← src\/chain\.ts:1/);
+      assert.deepEqual(
+        out.changes.map((c: any) => [c.change, c.nodeId, c.dependents.map((d: any) => d.nodeId)]),
+        [
+          ['ADDED', 'src/new.ts::fresh', ['src/chain.ts::step0']],
+          ['CODECHANGED', 'src/chain.ts::step1', ['src/chain.ts::step0']],
+          ['REMOVED', 'src/chain.ts::step2', ['src/chain.ts::step1']],
+        ],
+      );
+      assert.match(
+        r.text,
+        /^3 changed node\(s\) in ranged range-v1\.\.range-v2\nADDED src\/new\.ts:3 fresh \(function\) ← src\/chain\.ts:1/,
+      );
       const unknown = await call('impact', { from: 'nope-commit', to: 'range-v2', repo: 'ranged' });
       assert.match(unknown.text, /NOT_FOUND: commitHash: ranged has no uploaded commit "nope-commit"/);
     });
@@ -540,8 +755,13 @@ for (const backend of backends) {
       assert.ok(out.approxTokens <= out.budget);
       assert.equal(out.provenance.commitHash, WREN_COMMIT);
       const lines: string[] = out.packet.split('\n');
-      const sections = lines.map((l) => l.split(' ')[0]).filter((w): w is string => w !== undefined && /^[A-Z]+$/.test(w));
-      assert.deepEqual([...new Set(sections)], ['GRAPH', 'ANSWER', 'WHAT', 'CONFIDENCE', 'NODES', 'FLOW', 'FILES', 'SEC', 'IDMAP', 'NEXT']);
+      const sections = lines
+        .map((l) => l.split(' ')[0])
+        .filter((w): w is string => w !== undefined && /^[A-Z]+$/.test(w));
+      assert.deepEqual(
+        [...new Set(sections)],
+        ['GRAPH', 'ANSWER', 'WHAT', 'CONFIDENCE', 'NODES', 'FLOW', 'FILES', 'SEC', 'IDMAP', 'NEXT'],
+      );
       assert.match(lines[0]!, /^GRAPH [0-9a-f]{16} @ 25344fbd02$/);
       assert.equal(lines[1], 'ANSWER 1');
       assert.match(lines[2]!, /^ANSWER combineHeaders \(symbol\) — source\/utils\/combine\.ts:28$/);
@@ -549,7 +769,13 @@ for (const backend of backends) {
       assert.equal(lines[4], 'CONFIDENCE exact match for "combineHeaders"');
       assert.match(lines[6]!, /^N1 combineHeaders function source\/utils\/combine\.ts:28-41$/);
       // pinpoint: one hop both ways — its callers are in the packet, and FLOW shows the calls.
-      const idmap = Object.fromEntries(lines.find((l) => l.startsWith('IDMAP '))!.slice(6).split(' ').map((p) => p.split('=')));
+      const idmap = Object.fromEntries(
+        lines
+          .find((l) => l.startsWith('IDMAP '))!
+          .slice(6)
+          .split(' ')
+          .map((p) => p.split('=')),
+      );
       assert.equal(idmap.N1, 'source/utils/combine.ts::combineHeaders');
       const idOf = (node: string) => Object.keys(idmap).find((k) => idmap[k] === node);
       const caller = idOf('source/core/Client.ts::Client.constructor');
@@ -565,7 +791,11 @@ for (const backend of backends) {
       assert.match(out.packet, /\n {2}L28: combineHeaders = \(first/, 'a matched-line snippet from the stored code');
       assert.match(lines.at(-1)!, /^NEXT get_node source\/utils\/combine\.ts::combineHeaders include=\["code"\]/);
 
-      const viaRest = await rest(server.url, 'POST', '/api/v1/context', { task: 'combineHeaders', intent: 'pinpoint', repo: 'wren' });
+      const viaRest = await rest(server.url, 'POST', '/api/v1/context', {
+        task: 'combineHeaders',
+        intent: 'pinpoint',
+        repo: 'wren',
+      });
       assert.equal(viaRest.status, 200, JSON.stringify(viaRest.body));
       assert.equal(viaRest.body.packet, out.packet);
     });
@@ -576,17 +806,36 @@ for (const backend of backends) {
       assert.equal(wide.budget, 2500);
       assert.ok(wide.approxTokens > 500, `${wide.approxTokens} tokens: more than the small budget below`);
       assert.doesNotMatch(wide.packet, /\nNEXT cut /, 'the default budget holds every node');
-      const small = (await call('resolve_context', { task: 'how are retries delayed', tokenBudget: 500, repo: 'wren' })).structuredContent;
+      const small = (await call('resolve_context', { task: 'how are retries delayed', tokenBudget: 500, repo: 'wren' }))
+        .structuredContent;
       assert.ok(small.approxTokens <= 500, `${small.approxTokens} tokens`);
-      const nodes = (p: string) => Number(p.split('\n').find((l: string) => l.startsWith('NODES '))!.split(' ')[1]);
+      const nodes = (p: string) =>
+        Number(
+          p
+            .split('\n')
+            .find((l: string) => l.startsWith('NODES '))!
+            .split(' ')[1],
+        );
       assert.ok(nodes(small.packet) < nodes(wide.packet));
       assert.match(small.packet, /\nNEXT cut \d+ lower-ranked node\(s\) to fit 500 tokens \(/);
       assert.match(small.packet, /\nCONFIDENCE closest match for "how are retries delayed" is "/);
       // The same top nodes, in the same order: cutting only removes from the end.
-      const ids = (p: string) => p.split('\n').find((l: string) => l.startsWith('IDMAP '))!.split(' ').slice(1);
+      const ids = (p: string) =>
+        p
+          .split('\n')
+          .find((l: string) => l.startsWith('IDMAP '))!
+          .split(' ')
+          .slice(1);
       assert.deepEqual(ids(small.packet), ids(wide.packet).slice(0, ids(small.packet).length));
 
-      const focused = (await call('resolve_context', { task: 'what is in this file', focus: ['source/utils/combine.ts'], intent: 'overview', repo: 'wren' })).structuredContent;
+      const focused = (
+        await call('resolve_context', {
+          task: 'what is in this file',
+          focus: ['source/utils/combine.ts'],
+          intent: 'overview',
+          repo: 'wren',
+        })
+      ).structuredContent;
       assert.match(focused.packet, /\nN1 combine\.ts file source\/utils\/combine\.ts:1-135\n/);
       const tooSmall = await call('resolve_context', { task: 'x', tokenBudget: 100, repo: 'wren' });
       assert.match(tooSmall.text, /VALIDATION_ERROR: tokenBudget/);
@@ -596,20 +845,43 @@ for (const backend of backends) {
         commitHash: 'sum1',
         analyzedAt: new Date().toISOString(),
         nodes: [
-          { id: 'src/auth.ts::loginUser', name: 'loginUser', type: 'FUNCTION', filePath: 'src/auth.ts', startLine: 3, endLine: 20,
-            businessSummary: 'Signs a user in with a password. Locks the account after five failures.', technicalSummary: 'Checks bcrypt hashes.',
-            security: { severity: 'high', summary: 'Handles <b>passwords</b>; rate limited.' }, rawCode: 'export async function loginUser(name, password) {\n  return checkPassword(name, password);\n}' },
-          { id: 'src/auth.ts::checkPassword', name: 'checkPassword', type: 'FUNCTION', filePath: 'src/auth.ts', startLine: 22, endLine: 30, technicalSummary: 'Compares a bcrypt hash in constant time.' },
+          {
+            id: 'src/auth.ts::loginUser',
+            name: 'loginUser',
+            type: 'FUNCTION',
+            filePath: 'src/auth.ts',
+            startLine: 3,
+            endLine: 20,
+            businessSummary: 'Signs a user in with a password. Locks the account after five failures.',
+            technicalSummary: 'Checks bcrypt hashes.',
+            security: { severity: 'high', summary: 'Handles <b>passwords</b>; rate limited.' },
+            rawCode: 'export async function loginUser(name, password) {\n  return checkPassword(name, password);\n}',
+          },
+          {
+            id: 'src/auth.ts::checkPassword',
+            name: 'checkPassword',
+            type: 'FUNCTION',
+            filePath: 'src/auth.ts',
+            startLine: 22,
+            endLine: 30,
+            technicalSummary: 'Compares a bcrypt hash in constant time.',
+          },
         ],
         edges: [{ from: 'src/auth.ts::loginUser', to: 'src/auth.ts::checkPassword', type: 'CALLS' }],
       });
-      const sum = (await call('resolve_context', { task: 'how does login work', intent: 'security-audit', repo: 'summarised' })).structuredContent.packet;
+      const sum = (
+        await call('resolve_context', { task: 'how does login work', intent: 'security-audit', repo: 'summarised' })
+      ).structuredContent.packet;
       assert.match(sum, /\nANSWER loginUser \(symbol\) — src\/auth\.ts:3\nWHAT Signs a user in with a password\.\n/);
       assert.match(sum, /\nN1 loginUser function src\/auth\.ts:3-20 {2}m:Signs a user in with a password\.\n/);
       assert.match(sum, /\nSEC 1\nN1 high: Handles <b>passwords<\/b>; rate limited\.\n/);
       assert.match(sum, /\nNODES 1\n/, 'security-audit walks only upstream: the callee is not included');
-      const flow = (await call('resolve_context', { task: 'how does login work', intent: 'flow', repo: 'summarised' })).structuredContent.packet;
-      assert.match(flow, /\nN2 checkPassword function src\/auth\.ts:22-30 {2}m:Compares a bcrypt hash in constant time\.\n/);
+      const flow = (await call('resolve_context', { task: 'how does login work', intent: 'flow', repo: 'summarised' }))
+        .structuredContent.packet;
+      assert.match(
+        flow,
+        /\nN2 checkPassword function src\/auth\.ts:22-30 {2}m:Compares a bcrypt hash in constant time\.\n/,
+      );
       assert.match(flow, /\nFLOW 1\nN1 -calls-> N2\n/);
     });
 
@@ -619,7 +891,10 @@ for (const backend of backends) {
       const wrenMeta = resources.find((r) => r.name === 'wren meta');
       assert.ok(wrenMeta, JSON.stringify(resources.map((r) => r.uri)));
       const { resourceTemplates } = await client.listResourceTemplates();
-      assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['devlens://graph/{graphId}/meta']);
+      assert.deepEqual(
+        resourceTemplates.map((t) => t.uriTemplate),
+        ['devlens://graph/{graphId}/meta'],
+      );
       const repos = JSON.parse(((await client.readResource({ uri: 'devlens://repos' })).contents[0] as any).text);
       assert.ok(repos.graphs.some((g: any) => g.repo === 'wren' && g.latestCommit === WREN_COMMIT));
       const meta = JSON.parse(((await client.readResource({ uri: wrenMeta!.uri })).contents[0] as any).text);
@@ -631,7 +906,8 @@ for (const backend of backends) {
     });
 
     test('repo freshness compares the latest upload with the commit the client names; analyze explains', async () => {
-      const fresh = (await call('repo', { action: 'freshness', repo: 'wren', commit: WREN_COMMIT.slice(0, 12) })).structuredContent;
+      const fresh = (await call('repo', { action: 'freshness', repo: 'wren', commit: WREN_COMMIT.slice(0, 12) }))
+        .structuredContent;
       assert.equal(fresh.fresh, true);
       assert.equal(fresh.latestCommit, WREN_COMMIT);
       const stale = await call('repo', { action: 'freshness', repo: 'wren', commit: 'deadbeefcafe' });

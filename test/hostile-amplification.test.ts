@@ -16,11 +16,15 @@ import { tempDirs } from './helpers/temp-dirs.js';
 const shapes = (size: number): Record<string, string> => {
   const bytes = Math.floor(size / 12) * 12;
   return {
-  'nested arrays': `{"content":"x","content_type":"context","keywords":${'['.repeat(bytes / 2)}${']'.repeat(bytes / 2)}}`,
-  'nested objects': `{"content":"x","content_type":"context","keywords":${'{"a":'.repeat(bytes / 6)}1${'}'.repeat(bytes / 6)}}`,
-  'wide arrays': `{"content":"x","content_type":"context","keywords":[${Array(bytes / 3).fill('[]').join(',')}]}`,
-  'numbers': `{"content":"x","content_type":"context","keywords":[${Array(bytes / 2).fill('1').join(',')}]}`,
-  'unknown fields': `{"content":"x","content_type":"context",${Array.from({ length: bytes / 12 }, (_, i) => `"k${i}":1`).join(',')}}`,
+    'nested arrays': `{"content":"x","content_type":"context","keywords":${'['.repeat(bytes / 2)}${']'.repeat(bytes / 2)}}`,
+    'nested objects': `{"content":"x","content_type":"context","keywords":${'{"a":'.repeat(bytes / 6)}1${'}'.repeat(bytes / 6)}}`,
+    'wide arrays': `{"content":"x","content_type":"context","keywords":[${Array(bytes / 3)
+      .fill('[]')
+      .join(',')}]}`,
+    numbers: `{"content":"x","content_type":"context","keywords":[${Array(bytes / 2)
+      .fill('1')
+      .join(',')}]}`,
+    'unknown fields': `{"content":"x","content_type":"context",${Array.from({ length: bytes / 12 }, (_, i) => `"k${i}":1`).join(',')}}`,
   };
 };
 
@@ -68,7 +72,11 @@ describe('amplification: bounded work and bounded answers for any body (issue 19
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: MAX_LISTED_ISSUES + 1, max: 4_000 }), async (n) => {
         const fields = Object.fromEntries(Array.from({ length: n }, (_, i) => [`unknown_${i}`, i]));
-        const r = await rest(server.url, 'POST', '/api/v1/memories', { content: 'x', content_type: 'context', ...fields });
+        const r = await rest(server.url, 'POST', '/api/v1/memories', {
+          content: 'x',
+          content_type: 'context',
+          ...fields,
+        });
         assert.equal(r.status, 400);
         assert.equal(r.body.error.details.issues.length, MAX_LISTED_ISSUES);
         assert.equal(r.body.error.details.more, n - MAX_LISTED_ISSUES);
@@ -78,7 +86,11 @@ describe('amplification: bounded work and bounded answers for any body (issue 19
       { numRuns: 8 },
     );
     // A long unknown key is named, cut.
-    const long = await rest(server.url, 'POST', '/api/v1/memories', { content: 'x', content_type: 'context', ['k'.repeat(100_000)]: 1 });
+    const long = await rest(server.url, 'POST', '/api/v1/memories', {
+      content: 'x',
+      content_type: 'context',
+      ['k'.repeat(100_000)]: 1,
+    });
     assert.equal(long.status, 400);
     assert.ok(JSON.stringify(long.body).length < 1_000);
     assert.match(long.body.error.details.issues[0].field, /^k{100}…$/);
@@ -90,7 +102,10 @@ describe('amplification: bounded work and bounded answers for any body (issue 19
     assert.equal(r.status, 400);
     assert.equal(r.body.error.details.issues[0].field, 'keywords.0');
     // A big memory is one long string: 1,000,000 characters are one value.
-    const big = await rest(server.url, 'POST', '/api/v1/memories', { content: 'word '.repeat(199_999), content_type: 'context' });
+    const big = await rest(server.url, 'POST', '/api/v1/memories', {
+      content: 'word '.repeat(199_999),
+      content_type: 'context',
+    });
     assert.equal(big.status, 201, JSON.stringify(big.body).slice(0, 300));
   });
 
@@ -102,7 +117,11 @@ describe('amplification: bounded work and bounded answers for any body (issue 19
     const senders = Array.from({ length: 4 }, async () => {
       let sent = 0;
       while (!stop) {
-        const r = await fetch(`${service.url}/api/v1/memories`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const r = await fetch(`${service.url}/api/v1/memories`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
         assert.equal(r.status, 400);
         await r.arrayBuffer();
         sent += 1;
@@ -125,6 +144,9 @@ describe('amplification: bounded work and bounded answers for any body (issue 19
       assert.ok(sent >= 4, 'the bodies were sent meanwhile');
     }
     const sorted = [...took].sort((a, b) => a - b);
-    assert.ok(sorted[sorted.length - 1]! < 1_000, `/healthz took ${Math.round(sorted[10]!)} ms (median), up to ${Math.round(sorted[sorted.length - 1]!)} ms`);
+    assert.ok(
+      sorted[sorted.length - 1]! < 1_000,
+      `/healthz took ${Math.round(sorted[10]!)} ms (median), up to ${Math.round(sorted[sorted.length - 1]!)} ms`,
+    );
   });
 });

@@ -57,7 +57,14 @@ function inner(schema: Schema): Schema {
   let s = schema;
   for (;;) {
     const def = s._zod.def;
-    if (def.type === 'optional' || def.type === 'default' || def.type === 'nullable' || def.type === 'prefault' || def.type === 'readonly') s = def.innerType;
+    if (
+      def.type === 'optional' ||
+      def.type === 'default' ||
+      def.type === 'nullable' ||
+      def.type === 'prefault' ||
+      def.type === 'readonly'
+    )
+      s = def.innerType;
     else if (def.type === 'pipe') s = def.in;
     else return s;
   }
@@ -89,12 +96,19 @@ function unbounded(schema: Schema, path: string): string[] {
       return stringMax(schema) === null ? [`${path}: a string without a max length`] : [];
     case 'number': {
       const { min, max } = numberRange(schema);
-      return Math.abs(min) >= Number.MAX_SAFE_INTEGER || Math.abs(max) >= Number.MAX_SAFE_INTEGER ? [`${path}: a number without a range`] : [];
+      return Math.abs(min) >= Number.MAX_SAFE_INTEGER || Math.abs(max) >= Number.MAX_SAFE_INTEGER
+        ? [`${path}: a number without a range`]
+        : [];
     }
     case 'array':
-      return [...(arrayMax(schema) === null ? [`${path}: an array without a max length`] : []), ...unbounded(arrayElement(schema), `${path}[]`)];
+      return [
+        ...(arrayMax(schema) === null ? [`${path}: an array without a max length`] : []),
+        ...unbounded(arrayElement(schema), `${path}[]`),
+      ];
     case 'object':
-      return Object.entries(inner(schema)._zod.def.shape as Record<string, Schema>).flatMap(([k, v]) => unbounded(v, `${path}.${k}`));
+      return Object.entries(inner(schema)._zod.def.shape as Record<string, Schema>).flatMap(([k, v]) =>
+        unbounded(v, `${path}.${k}`),
+      );
     case 'enum':
     case 'boolean':
     case 'literal':
@@ -130,11 +144,89 @@ const SQL_META = [
   '"; delete from micro_tasks; --',
   '*/ select 1 /*',
 ];
-const TSQUERY = ['!', '&', '|', ':*', '<->', '<2>', '(', ')', '!(a & b) | c:*', "'a' & 'b'", 'a:A', '&&&|||', '!!!', ':*:*', "\\:'", '( ) & | !', 'a <-> <-> b'];
-const TRAVERSAL = ['../../etc/passwd', '%2e%2e/', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '..\\..\\windows\\win.ini', '/etc/passwd', '....//....//', 'file:///etc/passwd', '.', '..', '/', '~root'];
-const UNICODE = ['\u202Eevil', 'e\u0301', '\u200B', '\uFEFF', '\uFFFF', '\uFFFE', '𝕏', '👩‍💻', '\u2028\u2029', 'İ', 'ß', '\u3000x\u3000', '\t\n\r', '  ', '', 'ﷺ', '\u0085'];
-const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'isAdmin', '', ' ', 'a.b', '$where', 'x\0', '\uD800'];
-const NUMBERS = [1e308, -1e308, -1, 0, 0.5, -0.5, 1.5, Number.MAX_SAFE_INTEGER + 2, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, 2 ** 31, 2 ** 63, 5e-324, 1e21];
+const TSQUERY = [
+  '!',
+  '&',
+  '|',
+  ':*',
+  '<->',
+  '<2>',
+  '(',
+  ')',
+  '!(a & b) | c:*',
+  "'a' & 'b'",
+  'a:A',
+  '&&&|||',
+  '!!!',
+  ':*:*',
+  "\\:'",
+  '( ) & | !',
+  'a <-> <-> b',
+];
+const TRAVERSAL = [
+  '../../etc/passwd',
+  '%2e%2e/',
+  '%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+  '..\\..\\windows\\win.ini',
+  '/etc/passwd',
+  '....//....//',
+  'file:///etc/passwd',
+  '.',
+  '..',
+  '/',
+  '~root',
+];
+const UNICODE = [
+  '\u202Eevil',
+  'e\u0301',
+  '\u200B',
+  '\uFEFF',
+  '\uFFFF',
+  '\uFFFE',
+  '𝕏',
+  '👩‍💻',
+  '\u2028\u2029',
+  'İ',
+  'ß',
+  '\u3000x\u3000',
+  '\t\n\r',
+  '  ',
+  '',
+  'ﷺ',
+  '\u0085',
+];
+const PROTO_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  '__defineGetter__',
+  'isAdmin',
+  '',
+  ' ',
+  'a.b',
+  '$where',
+  'x\0',
+  '\uD800',
+];
+const NUMBERS = [
+  1e308,
+  -1e308,
+  -1,
+  0,
+  0.5,
+  -0.5,
+  1.5,
+  Number.MAX_SAFE_INTEGER + 2,
+  Number.MAX_SAFE_INTEGER,
+  Number.MIN_SAFE_INTEGER,
+  2 ** 31,
+  2 ** 63,
+  5e-324,
+  1e21,
+];
 /** Date-times at and past the edges of what Postgres stores (4713 BC to 294276 AD), and absurd precision. */
 const TIMESTAMPS = [
   '0000-01-01T00:00:00Z',
@@ -147,7 +239,21 @@ const TIMESTAMPS = [
   '-271821-04-20T00:00:00Z',
   '+275760-09-13T00:00:00Z',
 ];
-const NAN_ISH = ['NaN', 'Infinity', '-Infinity', '1e308', '-0', '0x10', ' 5 ', '1_000', '5', 'true', 'null', '[]', '{}'];
+const NAN_ISH = [
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e308',
+  '-0',
+  '0x10',
+  ' 5 ',
+  '1_000',
+  '5',
+  'true',
+  'null',
+  '[]',
+  '{}',
+];
 
 /** JSON with an own `__proto__` key (an object literal would set the prototype instead). */
 const protoObject = () => JSON.parse('{"__proto__": {"polluted": true, "isAdmin": true}}') as object;
@@ -182,7 +288,9 @@ function wrongTypes(kind: string): fc.Arbitrary<Hostile> {
     if (kind === 'array') return label !== 'empty array' && label !== 'array';
     return true;
   });
-  return fc.constantFrom(...wrong).map(([label, make]) => ({ value: make(), reject: true, label: `wrong type: ${label}` }));
+  return fc
+    .constantFrom(...wrong)
+    .map(([label, make]) => ({ value: make(), reject: true, label: `wrong type: ${label}` }));
 }
 
 /** Texts of `n` characters, made once per length. */
@@ -207,7 +315,9 @@ const distinctWords = memo((n) => {
 });
 
 /** `n` pseudo-random CJK characters: three UTF-8 bytes each, incompressible. */
-const randomCjk = memo((n) => Array.from({ length: n }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919 + 104_729) % 20_000))).join(''));
+const randomCjk = memo((n) =>
+  Array.from({ length: n }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919 + 104_729) % 20_000))).join(''),
+);
 
 /** Strings: metacharacters and oddities (refused only where the field says so), and the always-refused NUL and lone surrogates. */
 function hostileStrings(schema: Schema): fc.Arbitrary<Hostile> {
@@ -215,10 +325,19 @@ function hostileStrings(schema: Schema): fc.Arbitrary<Hostile> {
   const max = kind === 'string' ? stringMax(schema) : null;
   const allowed = kind === 'enum' ? enumValues(schema) : null;
   /** A plain string is refused by a non-string field, by an enum it is not in, and by a string field when too long. */
-  const judge = (s: string) => (kind !== 'string' && kind !== 'enum') || (allowed !== null && !allowed.includes(s)) || (max !== null && s.length > max);
-  const odd = fc.constantFrom(...SQL_META, ...TSQUERY, ...TRAVERSAL, ...UNICODE, ...NAN_ISH, ...TIMESTAMPS).map((s) => ({ value: s, reject: judge(s), label: 'metacharacters' }));
+  const judge = (s: string) =>
+    (kind !== 'string' && kind !== 'enum') ||
+    (allowed !== null && !allowed.includes(s)) ||
+    (max !== null && s.length > max);
+  const odd = fc
+    .constantFrom(...SQL_META, ...TSQUERY, ...TRAVERSAL, ...UNICODE, ...NAN_ISH, ...TIMESTAMPS)
+    .map((s) => ({ value: s, reject: judge(s), label: 'metacharacters' }));
   const mixed = fc
-    .tuple(fc.string({ maxLength: 8 }), fc.constantFrom(...SQL_META, ...TSQUERY, ...UNICODE), fc.string({ unit: 'binary', maxLength: 8 }))
+    .tuple(
+      fc.string({ maxLength: 8 }),
+      fc.constantFrom(...SQL_META, ...TSQUERY, ...UNICODE),
+      fc.string({ unit: 'binary', maxLength: 8 }),
+    )
     .map(([a, b, c]) => a + b + c)
     .map((s) => ({ value: s, reject: judge(s), label: 'mixed text' }));
   const broken = fc
@@ -228,11 +347,17 @@ function hostileStrings(schema: Schema): fc.Arbitrary<Hostile> {
   // document of ever new words, or pseudo-random CJK (btree entries hold at most ~2.7 kB).
   const fill = fc
     .constantFrom(['distinct words', distinctWords] as const, ['random CJK', randomCjk] as const)
-    .map(([what, make]) => ({ value: make(max ?? 10_000), reject: kind !== 'string', label: `${max ?? 10_000} characters of ${what}` }));
+    .map(([what, make]) => ({
+      value: make(max ?? 10_000),
+      reject: kind !== 'string',
+      label: `${max ?? 10_000} characters of ${what}`,
+    }));
   const size = max ?? 100_000;
-  const huge = fc
-    .constantFrom('x', 'é', '𝕏', "'", '%', '\\')
-    .map((unit) => ({ value: unit.repeat(Math.ceil((size + 1) / unit.length)), reject: kind !== 'string' || max !== null, label: `huge string (${size + 1}+ characters)` }));
+  const huge = fc.constantFrom('x', 'é', '𝕏', "'", '%', '\\').map((unit) => ({
+    value: unit.repeat(Math.ceil((size + 1) / unit.length)),
+    reject: kind !== 'string' || max !== null,
+    label: `huge string (${size + 1}+ characters)`,
+  }));
   return fc.oneof(odd, mixed, broken, huge, fill);
 }
 
@@ -242,7 +367,9 @@ function hostileNumbers(schema: Schema): fc.Arbitrary<Hostile> {
   const judge = (n: number) =>
     range === null || !(range.int ? Number.isSafeInteger(n) : Number.isFinite(n)) || n < range.min || n > range.max;
   const edges = range
-    ? [range.min - 1, range.max + 1, range.min - 0.5, range.max + 0.5].filter((n) => Number.isFinite(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER)
+    ? [range.min - 1, range.max + 1, range.min - 0.5, range.max + 0.5].filter(
+        (n) => Number.isFinite(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER,
+      )
     : [];
   return fc
     .oneof(fc.constantFrom(...NUMBERS, ...edges), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer())
@@ -256,7 +383,11 @@ function hostileArrays(schema: Schema, depth: number): fc.Arbitrary<Hostile> {
   const max = arrayMax(schema);
   const elements = fc
     .array(depth > 0 ? hostileFor(element, depth - 1) : wrongTypes(kindOf(element)), { minLength: 1, maxLength: 4 })
-    .map((items) => ({ value: items.map((i) => i.value), reject: items.some((i) => i.reject), label: `array of ${items.map((i) => i.label).join(', ')}` }));
+    .map((items) => ({
+      value: items.map((i) => i.value),
+      reject: items.some((i) => i.reject),
+      label: `array of ${items.map((i) => i.label).join(', ')}`,
+    }));
   const tooLong = fc.constant({
     value: Array.from({ length: (max ?? 10_000) + 1 }, (_, i) => baseValue(element, `item${i}`)),
     reject: max !== null,
@@ -312,9 +443,18 @@ interface Case {
 
 function caseFor(op: AnyOperation): fc.Arbitrary<Case> {
   const shape = shapeOf(op);
-  const fields = Object.keys(shape).map((field) => hostileFor(shape[field]!).map((hostile): Case => ({ field, hostile, extra: false })));
+  const fields = Object.keys(shape).map((field) =>
+    hostileFor(shape[field]!).map((hostile): Case => ({ field, hostile, extra: false })),
+  );
   const unknownKey = fc
-    .tuple(fc.constantFrom(...PROTO_KEYS.filter((k) => !Object.hasOwn(shape, k))), fc.oneof(fc.constant('x' as unknown), fc.constant(protoObject()), wrongTypes('any').map((h) => h.value)))
+    .tuple(
+      fc.constantFrom(...PROTO_KEYS.filter((k) => !Object.hasOwn(shape, k))),
+      fc.oneof(
+        fc.constant('x' as unknown),
+        fc.constant(protoObject()),
+        wrongTypes('any').map((h) => h.value),
+      ),
+    )
     .map(([field, value]): Case => ({ field, hostile: { value, reject: true, label: 'unknown field' }, extra: true }));
   return fc.oneof(...fields, unknownKey);
 }
@@ -322,7 +462,12 @@ function caseFor(op: AnyOperation): fc.Arbitrary<Case> {
 /** The base arguments with the case applied; a `__proto__` key is made an own property, as JSON.parse would. */
 function argsFor(op: AnyOperation, c: Case): Record<string, unknown> {
   const args = baseArgs(op);
-  Object.defineProperty(args, c.field, { value: c.hostile.value, enumerable: true, configurable: true, writable: true });
+  Object.defineProperty(args, c.field, {
+    value: c.hostile.value,
+    enumerable: true,
+    configurable: true,
+    writable: true,
+  });
   return args;
 }
 
@@ -346,7 +491,9 @@ function encodePart(value: string): string {
   for (const ch of value) {
     const unit = ch.charCodeAt(0);
     if (ch.length === 1 && unit >= 0xd800 && unit <= 0xdfff) {
-      out += [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+      out += [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join('');
     } else {
       out += encodeURIComponent(ch);
     }
@@ -367,17 +514,29 @@ const SERVER_FAULT_CODES = Object.entries(ERROR_CODES)
 
 /** A 4xx REST body: `{error: {code, message, details}}`, a catalogue code; a validation error names its fields. */
 function assertErrorBody(status: number, body: any, label: string): void {
-  assert.ok(body && typeof body === 'object' && body.error && typeof body.error === 'object', `${label}: an {error} body, got ${describeValue(body)}`);
+  assert.ok(
+    body && typeof body === 'object' && body.error && typeof body.error === 'object',
+    `${label}: an {error} body, got ${describeValue(body)}`,
+  );
   const { code, message, details } = body.error;
   assert.ok(CATALOGUE.has(code), `${label}: catalogue code, got ${code}`);
   assert.equal(typeof message, 'string', `${label}: a message`);
   assert.ok(message.length > 0, `${label}: a non-empty message`);
-  assert.ok(!/\n\s+at |node_modules|\.ts:\d+/.test(JSON.stringify(body)), `${label}: no stack trace in ${describeValue(body)}`);
+  assert.ok(
+    !/\n\s+at |node_modules|\.ts:\d+/.test(JSON.stringify(body)),
+    `${label}: no stack trace in ${describeValue(body)}`,
+  );
   if (code === 'VALIDATION_ERROR') {
     const issues = details?.issues;
-    assert.ok(Array.isArray(issues) && issues.length > 0, `${label}: a validation error lists details.issues: ${describeValue(body)}`);
+    assert.ok(
+      Array.isArray(issues) && issues.length > 0,
+      `${label}: a validation error lists details.issues: ${describeValue(body)}`,
+    );
     for (const issue of issues) {
-      assert.ok(typeof issue.field === 'string' && issue.field.length > 0, `${label}: every issue names a field: ${describeValue(body)}`);
+      assert.ok(
+        typeof issue.field === 'string' && issue.field.length > 0,
+        `${label}: every issue names a field: ${describeValue(body)}`,
+      );
       assert.equal(typeof issue.message, 'string', label);
     }
   }
@@ -430,7 +589,14 @@ function restCalls(op: AnyOperation, args: Record<string, unknown>): RestCall[] 
   const calls: RestCall[] = [];
   const none = new Set<string>();
   if (op.tool !== false) {
-    calls.push({ label: `POST /api/v1/tools/${op.name}`, method: 'POST', path: `/api/v1/tools/${op.name}`, body: args, bodyFields: new Set(Object.keys(args)), queryFields: none });
+    calls.push({
+      label: `POST /api/v1/tools/${op.name}`,
+      method: 'POST',
+      path: `/api/v1/tools/${op.name}`,
+      body: args,
+      bodyFields: new Set(Object.keys(args)),
+      queryFields: none,
+    });
   }
   for (const route of op.routes as HttpRoute[]) {
     const remaining: Record<string, unknown> = {};
@@ -447,9 +613,22 @@ function restCalls(op: AnyOperation, args: Record<string, unknown>): RestCall[] 
       const query = Object.entries(remaining)
         .map(([k, v]) => `${encodePart(byField.get(k) ?? k)}=${encodePart(asText(v))}`)
         .join('&');
-      calls.push({ label, method: route.method, path: query ? `${path}?${query}` : path, bodyFields: none, queryFields: new Set(Object.keys(remaining)) });
+      calls.push({
+        label,
+        method: route.method,
+        path: query ? `${path}?${query}` : path,
+        bodyFields: none,
+        queryFields: new Set(Object.keys(remaining)),
+      });
     } else {
-      calls.push({ label, method: route.method, path, body: remaining, bodyFields: new Set(Object.keys(remaining)), queryFields: none });
+      calls.push({
+        label,
+        method: route.method,
+        path,
+        body: remaining,
+        bodyFields: new Set(Object.keys(remaining)),
+        queryFields: none,
+      });
     }
   }
   return calls.filter((c) => c.path.length <= MAX_URL);
@@ -489,12 +668,23 @@ const initializeBody = {
 };
 
 /** A raw POST to /mcp; the JSON body of the answer (or of its first SSE event). */
-async function rawMcp(url: string, body: string, sessionId?: string): Promise<{ status: number; json: any; text: string }> {
+async function rawMcp(
+  url: string,
+  body: string,
+  sessionId?: string,
+): Promise<{ status: number; json: any; text: string }> {
   const headers: Record<string, string> = { ...MCP_HEADERS };
-  if (sessionId) Object.assign(headers, { 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION });
+  if (sessionId)
+    Object.assign(headers, { 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION });
   const response = await fetch(`${url}/mcp`, { method: 'POST', headers, body });
   const text = await response.text();
-  const data = text.startsWith('{') || text.startsWith('[') ? text : text.split('\n').find((l) => l.startsWith('data: '))?.slice(6);
+  const data =
+    text.startsWith('{') || text.startsWith('[')
+      ? text
+      : text
+          .split('\n')
+          .find((l) => l.startsWith('data: '))
+          ?.slice(6);
   let json: unknown;
   try {
     json = data ? JSON.parse(data) : undefined;
@@ -505,7 +695,11 @@ async function rawMcp(url: string, body: string, sessionId?: string): Promise<{ 
 }
 
 async function rawInitialize(url: string): Promise<string> {
-  const response = await fetch(`${url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(initializeBody) });
+  const response = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: MCP_HEADERS,
+    body: JSON.stringify(initializeBody),
+  });
   await response.text();
   const id = response.headers.get('mcp-session-id');
   assert.ok(id, 'initialize answers with Mcp-Session-Id');
@@ -520,9 +714,34 @@ const fixtureGraph = {
   analyzedAt: '2026-01-01T00:00:00Z',
   nodes: [
     { id: 'file::src/a.ts', name: 'a.ts', type: 'FILE', filePath: 'src/a.ts', startLine: 1, endLine: 20 },
-    { id: 'src/a.ts::alpha', name: 'alpha', type: 'FUNCTION', filePath: 'src/a.ts', startLine: 2, endLine: 5, rawCode: 'function alpha() { return beta(); }' },
-    { id: 'src/a.ts::beta', name: 'beta', type: 'FUNCTION', filePath: 'src/a.ts', startLine: 6, endLine: 9, technicalSummary: 'Computes the beta value.' },
-    { id: 'src/b.ts::Gamma', name: 'Gamma', type: 'CLASS', filePath: 'src/b.ts', startLine: 1, endLine: 30, security: { severity: 'low', summary: 'none' }, metadata: { kind: 'class' } },
+    {
+      id: 'src/a.ts::alpha',
+      name: 'alpha',
+      type: 'FUNCTION',
+      filePath: 'src/a.ts',
+      startLine: 2,
+      endLine: 5,
+      rawCode: 'function alpha() { return beta(); }',
+    },
+    {
+      id: 'src/a.ts::beta',
+      name: 'beta',
+      type: 'FUNCTION',
+      filePath: 'src/a.ts',
+      startLine: 6,
+      endLine: 9,
+      technicalSummary: 'Computes the beta value.',
+    },
+    {
+      id: 'src/b.ts::Gamma',
+      name: 'Gamma',
+      type: 'CLASS',
+      filePath: 'src/b.ts',
+      startLine: 1,
+      endLine: 30,
+      security: { severity: 'low', summary: 'none' },
+      metadata: { kind: 'class' },
+    },
   ],
   edges: [
     { from: 'src/a.ts::alpha', to: 'src/a.ts::beta', type: 'CALLS' },
@@ -532,7 +751,9 @@ const fixtureGraph = {
 };
 
 test('every input field of every operation is bounded: strings and arrays have a max length, numbers a range', () => {
-  const problems = operations.flatMap((op) => Object.entries(shapeOf(op)).flatMap(([field, schema]) => unbounded(schema, `${op.name}.${field}`)));
+  const problems = operations.flatMap((op) =>
+    Object.entries(shapeOf(op)).flatMap(([field, schema]) => unbounded(schema, `${op.name}.${field}`)),
+  );
   assert.deepEqual(problems, []);
 });
 
@@ -552,9 +773,19 @@ for (const backend of backends) {
         body: JSON.stringify(fixtureGraph),
       });
       assert.equal(upload.status, 201, await upload.text());
-      const task = await rest(server.url, 'POST', '/api/v1/tasks', { title: 'Fuzz base', description: 'd', task_type: 'testing', priority: 5, phase_name: 'Fuzz' });
+      const task = await rest(server.url, 'POST', '/api/v1/tasks', {
+        title: 'Fuzz base',
+        description: 'd',
+        task_type: 'testing',
+        priority: 5,
+        phase_name: 'Fuzz',
+      });
       assert.equal(task.status, 201, JSON.stringify(task.body));
-      const memory = await rest(server.url, 'POST', '/api/v1/memories', { content: 'Fuzz base memory about alpha', content_type: 'context', keywords: ['fuzz'] });
+      const memory = await rest(server.url, 'POST', '/api/v1/memories', {
+        content: 'Fuzz base memory about alpha',
+        content_type: 'context',
+        keywords: ['fuzz'],
+      });
       assert.equal(memory.status, 201, JSON.stringify(memory.body));
       const key = await rest(server.url, 'POST', '/api/v1/keys', { name: 'fuzz-key', scopes: ['read'] });
       assert.equal(key.status, 201, JSON.stringify(key.body));
@@ -600,16 +831,29 @@ for (const backend of backends) {
             const r = await rest(server.url, call.method, call.path, call.body);
             assert.ok(r.status < 500, `${label}: HTTP ${r.status} ${describeValue(r.body)}`);
             if (r.status >= 400) assertErrorBody(r.status, r.body, label);
-            if (c.hostile.reject && (call.bodyFields.has(c.field) || (call.queryFields.has(c.field) && refusedAsText(op, c)))) {
-              assert.ok(r.status === 400 || r.status === 413 || r.status === 414, `${label}: refused, got HTTP ${r.status} ${describeValue(r.body)}`);
+            if (
+              c.hostile.reject &&
+              (call.bodyFields.has(c.field) || (call.queryFields.has(c.field) && refusedAsText(op, c)))
+            ) {
+              assert.ok(
+                r.status === 400 || r.status === 413 || r.status === 414,
+                `${label}: refused, got HTTP ${r.status} ${describeValue(r.body)}`,
+              );
               if (r.status === 400 && r.body?.error) {
                 assert.equal(r.body.error.code, 'VALIDATION_ERROR', label);
                 // Refused before parsing (json-body.ts): too deep names where, too many names the body.
-                const shape = call.body !== undefined && refusedWhole(call.body) ? jsonShapeProblem(JSON.stringify(call.body)) : null;
+                const shape =
+                  call.body !== undefined && refusedWhole(call.body)
+                    ? jsonShapeProblem(JSON.stringify(call.body))
+                    : null;
                 const field = shape ? shape.field : call.body !== undefined && poisoned(call.body) ? '(body)' : c.field;
                 // A key that cannot be percent-encoded as UTF-8 (a lone surrogate) arrives as the text it was sent as.
                 const undecodable = call.queryFields.has(c.field) && LONE_SURROGATE.test(c.field);
-                if (!undecodable) assert.ok(namesField(r.body, field), `${label}: the error names "${field}": ${describeValue(r.body)}`);
+                if (!undecodable)
+                  assert.ok(
+                    namesField(r.body, field),
+                    `${label}: the error names "${field}": ${describeValue(r.body)}`,
+                  );
               }
             }
             await check(label, r.status >= 400);
@@ -623,7 +867,10 @@ for (const backend of backends) {
             } catch (error) {
               assertMcpThrow(error, label);
               // Only a body Fastify refuses whole (see poisoned) fails the call itself.
-              assert.ok(poisoned(args) || (error as { code?: unknown }).code === 413, `${label}: the call failed: ${String(error)}`);
+              assert.ok(
+                poisoned(args) || (error as { code?: unknown }).code === 413,
+                `${label}: the call failed: ${String(error)}`,
+              );
             }
             if (result) {
               const text = result.content?.map((p) => p.text ?? '').join('\n') ?? '';
@@ -631,7 +878,10 @@ for (const backend of backends) {
               if (result.isError) assert.match(text, /^❌ Error [^:]+: [A-Z_]+: /, label);
               if (c.hostile.reject) {
                 assert.equal(result.isError, true, `${label}: refused, got ${text.slice(0, 200)}`);
-                assert.ok(text.includes(': VALIDATION_ERROR: ') && text.includes(fieldName(c.field)), `${label}: names "${c.field}": ${text.slice(0, 300)}`);
+                assert.ok(
+                  text.includes(': VALIDATION_ERROR: ') && text.includes(fieldName(c.field)),
+                  `${label}: names "${c.field}": ${text.slice(0, 300)}`,
+                );
               }
             }
             await check(label, result === undefined || result.isError === true);
@@ -640,11 +890,17 @@ for (const backend of backends) {
         // Every time, not by chance: each prototype-ish key as an unknown field, and each text field
         // filled to its limit (and past it) with text no index can shrink, NUL and a lone surrogate.
         for (const key of PROTO_KEYS.filter((k) => !Object.hasOwn(shapeOf(op), k))) {
-          for (const value of ['x', 1, null, protoObject()]) await send({ field: key, hostile: { value, reject: true, label: 'unknown field' }, extra: true });
+          for (const value of ['x', 1, null, protoObject()])
+            await send({ field: key, hostile: { value, reject: true, label: 'unknown field' }, extra: true });
         }
         for (const [field, schema] of Object.entries(shapeOf(op))) {
           const kind = kindOf(schema);
-          const text = kind === 'array' && kindOf(arrayElement(schema)) === 'string' ? arrayElement(schema) : kind === 'string' ? schema : null;
+          const text =
+            kind === 'array' && kindOf(arrayElement(schema)) === 'string'
+              ? arrayElement(schema)
+              : kind === 'string'
+                ? schema
+                : null;
           if (!text) continue;
           const max = stringMax(text) ?? 10_000;
           const wrap = (value: string) => (kind === 'array' ? [value] : value);
@@ -724,7 +980,8 @@ for (const backend of backends) {
           }
           const where = `${method} ${path} with ${label}`;
           assert.ok(response.status < 500, `${where}: HTTP ${response.status} ${describeValue(parsed)}`);
-          if (refused) assert.ok(response.status >= 400, `${where}: refused, got ${response.status} ${describeValue(parsed)}`);
+          if (refused)
+            assert.ok(response.status >= 400, `${where}: refused, got ${response.status} ${describeValue(parsed)}`);
           if (response.status >= 400) assertErrorBody(response.status, parsed, where);
           const now = await countRows(database);
           if (response.status >= 400) assert.deepEqual(now, counts, `${where}: a rejected body wrote rows`);
@@ -741,7 +998,13 @@ for (const backend of backends) {
         ['empty batch', '[]'],
         ['numbers batch', '[1,2]'],
         ['half-valid batch', JSON.stringify([list, 5, { jsonrpc: '2.0' }])],
-        ['batch of calls', JSON.stringify([call({ name: 'devstream_list_tasks', arguments: {} }, 1), call({ name: 'devstream_list_tasks', arguments: { limit: -1 } }, 2)])],
+        [
+          'batch of calls',
+          JSON.stringify([
+            call({ name: 'devstream_list_tasks', arguments: {} }, 1),
+            call({ name: 'devstream_list_tasks', arguments: { limit: -1 } }, 2),
+          ]),
+        ],
         ['missing jsonrpc', JSON.stringify({ id: 1, method: 'tools/list' })],
         ['jsonrpc 1.0', JSON.stringify({ jsonrpc: '1.0', id: 1, method: 'tools/list' })],
         ['missing method', JSON.stringify({ jsonrpc: '2.0', id: 1 })],
@@ -766,14 +1029,32 @@ for (const backend of backends) {
         ['arguments a string', JSON.stringify(call({ name: 'devstream_list_tasks', arguments: 'x' }))],
         ['arguments an array', JSON.stringify(call({ name: 'devstream_list_tasks', arguments: [1] }))],
         ['arguments null', JSON.stringify(call({ name: 'devstream_list_tasks', arguments: null }))],
-        ['arguments with __proto__', `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"devstream_list_tasks","arguments":{"__proto__":{"x":1}}}}`],
-        ['arguments deep', `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"devstream_store_memory","arguments":{"content":${'['.repeat(50_000)}${']'.repeat(50_000)},"content_type":"code"}}}`],
-        ['params deep', `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}`],
+        [
+          'arguments with __proto__',
+          `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"devstream_list_tasks","arguments":{"__proto__":{"x":1}}}}`,
+        ],
+        [
+          'arguments deep',
+          `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"devstream_store_memory","arguments":{"content":${'['.repeat(50_000)}${']'.repeat(50_000)},"content_type":"code"}}}`,
+        ],
+        [
+          'params deep',
+          `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}`,
+        ],
         ['id deep', `{"jsonrpc":"2.0","id":${'['.repeat(50_000)}${']'.repeat(50_000)},"method":"tools/list"}`],
-        ['_meta hostile', JSON.stringify(call({ name: 'devstream_list_tasks', arguments: {}, _meta: { progressToken: { a: [1] } } }))],
-        ['setLevel bogus', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'loudest' } })],
+        [
+          '_meta hostile',
+          JSON.stringify(call({ name: 'devstream_list_tasks', arguments: {}, _meta: { progressToken: { a: [1] } } })),
+        ],
+        [
+          'setLevel bogus',
+          JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'loudest' } }),
+        ],
         ['second initialize', JSON.stringify(initializeBody)],
-        ['notification with junk', JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: { x: 1 } } })],
+        [
+          'notification with junk',
+          JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: { x: 1 } } }),
+        ],
         ['malformed JSON', '{"jsonrpc": "2.0", '],
       ];
       const before = await countRows(database);
@@ -786,7 +1067,8 @@ for (const backend of backends) {
           for (const m of messages) {
             assert.notEqual(m?.error?.code, -32603, `${where}: internal error ${describeValue(m)}`);
             const text = JSON.stringify(m?.result ?? '');
-            for (const code of SERVER_FAULT_CODES) assert.ok(!text.includes(`: ${code}:`), `${where}: ${text.slice(0, 300)}`);
+            for (const code of SERVER_FAULT_CODES)
+              assert.ok(!text.includes(`: ${code}:`), `${where}: ${text.slice(0, 300)}`);
           }
         }
       }
@@ -799,7 +1081,10 @@ for (const backend of backends) {
             ...(method === 'POST' ? { body: JSON.stringify(list) } : {}),
           });
           await response.body?.cancel();
-          assert.ok(response.status >= 400 && response.status < 500, `${method} with session id ${describeValue(id)}: got ${response.status}`);
+          assert.ok(
+            response.status >= 400 && response.status < 500,
+            `${method} with session id ${describeValue(id)}: got ${response.status}`,
+          );
         }
       }
       assert.deepEqual(await countRows(database), before, 'only rejected calls: nothing written');
@@ -811,18 +1096,51 @@ for (const backend of backends) {
     });
 
     test('graph uploads: hostile query values and node fields → 4xx naming the field, nothing written', async () => {
-      const baseNode = { id: 'src/z.ts::zeta', name: 'zeta', type: 'FUNCTION', filePath: 'src/z.ts', startLine: 1, endLine: 2, metadata: { k: 'v' } };
+      const baseNode = {
+        id: 'src/z.ts::zeta',
+        name: 'zeta',
+        type: 'FUNCTION',
+        filePath: 'src/z.ts',
+        startLine: 1,
+        endLine: 2,
+        metadata: { k: 'v' },
+      };
       const queryFields = ['repo', 'graphId', 'commit', 'branch'] as const;
-      const nodeFields = ['id', 'name', 'type', 'filePath', 'rawCode', 'technicalSummary', 'startLine', 'score'] as const;
+      const nodeFields = [
+        'id',
+        'name',
+        'type',
+        'filePath',
+        'rawCode',
+        'technicalSummary',
+        'startLine',
+        'score',
+      ] as const;
       /** Text any correct service refuses wherever it goes. */
       const refusedText = fc
         .tuple(fc.string({ maxLength: 4 }), fc.constantFrom(...NULS, ...LONE_SURROGATES), fc.string({ maxLength: 4 }))
         .map(([a, b, c]) => a + b + c);
       const odd = fc.constantFrom(...SQL_META, ...TRAVERSAL, ...UNICODE.filter((u) => u.trim() !== ''));
       const upload = fc.oneof(
-        fc.record({ where: fc.constant('query' as const), field: fc.constantFrom(...queryFields), value: fc.oneof(refusedText, odd) }),
-        fc.record({ where: fc.constant('node' as const), field: fc.constantFrom(...nodeFields), value: fc.oneof(refusedText, odd, wrongTypes('any').map((h) => h.value)) }),
-        fc.record({ where: fc.constant('metadata' as const), field: fc.constant('metadata'), value: fc.oneof(refusedText, fc.constant(nested(3_000, 'object'))) }),
+        fc.record({
+          where: fc.constant('query' as const),
+          field: fc.constantFrom(...queryFields),
+          value: fc.oneof(refusedText, odd),
+        }),
+        fc.record({
+          where: fc.constant('node' as const),
+          field: fc.constantFrom(...nodeFields),
+          value: fc.oneof(
+            refusedText,
+            odd,
+            wrongTypes('any').map((h) => h.value),
+          ),
+        }),
+        fc.record({
+          where: fc.constant('metadata' as const),
+          field: fc.constant('metadata'),
+          value: fc.oneof(refusedText, fc.constant(nested(3_000, 'object'))),
+        }),
         fc.record({ where: fc.constant('metadata key' as const), field: fc.constant('metadata'), value: refusedText }),
       );
       await fc.assert(
@@ -851,9 +1169,17 @@ for (const backend of backends) {
           const qs = Object.entries(query)
             .map(([k, v]) => `${k}=${encodePart(v)}`)
             .join('&');
-          const body = JSON.stringify({ commitHash: 'bbbbbbb2222222', nodes: [node], edges: [{ from: 'src/z.ts::zeta', to: 'x', type: 'CALLS', metadata: { v: c.value } }] });
+          const body = JSON.stringify({
+            commitHash: 'bbbbbbb2222222',
+            nodes: [node],
+            edges: [{ from: 'src/z.ts::zeta', to: 'x', type: 'CALLS', metadata: { v: c.value } }],
+          });
           const before = await countRows(database);
-          const response = await fetch(`${server.url}/api/v1/graphs?${qs}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+          const response = await fetch(`${server.url}/api/v1/graphs?${qs}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body,
+          });
           const text = await response.text();
           let parsed: any = text;
           try {
@@ -870,7 +1196,9 @@ for (const backend of backends) {
           if (mustRefuse) {
             assert.equal(response.status, 400, `${where}: refused, got ${response.status} ${describeValue(parsed)}`);
             const fields: string[] = parsed.error.details.issues.map((i: { field: string }) => i.field);
-            const named = fields.some((f) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`) || f.startsWith('edges[0]'));
+            const named = fields.some(
+              (f) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`) || f.startsWith('edges[0]'),
+            );
             assert.ok(named, `${where}: names ${field}: ${describeValue(parsed)}`);
           }
         }),
@@ -880,34 +1208,92 @@ for (const backend of backends) {
 
     test('raw graph uploads: deep nesting, NUL and lone-surrogate escapes, out-of-range values → 4xx naming the field, nothing written', async () => {
       /** Incompressible text (pseudo-random CJK): a btree entry Postgres cannot shrink below its ~2.7 kB limit. */
-      const cjk = (n: number) => Array.from({ length: n }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919 + 104_729) % 20_000))).join('');
-      const node = (extra: string) => `{"id": "src/y.ts::yota", "type": "FUNCTION", "filePath": "src/y.ts", "startLine": 1${extra}}`;
-      const file = (nodeText: string, head = '"commitHash": "ccccccc3333333"') => `{${head}, "nodes": [${nodeText}], "edges": []}`;
+      const cjk = (n: number) =>
+        Array.from({ length: n }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919 + 104_729) % 20_000))).join('');
+      const node = (extra: string) =>
+        `{"id": "src/y.ts::yota", "type": "FUNCTION", "filePath": "src/y.ts", "startLine": 1${extra}}`;
+      const file = (nodeText: string, head = '"commitHash": "ccccccc3333333"') =>
+        `{${head}, "nodes": [${nodeText}], "edges": []}`;
       /** [label, body, the field a refusal names; null: NUL in graph text, which may be stored without its NULs]. */
       const cases: Array<[string, string, string | null]> = [
-        ['deep metadata', file(node(`, "metadata": {"a": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`)), 'nodes[0].metadata'],
-        ['deep metadata objects', file(node(`, "metadata": ${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`)), 'nodes[0].metadata'],
-        ['deep unknown field', file(node(`, "parentInfo": ${'['.repeat(100_000)}${']'.repeat(100_000)}`)), 'nodes[0].parentInfo'],
+        [
+          'deep metadata',
+          file(node(`, "metadata": {"a": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`)),
+          'nodes[0].metadata',
+        ],
+        [
+          'deep metadata objects',
+          file(node(`, "metadata": ${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`)),
+          'nodes[0].metadata',
+        ],
+        [
+          'deep unknown field',
+          file(node(`, "parentInfo": ${'['.repeat(100_000)}${']'.repeat(100_000)}`)),
+          'nodes[0].parentInfo',
+        ],
         ['NUL escape in metadata', file(node(', "metadata": {"a": "x\\u0000y"}')), null],
         ['NUL escape in a metadata key', file(node(', "metadata": {"\\u0000": 1}')), 'nodes[0].metadata'],
         ['lone surrogate in the name', file(node(', "name": "a\\ud800"')), 'nodes[0].name'],
         ['lone surrogate in rawCode', file(node(', "rawCode": "\\udfff"')), 'nodes[0].rawCode'],
-        ['lone surrogate in the id', `{"commitHash": "ccccccc3333333", "nodes": [{"id": "\\ud800", "type": "FUNCTION"}]}`, 'nodes[0].id'],
+        [
+          'lone surrogate in the id',
+          `{"commitHash": "ccccccc3333333", "nodes": [{"id": "\\ud800", "type": "FUNCTION"}]}`,
+          'nodes[0].id',
+        ],
         ['NUL in the type', `{"commitHash": "ccccccc3333333", "nodes": [{"id": "a", "type": "F\\u0000"}]}`, null],
-        ['NUL in an edge end', file(node(''), '"commitHash": "ccccccc3333333", "edges": [{"from": "a\\u0000", "to": "b", "type": "CALLS"}]'), null],
-        ['lone surrogate in an edge end', file(node(''), '"commitHash": "ccccccc3333333", "edges": [{"from": "a", "to": "\\udc00", "type": "CALLS"}]'), 'edges[0].to'],
+        [
+          'NUL in an edge end',
+          file(node(''), '"commitHash": "ccccccc3333333", "edges": [{"from": "a\\u0000", "to": "b", "type": "CALLS"}]'),
+          null,
+        ],
+        [
+          'lone surrogate in an edge end',
+          file(node(''), '"commitHash": "ccccccc3333333", "edges": [{"from": "a", "to": "\\udc00", "type": "CALLS"}]'),
+          'edges[0].to',
+        ],
         ['id of 2000 CJK characters', file(`{"id": "${cjk(2_000)}", "type": "FUNCTION"}`), 'nodes[0].id'],
         ['name of 3000 CJK characters', file(node(`, "name": "${cjk(3_000)}"`)), 'nodes[0].name'],
-        ['edge end of 3000 CJK characters', file(node(''), `"commitHash": "ccccccc3333333", "edges": [{"from": "a", "to": "${cjk(3_000)}", "type": "CALLS"}]`), 'edges[0].to'],
-        ['nodeScores with text', file(node(''), '"commitHash": "ccccccc3333333", "nodeScores": {"src/y.ts::yota": "1.2.3"}'), 'nodeScores.src/y.ts::yota'],
+        [
+          'edge end of 3000 CJK characters',
+          file(
+            node(''),
+            `"commitHash": "ccccccc3333333", "edges": [{"from": "a", "to": "${cjk(3_000)}", "type": "CALLS"}]`,
+          ),
+          'edges[0].to',
+        ],
+        [
+          'nodeScores with text',
+          file(node(''), '"commitHash": "ccccccc3333333", "nodeScores": {"src/y.ts::yota": "1.2.3"}'),
+          'nodeScores.src/y.ts::yota',
+        ],
         ['huge startLine', file(node(', "endLine": 1e308')), 'nodes[0].endLine'],
         ['huge score', file(node(', "score": 1e400')), 'nodes[0].score'],
-        ['deep stats', file(node(''), `"commitHash": "ccccccc3333333", "stats": ${'['.repeat(100_000)}${']'.repeat(100_000)}`), 'stats'],
+        [
+          'deep stats',
+          file(node(''), `"commitHash": "ccccccc3333333", "stats": ${'['.repeat(100_000)}${']'.repeat(100_000)}`),
+          'stats',
+        ],
         ['NUL in stats', file(node(''), '"commitHash": "ccccccc3333333", "stats": {"a": "\\u0000"}'), null],
-        ['lone surrogate in stats', file(node(''), '"commitHash": "ccccccc3333333", "stats": {"a": "\\ud800"}'), 'stats.a'],
-        ['unknown top-level field with NUL', file(node(''), '"commitHash": "ccccccc3333333", "tool\\u0000": 1'), '(body)'],
-        ['analyzedAt before 4713 BC', file(node(''), '"commitHash": "ccccccc3333333", "analyzedAt": "-271821-04-20T00:00:00Z"'), 'analyzedAt'],
-        ['analyzedAt past the largest date', file(node(''), '"commitHash": "ccccccc3333333", "analyzedAt": 1e20'), 'analyzedAt'],
+        [
+          'lone surrogate in stats',
+          file(node(''), '"commitHash": "ccccccc3333333", "stats": {"a": "\\ud800"}'),
+          'stats.a',
+        ],
+        [
+          'unknown top-level field with NUL',
+          file(node(''), '"commitHash": "ccccccc3333333", "tool\\u0000": 1'),
+          '(body)',
+        ],
+        [
+          'analyzedAt before 4713 BC',
+          file(node(''), '"commitHash": "ccccccc3333333", "analyzedAt": "-271821-04-20T00:00:00Z"'),
+          'analyzedAt',
+        ],
+        [
+          'analyzedAt past the largest date',
+          file(node(''), '"commitHash": "ccccccc3333333", "analyzedAt": 1e20'),
+          'analyzedAt',
+        ],
         ['commitHash with a lone surrogate', file(node(''), '"commitHash": "c\\ud800"'), 'commitHash'],
         ['malformed JSON', '{"commitHash": "c", "nodes": [', '(body)'],
         ['not an object', '[1, 2]', '(body)'],
@@ -915,7 +1301,11 @@ for (const backend of backends) {
       ];
       for (const [label, body, field] of cases) {
         const before = await countRows(database);
-        const response = await fetch(`${server.url}/api/v1/graphs?repo=fuzz-raw`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const response = await fetch(`${server.url}/api/v1/graphs?repo=fuzz-raw`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
         const text = await response.text();
         let parsed: any = text;
         try {
@@ -945,7 +1335,10 @@ for (const backend of backends) {
       assert.equal(health.status, 200);
       const task = await rest(server.url, 'POST', '/api/v1/tools/devstream_list_tasks', { project: 'default' });
       assert.equal(task.status, 200, JSON.stringify(task.body));
-      assert.ok(task.body.tasks.some((t: { id: string }) => t.id === known.task_id), 'the base task is still there');
+      assert.ok(
+        task.body.tasks.some((t: { id: string }) => t.id === known.task_id),
+        'the base task is still there',
+      );
       const memory = await rest(server.url, 'GET', `/api/v1/memories/${String(known.memory_id)}`);
       assert.equal(memory.status, 200, 'the base memory is still there');
       const symbols = await rest(server.url, 'GET', '/api/v1/symbols?q=alpha&repo=fuzz-repo');

@@ -6,7 +6,15 @@ import fc from 'fast-check';
 import { loadConfig } from '../src/config.js';
 import { revokeKey } from '../src/domain/keys.js';
 import { backends, type TestDb } from './helpers/backends.js';
-import { connectMcp, MCP_HEADERS, rest, startServer, testConfig, type ServerConfig, type TestServer } from './helpers/server.js';
+import {
+  connectMcp,
+  MCP_HEADERS,
+  rest,
+  startServer,
+  testConfig,
+  type ServerConfig,
+  type TestServer,
+} from './helpers/server.js';
 
 /**
  * Issue 19, defects 7, 8 and 10: one key must not get more MCP work than its budget, squat every
@@ -20,7 +28,10 @@ const SEED = 20_260_719;
 /** How often open sessions' keys are checked against the database (README, Security: "Sessions"). */
 const KEY_RECHECK_MS = 5_000;
 
-const limits = (overrides: Partial<ServerConfig['limits']>): ServerConfig['limits'] => ({ ...testConfig().limits, ...overrides });
+const limits = (overrides: Partial<ServerConfig['limits']>): ServerConfig['limits'] => ({
+  ...testConfig().limits,
+  ...overrides,
+});
 
 async function createKey(url: string, name: string, scopes: string[] = ['read']): Promise<string> {
   const created = await rest(url, 'POST', '/api/v1/keys', { name, scopes }, bearer(ADMIN_TOKEN));
@@ -37,7 +48,11 @@ const initializeBody = {
 
 /** Opens a session with raw HTTP as `token` (two requests: initialize, initialized); its id. */
 async function openSession(url: string, token: string): Promise<string> {
-  const init = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...bearer(token) }, body: JSON.stringify(initializeBody) });
+  const init = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, ...bearer(token) },
+    body: JSON.stringify(initializeBody),
+  });
   assert.equal(init.status, 200, await init.clone().text());
   await init.text();
   const id = init.headers.get('mcp-session-id');
@@ -58,7 +73,12 @@ interface Posted {
 async function post(url: string, token: string, sessionId: string, body: unknown): Promise<Posted> {
   const response = await fetch(`${url}/mcp`, {
     method: 'POST',
-    headers: { ...MCP_HEADERS, ...bearer(token), 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+    headers: {
+      ...MCP_HEADERS,
+      ...bearer(token),
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+    },
     body: JSON.stringify(body),
   });
   const text = await response.text();
@@ -75,7 +95,8 @@ async function post(url: string, token: string, sessionId: string, body: unknown
   return { status: response.status, headers: response.headers, messages };
 }
 
-const ping = async (url: string, token: string, sessionId: string) => (await post(url, token, sessionId, { jsonrpc: '2.0', id: 'p', method: 'ping' })).status;
+const ping = async (url: string, token: string, sessionId: string) =>
+  (await post(url, token, sessionId, { jsonrpc: '2.0', id: 'p', method: 'ping' })).status;
 
 /** An open GET /mcp SSE stream; `ended` settles when the server ends (or cuts) it. */
 interface Stream {
@@ -86,7 +107,12 @@ interface Stream {
 
 async function openStream(url: string, token: string, sessionId: string): Promise<Stream> {
   const response = await fetch(`${url}/mcp`, {
-    headers: { accept: 'text/event-stream', ...bearer(token), 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+    headers: {
+      accept: 'text/event-stream',
+      ...bearer(token),
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+    },
   });
   assert.equal(response.status, 200);
   const reader = response.body!.getReader();
@@ -105,7 +131,9 @@ async function openStream(url: string, token: string, sessionId: string): Promis
 /** Resolves when `promise` does; fails the test after `ms` (a bound the service documents). */
 async function within(promise: Promise<unknown>, ms: number, what: string): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)),
+  );
   try {
     await Promise.race([promise, timeout]);
   } finally {
@@ -116,7 +144,9 @@ async function within(promise: Promise<unknown>, ms: number, what: string): Prom
 const sessionGauge = async (url: string): Promise<number> => {
   const metrics = await rest(url, 'GET', '/metrics', undefined, bearer(ADMIN_TOKEN));
   assert.equal(metrics.status, 200);
-  const line = String(metrics.body).split('\n').find((l) => l.startsWith('devstream_mcp_sessions_active '));
+  const line = String(metrics.body)
+    .split('\n')
+    .find((l) => l.startsWith('devstream_mcp_sessions_active '));
   assert.ok(line, 'the sessions gauge is exported');
   return Number(line.split(' ')[1]);
 };
@@ -130,7 +160,8 @@ const shape: fc.Arbitrary<Shape> = fc.constantFrom('call', 'list', 'ping', 'note
 function batchOf(shapes: Shape[], tag: string): unknown[] {
   return shapes.map((s, i) => {
     const id = `${tag}.${i}`;
-    if (s === 'call') return { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'devstream_list_tasks', arguments: {} } };
+    if (s === 'call')
+      return { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'devstream_list_tasks', arguments: {} } };
     if (s === 'list') return { jsonrpc: '2.0', id, method: 'tools/list' };
     if (s === 'ping') return { jsonrpc: '2.0', id, method: 'ping' };
     return { jsonrpc: '2.0', method: 'notifications/roots/list_changed' };
@@ -151,7 +182,10 @@ for (const backend of backends) {
       const LIMIT = 20;
       let server: TestServer;
       before(async () => {
-        server = await startServer(database, { auth: { mode: 'required', adminToken: ADMIN_TOKEN }, limits: limits({ rateLimitMax: LIMIT }) });
+        server = await startServer(database, {
+          auth: { mode: 'required', adminToken: ADMIN_TOKEN },
+          limits: limits({ rateLimitMax: LIMIT }),
+        });
       });
       after(async () => {
         await server?.close();
@@ -161,10 +195,17 @@ for (const backend of backends) {
         const token = await createKey(server.url, 'batcher');
         const session = await openSession(server.url, token); // 2 of 20
         const flood = await post(server.url, token, session, batchOf(Array(100).fill('call'), 'flood'));
-        assert.equal(flood.status, 429, `a batch of 100 calls ran under a limit of ${LIMIT}: ${JSON.stringify(flood.messages).slice(0, 200)}`);
+        assert.equal(
+          flood.status,
+          429,
+          `a batch of 100 calls ran under a limit of ${LIMIT}: ${JSON.stringify(flood.messages).slice(0, 200)}`,
+        );
         assert.equal(flood.messages.length, 1);
         assert.equal(flood.messages[0].id, null);
-        assert.match(flood.messages[0].error.message, /Rate limit exceeded: a batch of 100 JSON-RPC messages counts 100 requests/);
+        assert.match(
+          flood.messages[0].error.message,
+          /Rate limit exceeded: a batch of 100 JSON-RPC messages counts 100 requests/,
+        );
         assert.ok(!flood.messages.some((m) => m.result), 'no call of a refused batch ran');
         assert.ok(Number(flood.headers.get('retry-after')) > 0);
 
@@ -181,42 +222,60 @@ for (const backend of backends) {
         assert.equal(last.messages.length, 11);
         assert.equal(await ping(server.url, token, session), 429, 'the budget is spent');
         const other = await createKey(server.url, 'bystander');
-        assert.equal(await ping(server.url, other, await openSession(server.url, other)), 200, 'another key has its own budget');
+        assert.equal(
+          await ping(server.url, other, await openSession(server.url, other)),
+          200,
+          'another key has its own budget',
+        );
       });
 
       test('property: whatever the batches (sizes, calls, lists, pings, notifications), a key never runs more messages than its limit, and a batch that fits runs whole', async () => {
         let run = 0;
         const seen = { refused: 0, ran: 0 };
         await fc.assert(
-          fc.asyncProperty(fc.array(fc.array(shape, { minLength: 0, maxLength: 30 }), { minLength: 1, maxLength: 6 }), async (batches) => {
-            run += 1;
-            const token = await createKey(server.url, `shaper-${run}`);
-            const session = await openSession(server.url, token);
-            let used = 2;
-            let ran = 0;
-            for (const [b, shapes] of batches.entries()) {
-              const response = await post(server.url, token, session, batchOf(shapes, `b${b}`));
-              // A POST counts one request per message (an empty batch: one); one that does not fit is
-              // refused whole and counts as one request, as any refused request does.
-              const units = Math.max(1, shapes.length);
-              const left = LIMIT - used;
-              if (units > left) {
-                used += 1;
-                assert.equal(response.status, 429, `batch ${b} of ${shapes.length} with ${left} left: ${response.status}`);
-                assert.ok(!response.messages.some((m) => m.result), 'a refused batch runs nothing');
-                seen.refused += 1;
-                continue;
+          fc.asyncProperty(
+            fc.array(fc.array(shape, { minLength: 0, maxLength: 30 }), { minLength: 1, maxLength: 6 }),
+            async (batches) => {
+              run += 1;
+              const token = await createKey(server.url, `shaper-${run}`);
+              const session = await openSession(server.url, token);
+              let used = 2;
+              let ran = 0;
+              for (const [b, shapes] of batches.entries()) {
+                const response = await post(server.url, token, session, batchOf(shapes, `b${b}`));
+                // A POST counts one request per message (an empty batch: one); one that does not fit is
+                // refused whole and counts as one request, as any refused request does.
+                const units = Math.max(1, shapes.length);
+                const left = LIMIT - used;
+                if (units > left) {
+                  used += 1;
+                  assert.equal(
+                    response.status,
+                    429,
+                    `batch ${b} of ${shapes.length} with ${left} left: ${response.status}`,
+                  );
+                  assert.ok(!response.messages.some((m) => m.result), 'a refused batch runs nothing');
+                  seen.refused += 1;
+                  continue;
+                }
+                used += units;
+                const requests = shapes.filter((s) => s !== 'note').length;
+                assert.equal(
+                  response.status,
+                  requests === 0 ? 202 : 200,
+                  `batch ${b} of ${shapes.length} with ${left} left: ${JSON.stringify(response.messages).slice(0, 200)}`,
+                );
+                assert.equal(response.messages.length, requests);
+                assert.ok(
+                  response.messages.every((m) => m.result),
+                  JSON.stringify(response.messages).slice(0, 300),
+                );
+                ran += shapes.length;
+                seen.ran += 1;
               }
-              used += units;
-              const requests = shapes.filter((s) => s !== 'note').length;
-              assert.equal(response.status, requests === 0 ? 202 : 200, `batch ${b} of ${shapes.length} with ${left} left: ${JSON.stringify(response.messages).slice(0, 200)}`);
-              assert.equal(response.messages.length, requests);
-              assert.ok(response.messages.every((m) => m.result), JSON.stringify(response.messages).slice(0, 300));
-              ran += shapes.length;
-              seen.ran += 1;
-            }
-            assert.ok(ran + 2 <= LIMIT, `${ran} messages ran under a limit of ${LIMIT}`);
-          }),
+              assert.ok(ran + 2 <= LIMIT, `${ran} messages ran under a limit of ${LIMIT}`);
+            },
+          ),
           // No shrinking: every run takes a fresh key, and ADMIN_TOKEN's own budget is the same 20.
           { seed: SEED, numRuns: 8, verbose: 1, endOnFailure: true },
         );
@@ -247,7 +306,9 @@ for (const backend of backends) {
         const victimStream = await openStream(server.url, victimToken, victimRaw);
         const streams: Stream[] = [victimStream];
         try {
-          const squatters = await Promise.all(['squatter-a', 'squatter-b', 'squatter-c'].map((name) => createKey(server.url, name)));
+          const squatters = await Promise.all(
+            ['squatter-a', 'squatter-b', 'squatter-c'].map((name) => createKey(server.url, name)),
+          );
           const opened = new Map<string, string[]>();
           // The victim sends nothing meanwhile: it is the least recently used of all, as an agent waiting on its user is.
           for (const token of squatters) {
@@ -269,7 +330,11 @@ for (const backend of backends) {
             const statuses = await Promise.all(ids.map((id) => ping(server.url, token, id)));
             const live = statuses.filter((s) => s === 200).length;
             assert.ok(live <= PER_KEY, `a squatter kept ${live} sessions (cap ${PER_KEY}): ${statuses}`);
-            assert.deepEqual(statuses.slice(0, PER_KEY), Array(PER_KEY).fill(404), `its oldest sessions were closed: ${statuses}`);
+            assert.deepEqual(
+              statuses.slice(0, PER_KEY),
+              Array(PER_KEY).fill(404),
+              `its oldest sessions were closed: ${statuses}`,
+            );
             assert.equal(statuses.at(-1), 200, 'its newest session is open');
             alive += live;
           }
@@ -290,7 +355,7 @@ for (const backend of backends) {
         await server?.close();
       });
 
-      test('DELETE /api/v1/keys/{name} on this instance closes the key\'s open GET /mcp stream at once; its session then answers 401', async () => {
+      test("DELETE /api/v1/keys/{name} on this instance closes the key's open GET /mcp stream at once; its session then answers 401", async () => {
         const token = await createKey(server.url, 'doomed');
         const keeperToken = await createKey(server.url, 'keeper');
         const session = await openSession(server.url, token);
@@ -300,7 +365,11 @@ for (const backend of backends) {
           const before_ = await sessionGauge(server.url);
           const revoked = await rest(server.url, 'DELETE', '/api/v1/keys/doomed', undefined, bearer(ADMIN_TOKEN));
           assert.equal(revoked.status, 200);
-          assert.equal(await sessionGauge(server.url), before_ - 1, 'the session was closed when the revocation was answered');
+          assert.equal(
+            await sessionGauge(server.url),
+            before_ - 1,
+            'the session was closed when the revocation was answered',
+          );
           await within(stream.ended, KEY_RECHECK_MS, 'the stream ended');
           assert.equal(await ping(server.url, token, session), 401);
           const listed = await keeper.client.listTools();
@@ -338,7 +407,11 @@ for (const backend of backends) {
 // --- Without auth: sessions per client address ------------------------------------------------------
 
 /** A raw HTTP request from a chosen loopback source address (fetch cannot choose one). */
-function fromAddress(url: string, localAddress: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
+function fromAddress(
+  url: string,
+  localAddress: string,
+  init: { method: string; headers: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${url}/mcp`, { method: init.method, headers: init.headers, localAddress }, (res) => {
       let body = '';
@@ -363,7 +436,11 @@ describe('without auth, the session cap is per client address', () => {
   });
 
   const open = async (address: string) => {
-    const response = await fromAddress(server.url, address, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(initializeBody) });
+    const response = await fromAddress(server.url, address, {
+      method: 'POST',
+      headers: MCP_HEADERS,
+      body: JSON.stringify(initializeBody),
+    });
     assert.equal(response.status, 200, response.body);
     return String(response.headers['mcp-session-id']);
   };
@@ -383,7 +460,7 @@ describe('without auth, the session cap is per client address', () => {
     assert.throws(() => loadConfig({ MAX_SESSIONS_PER_KEY: '0' }), /MAX_SESSIONS_PER_KEY: must be an integer from 1/);
   });
 
-  test('one address opening sessions past MAX_SESSIONS_PER_KEY closes its own oldest, never another address\'s', async () => {
+  test("one address opening sessions past MAX_SESSIONS_PER_KEY closes its own oldest, never another address's", async () => {
     const other = await open('127.0.0.1');
     const own: string[] = [];
     for (let i = 0; i < 5; i++) own.push(await open('127.0.0.2'));

@@ -10,7 +10,13 @@ import fc from 'fast-check';
 import { checkSync } from 'recheck';
 import ts from 'typescript';
 import { collapsedPrefix, microSummary, plainTextPrefix, snippetLines } from '../src/domain/graphs/packet-text.js';
-import { docText, identifierText, identifierWords, nameDocument, pathDocument } from '../src/domain/graphs/search-document.js';
+import {
+  docText,
+  identifierText,
+  identifierWords,
+  nameDocument,
+  pathDocument,
+} from '../src/domain/graphs/search-document.js';
 import { tidyDoc } from '../src/analyzer/doc-text.js';
 import { mapYielding } from '../src/domain/map-yielding.js';
 import { backends, postgresBaseUrl } from './helpers/backends.js';
@@ -44,16 +50,70 @@ const SIZE = 200_000;
 // make a backtracking regex fail late (a lone `x` after blanks, `!` after `#`, `\f` after tabs…).
 
 const UNITS = [
-  '\n', '\r\n', '\u2028', ' ', '\t', ' \t', '\n ', '\n\t', '/*', '/*a', '/**', '*', '* ', '\n*', '#', '\n#', '# ',
-  '"""', "'''", '"', "'", '//', ':/', '<', '<a', '< ', '>', '(', '{', '([{', '[', '\\', '/', '.', '. ', '!', '?',
-  'A', 'aA', 'A1', 'Ab', 'AB', '1', '_', '$', '@', '@a', 'x', ':', '-', '\u00a0', '\f',
+  '\n',
+  '\r\n',
+  '\u2028',
+  ' ',
+  '\t',
+  ' \t',
+  '\n ',
+  '\n\t',
+  '/*',
+  '/*a',
+  '/**',
+  '*',
+  '* ',
+  '\n*',
+  '#',
+  '\n#',
+  '# ',
+  '"""',
+  "'''",
+  '"',
+  "'",
+  '//',
+  ':/',
+  '<',
+  '<a',
+  '< ',
+  '>',
+  '(',
+  '{',
+  '([{',
+  '[',
+  '\\',
+  '/',
+  '.',
+  '. ',
+  '!',
+  '?',
+  'A',
+  'aA',
+  'A1',
+  'Ab',
+  'AB',
+  '1',
+  '_',
+  '$',
+  '@',
+  '@a',
+  'x',
+  ':',
+  '-',
+  '\u00a0',
+  '\f',
 ];
 const TAILS = ['', 'x', '!', '\f', '\u00a0x', '#!', '*/', '>', ')', '}', 'a.', 'a', 'A', '1'];
 
 /** Pathological strings of `size` characters (plus a few), from the units above. */
 const hostileText = (size: number) =>
   fc
-    .record({ unit: fc.constantFrom(...UNITS), second: fc.constantFrom('', ...UNITS), head: fc.string({ maxLength: 8 }), tail: fc.constantFrom(...TAILS) })
+    .record({
+      unit: fc.constantFrom(...UNITS),
+      second: fc.constantFrom('', ...UNITS),
+      head: fc.string({ maxLength: 8 }),
+      tail: fc.constantFrom(...TAILS),
+    })
     .map(({ unit, second, head, tail }) => {
       const run = unit + second;
       return head + run.repeat(Math.ceil(size / run.length)).slice(0, size) + tail;
@@ -95,7 +155,9 @@ interface FoundRegex {
 function regexesInSrc(): { regexes: FoundRegex[]; dynamic: string[] } {
   const regexes: FoundRegex[] = [];
   const dynamic: string[] = [];
-  const paths = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).filter((p) => /\.[cm]?[jt]s$/.test(p));
+  const paths = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).filter((p) =>
+    /\.[cm]?[jt]s$/.test(p),
+  );
   for (const path of paths.map((p) => `src/${p}`)) {
     const file = ts.createSourceFile(path, readFileSync(join(ROOT, path), 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node) => {
@@ -104,7 +166,10 @@ function regexesInSrc(): { regexes: FoundRegex[]; dynamic: string[] } {
         const text = node.getText(file);
         const slash = text.lastIndexOf('/');
         regexes.push({ where, source: text.slice(1, slash), flags: text.slice(slash + 1) });
-      } else if ((ts.isNewExpression(node) || ts.isCallExpression(node)) && node.expression.getText(file) === 'RegExp') {
+      } else if (
+        (ts.isNewExpression(node) || ts.isCallExpression(node)) &&
+        node.expression.getText(file) === 'RegExp'
+      ) {
         dynamic.push(where);
       }
       ts.forEachChild(node, visit);
@@ -124,7 +189,8 @@ describe('every regex in src/ runs in linear time (recheck)', () => {
       if (Object.keys(TRUSTED).some((prefix) => r.where.startsWith(prefix))) continue;
       const result = checkSync(r.source, r.flags, { timeout: 10_000, randomSeed: SEED });
       if (result.status !== 'safe') {
-        const attack = result.status === 'vulnerable' ? ` (${result.complexity.type}; attack ${result.attack.pattern})` : '';
+        const attack =
+          result.status === 'vulnerable' ? ` (${result.complexity.type}; attack ${result.attack.pattern})` : '';
         vulnerable.push(`${r.where} /${r.source}/${r.flags}: ${result.status}${attack}`);
       }
     }
@@ -147,13 +213,22 @@ const OLD = {
       .toLowerCase(),
   docText(code: string): string {
     const parts: string[] = [];
-    for (const pattern of [/\/\*\*?([\s\S]*?)\*\//g, /(?:^|[^:])\/\/(.*)$/gm, /^\s*#(?!!)(.*)$/gm, /("""|''')([\s\S]*?)\1/g]) {
-      for (const m of code.matchAll(pattern)) parts.push((m[m.length - 1] ?? '').replace(/^\s*\*+/gm, ' ').replace(/@\w+/g, ' '));
+    for (const pattern of [
+      /\/\*\*?([\s\S]*?)\*\//g,
+      /(?:^|[^:])\/\/(.*)$/gm,
+      /^\s*#(?!!)(.*)$/gm,
+      /("""|''')([\s\S]*?)\1/g,
+    ]) {
+      for (const m of code.matchAll(pattern))
+        parts.push((m[m.length - 1] ?? '').replace(/^\s*\*+/gm, ' ').replace(/@\w+/g, ' '));
     }
     return parts.join(' ').replace(/\s+/g, ' ').trim().slice(0, 4000);
   },
   microSummary(row: { business_summary: string | null; technical_summary: string | null }): string | null {
-    const text = (row.business_summary ?? row.technical_summary ?? '').replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
+    const text = (row.business_summary ?? row.technical_summary ?? '')
+      .replace(/<[^>]*>/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
     if (!text) return null;
     const sentence = /^(.+?[.!?])(\s|$)/.exec(text)?.[1] ?? text;
     return sentence.length > 120 ? `${sentence.slice(0, 119)}…` : sentence;
@@ -179,46 +254,166 @@ const OLD = {
 };
 
 /** Text made of the pieces these functions look for, in any order. */
-const pieces = (list: string[], maxLength: number) => fc.array(fc.constantFrom(...list), { maxLength }).map((a) => a.join(''));
-const CODE_PIECES = ['/*', '*/', '/**', '*', '//', ':', '#', '#!', '"""', "'''", '\n', '\r\n', '\r', '\u2028', ' ', '\t', '\u00a0', '* ', '@param', '@', 'x', 'fooBar', 'HTTPServer', 'ABCd', 'AbC', 'a1B', 'get_user.byId', '$x', '_'];
-const HTML_PIECES = ['<', '>', '<b>', '</p>', '.', '!', '?', ' ', '\n', '\t', '\u3000', 'a', 'B', 'é', 'word', 'Sentence one.', 'x'.repeat(50)];
+const pieces = (list: string[], maxLength: number) =>
+  fc.array(fc.constantFrom(...list), { maxLength }).map((a) => a.join(''));
+const CODE_PIECES = [
+  '/*',
+  '*/',
+  '/**',
+  '*',
+  '//',
+  ':',
+  '#',
+  '#!',
+  '"""',
+  "'''",
+  '\n',
+  '\r\n',
+  '\r',
+  '\u2028',
+  ' ',
+  '\t',
+  '\u00a0',
+  '* ',
+  '@param',
+  '@',
+  'x',
+  'fooBar',
+  'HTTPServer',
+  'ABCd',
+  'AbC',
+  'a1B',
+  'get_user.byId',
+  '$x',
+  '_',
+];
+const HTML_PIECES = [
+  '<',
+  '>',
+  '<b>',
+  '</p>',
+  '.',
+  '!',
+  '?',
+  ' ',
+  '\n',
+  '\t',
+  '\u3000',
+  'a',
+  'B',
+  'é',
+  'word',
+  'Sentence one.',
+  'x'.repeat(50),
+];
 const runs = (list: string[]) =>
-  fc.tuple(pieces(list, 10), fc.constantFrom(...list), fc.integer({ min: 0, max: 300 }), pieces(list, 10)).map(([a, unit, n, b]) => a + unit.repeat(n) + b);
+  fc
+    .tuple(pieces(list, 10), fc.constantFrom(...list), fc.integer({ min: 0, max: 300 }), pieces(list, 10))
+    .map(([a, unit, n, b]) => a + unit.repeat(n) + b);
 const property = { seed: SEED, numRuns: 3_000 };
 
 describe('the scanners match the regexes they replace', () => {
   test('search documents: identifier words, name and path documents, doc text, identifiers', () => {
     for (const arb of [pieces(CODE_PIECES, 40), runs(CODE_PIECES), fc.string({ maxLength: 60 })]) {
-      fc.assert(fc.property(arb, (s) => identifierWords(s) === OLD.identifierWords(s)), property);
-      fc.assert(fc.property(arb, (s) => pathDocument(s) === OLD.identifierWords(s)), property);
-      fc.assert(fc.property(arb, (s) => docText(s) === OLD.docText(s)), property);
+      fc.assert(
+        fc.property(arb, (s) => identifierWords(s) === OLD.identifierWords(s)),
+        property,
+      );
+      fc.assert(
+        fc.property(arb, (s) => pathDocument(s) === OLD.identifierWords(s)),
+        property,
+      );
+      fc.assert(
+        fc.property(arb, (s) => docText(s) === OLD.docText(s)),
+        property,
+      );
       fc.assert(
         fc.property(arb, (s) => {
           const whole = s.toLowerCase().replace(/\s+/g, ' ');
-          const expected = [...new Set([whole, whole.split(/[^a-z0-9_$]+/).filter(Boolean).join(' '), OLD.identifierWords(s)])].filter(Boolean).join(' ');
+          const expected = [
+            ...new Set([
+              whole,
+              whole
+                .split(/[^a-z0-9_$]+/)
+                .filter(Boolean)
+                .join(' '),
+              OLD.identifierWords(s),
+            ]),
+          ]
+            .filter(Boolean)
+            .join(' ');
           return nameDocument(s) === expected;
         }),
         property,
       );
     }
     // Long doc text: the scan stops once MAX_CODE_TEXT is filled, with the same answer.
-    const long = fc.array(fc.tuple(fc.constantFrom('/* ', '// ', '# ', '"""'), fc.string({ minLength: 1, maxLength: 400 })), { maxLength: 40 });
-    fc.assert(fc.property(long, (comments) => {
-      const code = comments.map(([open, body]) => `${open}${body}${open === '/* ' ? ' */' : open === '"""' ? '"""' : ''}\n`).join('');
-      return docText(code) === OLD.docText(code);
-    }), { seed: SEED, numRuns: 300 });
+    const long = fc.array(
+      fc.tuple(fc.constantFrom('/* ', '// ', '# ', '"""'), fc.string({ minLength: 1, maxLength: 400 })),
+      { maxLength: 40 },
+    );
+    fc.assert(
+      fc.property(long, (comments) => {
+        const code = comments
+          .map(([open, body]) => `${open}${body}${open === '/* ' ? ' */' : open === '"""' ? '"""' : ''}\n`)
+          .join('');
+        return docText(code) === OLD.docText(code);
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
     assert.equal(identifierText('const HTTPServer = getUser_byId(x2y)'), 'const http server get user by id x 2 y');
   });
 
   test('packet text: one-line meanings, snippet lines, security notes', () => {
     for (const arb of [pieces(HTML_PIECES, 40), runs(HTML_PIECES), fc.string({ maxLength: 200 })]) {
-      fc.assert(fc.property(arb, fc.option(arb, { nil: null }), (b, t) => microSummary({ business_summary: b, technical_summary: t }) === OLD.microSummary({ business_summary: b, technical_summary: t })), property);
-      fc.assert(fc.property(fc.option(arb, { nil: null }), (t) => microSummary({ business_summary: null, technical_summary: t }) === OLD.microSummary({ business_summary: null, technical_summary: t })), property);
-      fc.assert(fc.property(arb, fc.nat(250), (s, n) => collapsedPrefix(s, n) === s.replace(/\s+/g, ' ').slice(0, n)), property);
-      fc.assert(fc.property(arb, fc.nat(250), (s, n) => plainTextPrefix(s, n) === s.replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim().slice(0, n)), property);
       fc.assert(
-        fc.property(fc.option(arb, { nil: null }), fc.array(fc.constantFrom('word', 'b>', 'sentence', 'xxx'), { maxLength: 3 }), fc.nat(3), fc.nat(100), (code, words, limit, start) =>
-          assert.deepEqual(snippetLines({ code, start_line: start }, words, limit), OLD.snippets(code, start, words, limit)),
+        fc.property(
+          arb,
+          fc.option(arb, { nil: null }),
+          (b, t) =>
+            microSummary({ business_summary: b, technical_summary: t }) ===
+            OLD.microSummary({ business_summary: b, technical_summary: t }),
+        ),
+        property,
+      );
+      fc.assert(
+        fc.property(
+          fc.option(arb, { nil: null }),
+          (t) =>
+            microSummary({ business_summary: null, technical_summary: t }) ===
+            OLD.microSummary({ business_summary: null, technical_summary: t }),
+        ),
+        property,
+      );
+      fc.assert(
+        fc.property(arb, fc.nat(250), (s, n) => collapsedPrefix(s, n) === s.replace(/\s+/g, ' ').slice(0, n)),
+        property,
+      );
+      fc.assert(
+        fc.property(
+          arb,
+          fc.nat(250),
+          (s, n) =>
+            plainTextPrefix(s, n) ===
+            s
+              .replace(/<[^>]*>/g, '')
+              .replace(/\s+/g, ' ')
+              .trim()
+              .slice(0, n),
+        ),
+        property,
+      );
+      fc.assert(
+        fc.property(
+          fc.option(arb, { nil: null }),
+          fc.array(fc.constantFrom('word', 'b>', 'sentence', 'xxx'), { maxLength: 3 }),
+          fc.nat(3),
+          fc.nat(100),
+          (code, words, limit, start) =>
+            assert.deepEqual(
+              snippetLines({ code, start_line: start }, words, limit),
+              OLD.snippets(code, start, words, limit),
+            ),
         ),
         property,
       );
@@ -227,7 +422,10 @@ describe('the scanners match the regexes they replace', () => {
 
   test('analyzer doc text: trailing blanks', () => {
     const lines = fc.array(pieces([' ', '\t', '\u00a0', '\r', 'a', 'b c', '\u2028', '*'], 30), { maxLength: 8 });
-    fc.assert(fc.property(lines, (l) => tidyDoc(l) === OLD.tidyDoc(l)), property);
+    fc.assert(
+      fc.property(lines, (l) => tidyDoc(l) === OLD.tidyDoc(l)),
+      property,
+    );
   });
 });
 
@@ -279,7 +477,12 @@ async function whileProbing<T>(url: string, work: () => Promise<T>): Promise<{ r
 }
 
 /** A request that must be answered within ANSWER_MS, with /healthz answering within HEALTHZ_MS meanwhile. */
-async function promptly(service: ServedProcess, label: string, path: string, init: RequestInit): Promise<{ status: number; body: any }> {
+async function promptly(
+  service: ServedProcess,
+  label: string,
+  path: string,
+  init: RequestInit,
+): Promise<{ status: number; body: any }> {
   const started = performance.now();
   const { result, slowestProbeMs } = await whileProbing(service.url, async () => {
     let response: Response;
@@ -292,13 +495,22 @@ async function promptly(service: ServedProcess, label: string, path: string, ini
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
   });
   const ms = performance.now() - started;
-  if (process.env.HOSTILE_TEXT_LOG) console.error(`# ${label}: ${Math.round(ms)} ms, slowest /healthz ${Math.round(slowestProbeMs)} ms`);
-  assert.ok(slowestProbeMs < HEALTHZ_MS, `${label}: /healthz took ${Math.round(slowestProbeMs)} ms to answer while it ran (${Math.round(ms)} ms)`);
+  if (process.env.HOSTILE_TEXT_LOG)
+    console.error(`# ${label}: ${Math.round(ms)} ms, slowest /healthz ${Math.round(slowestProbeMs)} ms`);
+  assert.ok(
+    slowestProbeMs < HEALTHZ_MS,
+    `${label}: /healthz took ${Math.round(slowestProbeMs)} ms to answer while it ran (${Math.round(ms)} ms)`,
+  );
   return result;
 }
 
-const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-const tool = (service: ServedProcess, label: string, name: string, args: Record<string, unknown>) => promptly(service, label, `/api/v1/tools/${name}`, json(args));
+const json = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+const tool = (service: ServedProcess, label: string, name: string, args: Record<string, unknown>) =>
+  promptly(service, label, `/api/v1/tools/${name}`, json(args));
 
 function upload(service: ServedProcess, label: string, repo: string, file: unknown) {
   return promptly(service, label, `/api/v1/graphs?repo=${repo}`, {
@@ -309,18 +521,38 @@ function upload(service: ServedProcess, label: string, repo: string, file: unkno
 }
 
 /** The service on a fresh database of `backend`, killed (not asked) afterwards: a blocked one would not hear a SIGTERM. */
-async function serveOn(backend: (typeof backends)[number]): Promise<{ service: ServedProcess; dispose(): Promise<void> }> {
+async function serveOn(
+  backend: (typeof backends)[number],
+): Promise<{ service: ServedProcess; dispose(): Promise<void> }> {
   if (backend.name === 'postgres') {
     const scratch = await createScratchDatabase(postgresBaseUrl!);
     const service = await serve({ DATABASE_URL: scratch.url });
-    return { service, dispose: async () => (service.child.kill('SIGKILL'), await service.exited, await scratch.drop()) };
+    return {
+      service,
+      dispose: async () => (service.child.kill('SIGKILL'), await service.exited, await scratch.drop()),
+    };
   }
   const dir = await mkdtemp(join(tmpdir(), 'dsh-hostile-text-'));
   const service = await serve({ DATA_DIR: dir });
-  return { service, dispose: async () => (service.child.kill('SIGKILL'), await service.exited, await rm(dir, { recursive: true, force: true })) };
+  return {
+    service,
+    dispose: async () => (
+      service.child.kill('SIGKILL'),
+      await service.exited,
+      await rm(dir, { recursive: true, force: true })
+    ),
+  };
 }
 
-const node = (id: string, fields: Record<string, unknown>) => ({ id, name: id.split('::').pop(), type: 'FUNCTION', filePath: 'src/hostile.ts', startLine: 1, endLine: 9, ...fields });
+const node = (id: string, fields: Record<string, unknown>) => ({
+  id,
+  name: id.split('::').pop(),
+  type: 'FUNCTION',
+  filePath: 'src/hostile.ts',
+  startLine: 1,
+  endLine: 9,
+  ...fields,
+});
 
 for (const backend of backends) {
   describe(`pathological text over HTTP (${backend.name})`, () => {
@@ -332,7 +564,12 @@ for (const backend of backends) {
     test('an upload whose code, names, ids and paths are pathological is indexed in bounded time', async () => {
       const codes = [...known(SIZE), ...sample(SIZE, 12, SEED).map((s, i): [string, string] => [`sample ${i}`, s])];
       const keys = sample(600, 8, SEED + 1); // names and ids: at most 2,000 bytes of UTF-8 (they are index keys)
-      const paths = [...known(SIZE).slice(0, 8).map(([, s]) => s), ...sample(SIZE, 4, SEED + 2)];
+      const paths = [
+        ...known(SIZE)
+          .slice(0, 8)
+          .map(([, s]) => s),
+        ...sample(SIZE, 4, SEED + 2),
+      ];
       const nodes = [
         ...codes.map(([, code], i) => node(`src/hostile.ts::codeNode${i}`, { rawCode: code })),
         ...keys.map((key, i) => node(`src/hostile.ts::${key}`, { name: `${key}${i}`, rawCode: key })),
@@ -344,13 +581,26 @@ for (const backend of backends) {
 
       // The documents are what they were: a comment full of newlines is still found by its words.
       const code = `/**\n${' * \n'.repeat(SIZE / 4)} * Retries the hostile request.\n */\nfunction hostileRetry() {}\n${'\n'.repeat(SIZE)}`;
-      const more = await upload(service, 'upload of a long doc comment', 'hostile-doc', { commitHash: 'd0c0000000', nodes: [node('src/doc.ts::hostileRetry', { rawCode: code })], edges: [] });
+      const more = await upload(service, 'upload of a long doc comment', 'hostile-doc', {
+        commitHash: 'd0c0000000',
+        nodes: [node('src/doc.ts::hostileRetry', { rawCode: code })],
+        edges: [],
+      });
       assert.equal(more.status, 201, JSON.stringify(more.body));
-      const found = await tool(service, 'find_symbols over the doc comment', 'find_symbols', { query: 'retries request', repo: 'hostile-doc' });
+      const found = await tool(service, 'find_symbols over the doc comment', 'find_symbols', {
+        query: 'retries request',
+        repo: 'hostile-doc',
+      });
       assert.equal(found.status, 200, JSON.stringify(found.body));
-      assert.deepEqual(found.body.symbols.map((s: any) => s.nodeId), ['src/doc.ts::hostileRetry']);
+      assert.deepEqual(
+        found.body.symbols.map((s: any) => s.nodeId),
+        ['src/doc.ts::hostileRetry'],
+      );
 
-      for (const [label, query] of [...known(1_900), ...sample(1_900, 6, SEED + 3).map((s, i): [string, string] => [`sample ${i}`, s])]) {
+      for (const [label, query] of [
+        ...known(1_900),
+        ...sample(1_900, 6, SEED + 3).map((s, i): [string, string] => [`sample ${i}`, s]),
+      ]) {
         const res = await tool(service, `find_symbols for ${label}`, 'find_symbols', { query, repo: 'hostile-code' });
         assert.ok(res.status === 200 || res.status === 400, `${label}: ${res.status} ${JSON.stringify(res.body)}`);
       }
@@ -367,7 +617,11 @@ for (const backend of backends) {
         }),
       );
       const edges = nodes.slice(1).map((n) => ({ from: nodes[0]!.id, to: n.id, type: 'CALLS' }));
-      const res = await upload(service, 'upload of summaries', 'hostile-notes', { commitHash: 'a0be000000', nodes, edges });
+      const res = await upload(service, 'upload of summaries', 'hostile-notes', {
+        commitHash: 'a0be000000',
+        nodes,
+        edges,
+      });
       assert.equal(res.status, 201, JSON.stringify(res.body));
 
       const ids = nodes.map((n) => n.id);
@@ -385,13 +639,23 @@ for (const backend of backends) {
         }
       }
       for (const [i, id] of ids.entries()) {
-        const got = await tool(service, `get_node ${texts[i]![0]}`, 'get_node', { node: id, include: ['code', 'technical', 'business', 'security'], repo: 'hostile-notes' });
+        const got = await tool(service, `get_node ${texts[i]![0]}`, 'get_node', {
+          node: id,
+          include: ['code', 'technical', 'business', 'security'],
+          repo: 'hostile-notes',
+        });
         assert.equal(got.status, 200, JSON.stringify(got.body));
       }
-      for (const [label, text] of [...known(1_900), ...sample(1_900, 6, SEED + 5).map((s, i): [string, string] => [`sample ${i}`, s])]) {
+      for (const [label, text] of [
+        ...known(1_900),
+        ...sample(1_900, 6, SEED + 5).map((s, i): [string, string] => [`sample ${i}`, s]),
+      ]) {
         const got = await tool(service, `get_node "${label}"`, 'get_node', { node: text, repo: 'hostile-notes' });
         assert.ok([200, 400, 404].includes(got.status), `${label}: ${got.status} ${JSON.stringify(got.body)}`);
-        const packet = await tool(service, `resolve_context for "${label}"`, 'resolve_context', { task: text, repo: 'hostile-notes' });
+        const packet = await tool(service, `resolve_context for "${label}"`, 'resolve_context', {
+          task: text,
+          repo: 'hostile-notes',
+        });
         assert.ok([200, 400].includes(packet.status), `${label}: ${packet.status} ${JSON.stringify(packet.body)}`);
       }
     });
@@ -406,25 +670,52 @@ for (const backend of backends) {
         // the lone half used to reach Postgres, which refused the row (22P02, a 400 naming no field).
         node('src/words.ts::emojiCut', { rawCode: `/** gammaword ${'a'.repeat(3_988)}😀 */\nfunction emojiCut() {}` }),
       ];
-      const res = await upload(service, 'upload of huge summaries', 'hostile-words', { commitHash: 'b0bb000000', nodes, edges: [] });
+      const res = await upload(service, 'upload of huge summaries', 'hostile-words', {
+        commitHash: 'b0bb000000',
+        nodes,
+        edges: [],
+      });
       assert.equal(res.status, 201, JSON.stringify(res.body));
-      for (const [query, id] of [['alphaword', 'manyWords'], ['betaword', 'manySecurityWords'], ['gammaword', 'emojiCut']]) {
+      for (const [query, id] of [
+        ['alphaword', 'manyWords'],
+        ['betaword', 'manySecurityWords'],
+        ['gammaword', 'emojiCut'],
+      ]) {
         const found = await tool(service, `find_symbols ${query}`, 'find_symbols', { query, repo: 'hostile-words' });
         assert.equal(found.status, 200, JSON.stringify(found.body));
-        assert.deepEqual(found.body.symbols.map((s: any) => s.nodeId), [`src/words.ts::${id}`]);
+        assert.deepEqual(
+          found.body.symbols.map((s: any) => s.nodeId),
+          [`src/words.ts::${id}`],
+        );
       }
-      const whole = await tool(service, 'get_node manyWords', 'get_node', { node: 'src/words.ts::manyWords', include: ['technical'], repo: 'hostile-words' });
+      const whole = await tool(service, 'get_node manyWords', 'get_node', {
+        node: 'src/words.ts::manyWords',
+        include: ['technical'],
+        repo: 'hostile-words',
+      });
       assert.equal(whole.body.node.technicalSummary.length, `alphaword ${words}`.length, 'the stored summary is whole');
     });
 
     test('memories with pathological content, keywords and queries are stored and found in bounded time', async () => {
-      const contents = [...known(SIZE), ['deep brackets (JSON-like)', '['.repeat(SIZE)], ...sample(SIZE, 6, SEED + 6).map((s, i): [string, string] => [`sample ${i}`, s])];
+      const contents = [
+        ...known(SIZE),
+        ['deep brackets (JSON-like)', '['.repeat(SIZE)],
+        ...sample(SIZE, 6, SEED + 6).map((s, i): [string, string] => [`sample ${i}`, s]),
+      ];
       const keywords = sample(90, 50, SEED + 7).map((k, i) => `${i}${k}`.slice(0, 100));
       for (const [label, content] of contents) {
-        const res = await promptly(service, `store ${label}`, '/api/v1/memories', json({ content: `note ${content}`, content_type: 'context', keywords }));
+        const res = await promptly(
+          service,
+          `store ${label}`,
+          '/api/v1/memories',
+          json({ content: `note ${content}`, content_type: 'context', keywords }),
+        );
         assert.equal(res.status, 201, `${label}: ${JSON.stringify(res.body)}`);
       }
-      for (const [label, query] of [...known(1_900), ...sample(1_900, 6, SEED + 8).map((s, i): [string, string] => [`sample ${i}`, s])]) {
+      for (const [label, query] of [
+        ...known(1_900),
+        ...sample(1_900, 6, SEED + 8).map((s, i): [string, string] => [`sample ${i}`, s]),
+      ]) {
         const res = await promptly(service, `search ${label}`, '/api/v1/memories/search', json({ query }));
         assert.ok(res.status === 200 || res.status === 400, `${label}: ${res.status} ${JSON.stringify(res.body)}`);
       }
@@ -459,7 +750,11 @@ describe('the analyzer reads pathological repository files in bounded time', () 
 
   test('devstream-hub analyze finishes in bounded time with the doc comments it should find', async () => {
     const out = join(repo, 'graph.json');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'analyze', repo, '--out', out, '--quiet'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/main.ts', 'analyze', repo, '--out', out, '--quiet'],
+      { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += c));
     const code = await new Promise<number | null>((resolve) => {
@@ -467,9 +762,12 @@ describe('the analyzer reads pathological repository files in bounded time', () 
       child.on('exit', (c) => (clearTimeout(timer), resolve(c)));
     });
     assert.equal(code, 0, `analyze exited ${code} (killed after 60 s when null): ${stderr.slice(0, 2000)}`);
-    const graph = JSON.parse(await readFile(out, 'utf8')) as { nodes: Array<{ id: string; technicalSummary?: string }> };
+    const graph = JSON.parse(await readFile(out, 'utf8')) as {
+      nodes: Array<{ id: string; technicalSummary?: string }>;
+    };
     const summary = (id: string) => graph.nodes.find((n) => n.id === id)?.technicalSummary ?? '(none)';
-    const starts = (id: string, prefix: string) => assert.ok(summary(id).startsWith(prefix), `${id}: ${JSON.stringify(summary(id).slice(0, 80))}…`);
+    const starts = (id: string, prefix: string) =>
+      assert.ok(summary(id).startsWith(prefix), `${id}: ${JSON.stringify(summary(id).slice(0, 80))}…`);
     assert.equal(summary('src/spaced.ts::spaced'), '(none)');
     assert.equal(summary('src/spaced.ts::close'), 'Close by.');
     starts('src/blank-lines.ts::blanks', `Blank lines follow.\n${' '.repeat(100)}`); // cut at MAX_DOC_CHARS

@@ -80,10 +80,13 @@ async function* gzipped(parts: Part[], progress: { chars: number }): AsyncGenera
 
 /** `open` repeated `depth` times around `0`, closed when `close` is given. */
 const nesting = (open: string, close: string | null, depth: number): Part[] =>
-  close === null ? [{ fill: open, blocks: Math.ceil((depth * open.length) / BLOCK) }] : [open.repeat(depth) + '0' + close.repeat(depth)];
+  close === null
+    ? [{ fill: open, blocks: Math.ceil((depth * open.length) / BLOCK) }]
+    : [open.repeat(depth) + '0' + close.repeat(depth)];
 
 const COMMIT = '"commitHash":"4057de5c0ffee19"';
-const node = (i: number, extra = '') => `{"id":"src/m${i}.ts::f${i}","name":"f${i}","type":"FUNCTION","filePath":"src/m${i}.ts","startLine":1,"endLine":2${extra}}`;
+const node = (i: number, extra = '') =>
+  `{"id":"src/m${i}.ts::f${i}","name":"f${i}","type":"FUNCTION","filePath":"src/m${i}.ts","startLine":1,"endLine":2${extra}}`;
 const NODE = node(0);
 
 // ---------------------------------------------------------------------------------------------
@@ -125,7 +128,13 @@ async function attempt(service: Service, repo: string, parts: Part[]): Promise<O
   let abort: (reason: string) => void = () => {};
   const answer = new Promise<{ status: number; body: any } | null>((resolve) => {
     const req = request(
-      { host: hostname, port, method: 'POST', path: `/api/v1/graphs?repo=${repo}`, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } },
+      {
+        host: hostname,
+        port,
+        method: 'POST',
+        path: `/api/v1/graphs?repo=${repo}`,
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      },
       (res) => {
         const at = progress.chars;
         source.unpipe(req);
@@ -177,7 +186,9 @@ async function attempt(service: Service, repo: string, parts: Part[]): Promise<O
         await r.arrayBuffer();
         if (r.status !== 200) healthFailures.push(`HTTP ${r.status}`);
       } catch (error) {
-        healthFailures.push(`no answer within ${Math.round(performance.now() - started)} ms (${(error as Error).name})`);
+        healthFailures.push(
+          `no answer within ${Math.round(performance.now() - started)} ms (${(error as Error).name})`,
+        );
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -196,7 +207,14 @@ async function attempt(service: Service, repo: string, parts: Part[]): Promise<O
     cut ??= 'the service exited';
   }
   if (result === null) cut ??= 'the connection closed without an answer';
-  return { status: result?.status ?? null, body: result?.body, charsAtAnswer: progress.chars, peakRss, healthFailures, cut };
+  return {
+    status: result?.status ?? null,
+    body: result?.body,
+    charsAtAnswer: progress.chars,
+    peakRss,
+    healthFailures,
+    cut,
+  };
 }
 
 /** What a refused upload must show: a 400 naming the field, within the memory bound, /healthz answering throughout. */
@@ -232,12 +250,32 @@ const OPENERS: Array<[string, string]> = [
 
 /** Where nesting goes: [label, text before it, text after it (when closed), the field a refusal names]. */
 const NESTING_PLACES: Array<[string, string, string, string]> = [
-  ['node metadata', `{${COMMIT},"nodes":[{"id":"src/a.ts::a","type":"FUNCTION","metadata":{"m":`, '}}]}', 'nodes[0].metadata'],
-  ['a node field we do not model', `{${COMMIT},"nodes":[${NODE},{"id":"src/a.ts::a","type":"FUNCTION","parentInfo":`, '}]}', 'nodes[1].parentInfo'],
-  ['edge metadata', `{${COMMIT},"nodes":[${NODE}],"edges":[{"from":"a","to":"b","type":"CALLS","metadata":`, '}]}', 'edges[0].metadata'],
+  [
+    'node metadata',
+    `{${COMMIT},"nodes":[{"id":"src/a.ts::a","type":"FUNCTION","metadata":{"m":`,
+    '}}]}',
+    'nodes[0].metadata',
+  ],
+  [
+    'a node field we do not model',
+    `{${COMMIT},"nodes":[${NODE},{"id":"src/a.ts::a","type":"FUNCTION","parentInfo":`,
+    '}]}',
+    'nodes[1].parentInfo',
+  ],
+  [
+    'edge metadata',
+    `{${COMMIT},"nodes":[${NODE}],"edges":[{"from":"a","to":"b","type":"CALLS","metadata":`,
+    '}]}',
+    'edges[0].metadata',
+  ],
   ['stats', `{${COMMIT},"nodes":[${NODE}],"stats":`, '}', 'stats'],
   ['an unknown top-level field', `{${COMMIT},"extraInfo":`, `,"nodes":[${NODE}]}`, 'extraInfo'],
-  ['a nodeScores value', `{${COMMIT},"nodes":[${NODE}],"nodeScores":{"src/m0.ts::f0":`, '}}', 'nodeScores.src/m0.ts::f0'],
+  [
+    'a nodeScores value',
+    `{${COMMIT},"nodes":[${NODE}],"nodeScores":{"src/m0.ts::f0":`,
+    '}}',
+    'nodeScores.src/m0.ts::f0',
+  ],
 ];
 
 const nestingShape = fc
@@ -262,7 +300,10 @@ const nestingShape = fc
 
 /** Values of about `mib` MiB: [label, parts]. */
 const HUGE_VALUES: Array<[string, (mib: number) => Part[]]> = [
-  ['an object of distinct keys', (mib) => ['{', { each: (i) => `${i ? ',' : ''}"key${i}":${i}`, count: Math.floor((mib * MiB) / 24) }, '}']],
+  [
+    'an object of distinct keys',
+    (mib) => ['{', { each: (i) => `${i ? ',' : ''}"key${i}":${i}`, count: Math.floor((mib * MiB) / 24) }, '}'],
+  ],
   ['an array of numbers', (mib) => ['[', { fill: '0,', blocks: mib }, '0]']],
   ['an array of empty objects', (mib) => ['[', { fill: '{},', blocks: mib }, '{}]']],
   ['an array of empty arrays', (mib) => ['[', { fill: '[],', blocks: mib }, '[]]']],
@@ -282,38 +323,42 @@ const unknownFieldShape = fc
     const field = [`"${name}":`, ...parts(mib)];
     return {
       label: `an unknown top-level field "${name}" ${afterNodes ? 'after' : 'before'} the nodes: ${what}, ${mib} MiB`,
-      parts: afterNodes ? [`{${COMMIT},"nodes":[${NODE}],`, ...field, '}'] : [`{${COMMIT},`, ...field, `,"nodes":[${NODE}]}`],
+      parts: afterNodes
+        ? [`{${COMMIT},"nodes":[${NODE}],`, ...field, '}']
+        : [`{${COMMIT},`, ...field, `,"nodes":[${NODE}]}`],
       names: under(name),
       expected: name,
     };
   });
 
 const manyFieldsShape = fc.oneof(
-  fc.integer({ min: 200_000, max: 2_000_000 }).map(
-    (count): Shape => ({
-      label: `${count.toLocaleString('en')} unknown top-level fields`,
-      parts: [`{${COMMIT}`, { each: (i) => `,"field${i}":"${'v'.repeat(50)}"`, count }, `,"nodes":[${NODE}]}`],
-      names: (f) => /^field\d+$/.test(f) || f === '(body)',
-      expected: 'one of the fields',
-    }),
-  ),
-  fc.integer({ min: 16, max: 200 }).map(
-    (mib): Shape => ({
-      label: `a top-level key of ${mib} MiB`,
-      parts: [`{${COMMIT},"`, { fill: 'k', blocks: mib }, `":1,"nodes":[${NODE}]}`],
-      names: (f) => f === '(body)',
-      expected: '(body)',
-    }),
-  ),
+  fc.integer({ min: 200_000, max: 2_000_000 }).map((count): Shape => ({
+    label: `${count.toLocaleString('en')} unknown top-level fields`,
+    parts: [`{${COMMIT}`, { each: (i) => `,"field${i}":"${'v'.repeat(50)}"`, count }, `,"nodes":[${NODE}]}`],
+    names: (f) => /^field\d+$/.test(f) || f === '(body)',
+    expected: 'one of the fields',
+  })),
+  fc.integer({ min: 16, max: 200 }).map((mib): Shape => ({
+    label: `a top-level key of ${mib} MiB`,
+    parts: [`{${COMMIT},"`, { fill: 'k', blocks: mib }, `":1,"nodes":[${NODE}]}`],
+    names: (f) => f === '(body)',
+    expected: '(body)',
+  })),
 );
 
 const nodeScoresShape = fc
   .record({ entries: fc.integer({ min: 3_000_000, max: 5_000_000 }), afterNodes: fc.boolean() })
   .map(({ entries, afterNodes }): Shape => {
-    const scores: Part[] = ['"nodeScores":{', { each: (i) => `${i ? ',' : ''}"src/pkg/m${i}.ts::f${i}":${(i % 97) / 10}`, count: entries }, '}'];
+    const scores: Part[] = [
+      '"nodeScores":{',
+      { each: (i) => `${i ? ',' : ''}"src/pkg/m${i}.ts::f${i}":${(i % 97) / 10}`, count: entries },
+      '}',
+    ];
     return {
       label: `a nodeScores of ${entries.toLocaleString('en')} entries ${afterNodes ? 'after' : 'before'} the nodes`,
-      parts: afterNodes ? [`{${COMMIT},"nodes":[${NODE}],`, ...scores, '}'] : [`{${COMMIT},`, ...scores, `,"nodes":[${NODE}]}`],
+      parts: afterNodes
+        ? [`{${COMMIT},"nodes":[${NODE}],`, ...scores, '}']
+        : [`{${COMMIT},`, ...scores, `,"nodes":[${NODE}]}`],
       names: under('nodeScores'),
       expected: 'nodeScores',
     };
@@ -323,21 +368,48 @@ const nodeScoresShape = fc
 const HUGE_ELEMENTS: Array<[string, 'nodes' | 'edges', string, (mib: number) => Part[]]> = [
   ['a rawCode string', 'nodes', 'rawCode', (mib) => ['"', { fill: 'const x = 1;\\n', blocks: mib }, '"']],
   ['a technicalSummary string', 'nodes', 'technicalSummary', (mib) => ['"', { fill: 'word ', blocks: mib }, '"']],
-  ['metadata of distinct keys', 'nodes', 'metadata', (mib) => ['{', { each: (i) => `${i ? ',' : ''}"k${i}":true`, count: Math.floor((mib * MiB) / 18) }, '}']],
-  ['a field we do not model, an array of numbers', 'nodes', 'extraData', (mib) => ['[', { fill: '1,', blocks: mib }, '1]']],
-  ['an edge metadata array of empty objects', 'edges', 'metadata', (mib) => ['{"list":[', { fill: '{},', blocks: mib }, '{}]}']],
+  [
+    'metadata of distinct keys',
+    'nodes',
+    'metadata',
+    (mib) => ['{', { each: (i) => `${i ? ',' : ''}"k${i}":true`, count: Math.floor((mib * MiB) / 18) }, '}'],
+  ],
+  [
+    'a field we do not model, an array of numbers',
+    'nodes',
+    'extraData',
+    (mib) => ['[', { fill: '1,', blocks: mib }, '1]'],
+  ],
+  [
+    'an edge metadata array of empty objects',
+    'edges',
+    'metadata',
+    (mib) => ['{"list":[', { fill: '{},', blocks: mib }, '{}]}'],
+  ],
 ];
 
 const elementShape = fc
-  .record({ element: fc.constantFrom(...HUGE_ELEMENTS), before: fc.integer({ min: 0, max: 3 }), mib: fc.integer({ min: 24, max: 200 }) })
+  .record({
+    element: fc.constantFrom(...HUGE_ELEMENTS),
+    before: fc.integer({ min: 0, max: 3 }),
+    mib: fc.integer({ min: 24, max: 200 }),
+  })
   .map(({ element: [what, array, key, parts], before, mib }): Shape => {
-    const normal = Array.from({ length: before }, (_, i) => (array === 'nodes' ? node(i + 1) : '{"from":"a","to":"b","type":"CALLS"}'));
-    const open = array === 'nodes' ? `{"id":"src/big.ts::big","type":"FUNCTION","${key}":` : `{"from":"a","to":"b","type":"CALLS","${key}":`;
+    const normal = Array.from({ length: before }, (_, i) =>
+      array === 'nodes' ? node(i + 1) : '{"from":"a","to":"b","type":"CALLS"}',
+    );
+    const open =
+      array === 'nodes'
+        ? `{"id":"src/big.ts::big","type":"FUNCTION","${key}":`
+        : `{"from":"a","to":"b","type":"CALLS","${key}":`;
     const list = (big: Part[]) => [`"${array}":[`, ...normal.map((n) => `${n},`), open, ...big, '}]'];
     const field = `${array}[${before}].${key}`;
     return {
       label: `${what} of ${mib} MiB in ${array}[${before}]`,
-      parts: array === 'nodes' ? [`{${COMMIT},`, ...list(parts(mib)), '}'] : [`{${COMMIT},"nodes":[${NODE}],`, ...list(parts(mib)), '}'],
+      parts:
+        array === 'nodes'
+          ? [`{${COMMIT},`, ...list(parts(mib)), '}']
+          : [`{${COMMIT},"nodes":[${NODE}],`, ...list(parts(mib)), '}'],
       names: under(field),
       expected: field,
     };
@@ -345,7 +417,10 @@ const elementShape = fc
 
 // ---------------------------------------------------------------------------------------------
 
-const backends: Array<{ name: string; env: () => Promise<{ env: Record<string, string>; drop?: () => Promise<void> }> }> = [];
+const backends: Array<{
+  name: string;
+  env: () => Promise<{ env: Record<string, string>; drop?: () => Promise<void> }>;
+}> = [];
 const tempDir = tempDirs('upload-shapes');
 backends.push({ name: 'pglite', env: async () => ({ env: { DATA_DIR: await tempDir() } }) });
 if (postgresBaseUrl) {
@@ -413,10 +488,19 @@ for (const backend of backends) {
     test('nesting opened tens of millions of times and never closed, or closed past 64 levels: 400 at the first bracket past the bound; 64 levels are stored', async () => {
       await property(nestingShape, RUNS * 2);
       const s = await running();
-      const ok = await attempt(s, 'deep-64', [`{${COMMIT},"nodes":[{"id":"a","type":"FUNCTION","metadata":`, ...nesting('{"a":', '}', 63), `}],"stats":`, ...nesting('[', ']', 64), '}']);
+      const ok = await attempt(s, 'deep-64', [
+        `{${COMMIT},"nodes":[{"id":"a","type":"FUNCTION","metadata":`,
+        ...nesting('{"a":', '}', 63),
+        `}],"stats":`,
+        ...nesting('[', ']', 64),
+        '}',
+      ]);
       assert.equal(ok.status, 201, JSON.stringify(ok.body));
       for (const [parts, field] of [
-        [[`{${COMMIT},"nodes":[{"id":"a","type":"FUNCTION","metadata":`, ...nesting('{"a":', '}', 64), '}]}'], 'nodes[0].metadata'],
+        [
+          [`{${COMMIT},"nodes":[{"id":"a","type":"FUNCTION","metadata":`, ...nesting('{"a":', '}', 64), '}]}'],
+          'nodes[0].metadata',
+        ],
         [[`{${COMMIT},"nodes":[${NODE}],"stats":`, ...nesting('[', ']', 65), '}'], 'stats'],
       ] as Array<[Part[], string]>) {
         const o = await attempt(s, 'deep-65', parts);
@@ -448,7 +532,9 @@ for (const backend of backends) {
       const count = 180;
       const parts: Part[] = [`{${COMMIT},"nodes":[`];
       for (let i = 0; i < count; i++) {
-        parts.push(`${i ? ',' : ''}{"id":"src/big${i}.ts::f","name":"f","type":"FUNCTION","filePath":"src/big${i}.ts","startLine":1,"endLine":30000,"rawCode":"`);
+        parts.push(
+          `${i ? ',' : ''}{"id":"src/big${i}.ts::f","name":"f","type":"FUNCTION","filePath":"src/big${i}.ts","startLine":1,"endLine":30000,"rawCode":"`,
+        );
         parts.push({ fill: `function f${i % 7}(a, b) { return a + b; }\\n`, blocks: 1 });
         parts.push('"}');
       }
@@ -470,7 +556,9 @@ for (const backend of backends) {
       assert.equal(restarts, 0, 'no shape left the service dead or past the memory bound');
       const health = await fetch(`${s.url}/healthz`);
       assert.equal(health.status, 200);
-      const o = await attempt(s, 'ordinary', [`{${COMMIT},"nodes":[${NODE},${node(1)}],"edges":[{"from":"src/m0.ts::f0","to":"src/m1.ts::f1","type":"CALLS"}]}`]);
+      const o = await attempt(s, 'ordinary', [
+        `{${COMMIT},"nodes":[${NODE},${node(1)}],"edges":[{"from":"src/m0.ts::f0","to":"src/m1.ts::f1","type":"CALLS"}]}`,
+      ]);
       assert.equal(o.status, 201, JSON.stringify(o.body));
       assert.equal(o.body.nodes, 2);
       assert.ok((await graphs(s)).some((g: any) => g.repo === 'ordinary'));

@@ -25,7 +25,13 @@ const ANSWER_MS = 15_000;
 const commitFile = (commit: string) =>
   JSON.stringify({
     commitHash: commit,
-    nodes: Array.from({ length: 20 }, (_, i) => ({ id: `src/m${i}.ts::f${i}`, name: `f${i}`, type: 'FUNCTION', filePath: `src/m${i}.ts`, rawCode: `function f${i}() {}` })),
+    nodes: Array.from({ length: 20 }, (_, i) => ({
+      id: `src/m${i}.ts::f${i}`,
+      name: `f${i}`,
+      type: 'FUNCTION',
+      filePath: `src/m${i}.ts`,
+      rawCode: `function f${i}() {}`,
+    })),
     edges: [],
   });
 
@@ -106,7 +112,10 @@ class RawConnection {
   async answer(n = 0, ms = ANSWER_MS): Promise<RawAnswer | null> {
     const deadline = Date.now() + ms;
     while (this.answers.length <= n && !this.closed && Date.now() < deadline) {
-      await Promise.race([new Promise<void>((resolve) => this.waiting.push(resolve)), sleep(Math.max(0, deadline - Date.now()))]);
+      await Promise.race([
+        new Promise<void>((resolve) => this.waiting.push(resolve)),
+        sleep(Math.max(0, deadline - Date.now())),
+      ]);
     }
     return this.answers[n] ?? null;
   }
@@ -124,7 +133,15 @@ class RawConnection {
 /** Sends an upload's request line and headers (and `first` bytes of body): the rest is the test's to send, or not. */
 function startUpload(
   url: string,
-  options: { token?: string; repo: string; length?: number; first?: string | Buffer; headers?: Record<string, string>; query?: string; allowHalfOpen?: boolean },
+  options: {
+    token?: string;
+    repo: string;
+    length?: number;
+    first?: string | Buffer;
+    headers?: Record<string, string>;
+    query?: string;
+    allowHalfOpen?: boolean;
+  },
 ): RawConnection {
   const connection = new RawConnection(url, options.allowHalfOpen);
   const { host } = new URL(url);
@@ -132,13 +149,20 @@ function startUpload(
     host,
     'content-type': 'application/json',
     connection: 'keep-alive',
-    ...(options.length === undefined ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(options.length) }),
+    ...(options.length === undefined
+      ? { 'transfer-encoding': 'chunked' }
+      : { 'content-length': String(options.length) }),
     ...(options.token ? bearer(options.token) : {}),
     ...options.headers,
   };
   const query = options.query ?? `repo=${options.repo}`;
-  connection.write(`POST /api/v1/graphs?${query} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
-  if (options.first !== undefined) connection.write(options.length === undefined ? chunk(options.first) : options.first);
+  connection.write(
+    `POST /api/v1/graphs?${query} HTTP/1.1\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}\r\n`,
+  );
+  if (options.first !== undefined)
+    connection.write(options.length === undefined ? chunk(options.first) : options.first);
   return connection;
 }
 
@@ -172,7 +196,10 @@ async function receiving(url: string): Promise<number> {
 const upload = (url: string, token: string, repo: string, body: string) =>
   rest(url, 'POST', `/api/v1/graphs?repo=${repo}`, body, { 'content-type': 'application/json', ...bearer(token) });
 
-const storedRepos = async (url: string) => ((await rest(url, 'GET', '/api/v1/graphs', undefined, bearer(ADMIN_TOKEN))).body.graphs as Array<{ repo: string }>).map((g) => g.repo).sort();
+const storedRepos = async (url: string) =>
+  ((await rest(url, 'GET', '/api/v1/graphs', undefined, bearer(ADMIN_TOKEN))).body.graphs as Array<{ repo: string }>)
+    .map((g) => g.repo)
+    .sort();
 
 for (const backend of backends) {
   describe(`graph uploads that stall (${backend.name}; issue 19: defects 4 and 5)`, () => {
@@ -208,7 +235,9 @@ for (const backend of backends) {
 
     test('stalled uploads, more than the pool and the caps, from one key and from several: every other request keeps answering; over the caps 429', async () => {
       // A long window: the stalls last the whole test (the rate rule is the next test's).
-      const server = await serve({ graphUploads: { ...testConfig().graphUploads, max: 4, perKey: 2, rateWindowMs: 120_000 } });
+      const server = await serve({
+        graphUploads: { ...testConfig().graphUploads, max: 4, perKey: 2, rateWindowMs: 120_000 },
+      });
       const stalled: RawConnection[] = [];
       try {
         const stall = (token: string, repo: string) => {
@@ -235,7 +264,9 @@ for (const backend of backends) {
         for (let round = 0; round < 3; round++) await others();
         await eventually(async () => (crowd.filter((c) => c.answered).length >= 10 ? true : undefined), ANSWER_MS);
         assert.equal(await receiving(server.url), 4, 'GRAPH_UPLOADS_MAX of them wait for their bodies');
-        const refused = (await Promise.all(crowd.filter((c) => c.answered).map((c) => c.answer()))).filter((a) => a !== null);
+        const refused = (await Promise.all(crowd.filter((c) => c.answered).map((c) => c.answer()))).filter(
+          (a) => a !== null,
+        );
         assert.equal(refused.length, 10, 'the others are answered');
         for (const answer of refused) {
           assert.equal(answer.status, 429, JSON.stringify(answer.body));
@@ -245,12 +276,19 @@ for (const backend of backends) {
         await eventually(async () => ((await receiving(server.url)) === 0 ? true : undefined));
 
         // One key, three at once: one of them is over the key's share.
-        const mine = [stall(tokens['writer-1']!, 'stall-a1'), stall(tokens['writer-1']!, 'stall-a2'), stall(tokens['writer-1']!, 'stall-a3')];
+        const mine = [
+          stall(tokens['writer-1']!, 'stall-a1'),
+          stall(tokens['writer-1']!, 'stall-a2'),
+          stall(tokens['writer-1']!, 'stall-a3'),
+        ];
         const first = await Promise.race(mine.map((c) => c.answer()));
         assert.ok(first, 'one of the three uploads of one key is answered');
         assert.equal(first.status, 429, JSON.stringify(first.body));
         assert.equal(first.body.error.code, 'RATE_LIMITED');
-        assert.match(first.body.error.message, /key "writer-1" already has 2 graph uploads in flight.*GRAPH_UPLOADS_PER_KEY/);
+        assert.match(
+          first.body.error.message,
+          /key "writer-1" already has 2 graph uploads in flight.*GRAPH_UPLOADS_PER_KEY/,
+        );
         assert.equal(first.headers['retry-after'], '5');
         assert.equal(first.headers.connection, 'close', 'the unread body is not left on a kept-alive connection');
         await eventually(async () => ((await receiving(server.url)) === 2 ? true : undefined));
@@ -263,7 +301,10 @@ for (const backend of backends) {
         await others();
 
         // Beyond GRAPH_UPLOADS_MAX, from keys with none in flight: 429 for each; 14 stalled in all, more than the pool's 10.
-        const over = [...Array.from({ length: 4 }, (_, i) => stall(tokens['writer-3']!, `stall-c${i}`)), ...Array.from({ length: 5 }, (_, i) => stall(tokens['writer-4']!, `stall-d${i}`))];
+        const over = [
+          ...Array.from({ length: 4 }, (_, i) => stall(tokens['writer-3']!, `stall-c${i}`)),
+          ...Array.from({ length: 5 }, (_, i) => stall(tokens['writer-4']!, `stall-d${i}`)),
+        ];
         for (const c of over) {
           const answer = await c.answer();
           assert.ok(answer, 'an upload over GRAPH_UPLOADS_MAX is answered');
@@ -276,7 +317,7 @@ for (const backend of backends) {
         const whole = await upload(server.url, tokens['writer-3']!, 'whole', commitFile('c0ffee0002'));
         assert.equal(whole.status, 429, 'a whole upload waits for a place too');
         for (let round = 0; round < 3; round++) await others();
-        assert.equal((await receiving(server.url)), 4, 'the four in flight are still waiting for their bodies');
+        assert.equal(await receiving(server.url), 4, 'the four in flight are still waiting for their bodies');
         assert.equal(stalled.filter((c) => c.answered).length, 20);
       } finally {
         for (const c of stalled) c.destroy();
@@ -291,7 +332,12 @@ for (const backend of backends) {
     test('a body slower than GRAPH_UPLOAD_MIN_RATE (headers and nothing, a few bytes, a trickle) is cut with 408 naming (body); nothing stored; the place is freed', async () => {
       const server = await serve({ graphUploads: { max: 4, perKey: 2, minRate: 1024, rateWindowMs: 1_000 } });
       const nothing = startUpload(server.url, { token: tokens['writer-1']!, repo: 'slow-nothing', length: 5_000 });
-      const few = startUpload(server.url, { token: tokens['writer-1']!, repo: 'slow-few', length: 5_000, first: '{"commitHash":"c0ffee0004",' });
+      const few = startUpload(server.url, {
+        token: tokens['writer-1']!,
+        repo: 'slow-few',
+        length: 5_000,
+        first: '{"commitHash":"c0ffee0004",',
+      });
       // ~330 bytes a second, in chunks: under 1 KiB/s.
       const trickle = startUpload(server.url, { token: tokens['writer-2']!, repo: 'slow-trickle' });
       const body = commitFile('c0ffee0005');
@@ -308,7 +354,10 @@ for (const backend of backends) {
           assert.equal(answer.status, 408, JSON.stringify(answer.body));
           assert.equal(answer.body.error.code, 'VALIDATION_ERROR');
           assert.equal(answer.body.error.details.issues[0].field, '(body)');
-          assert.match(answer.body.error.message, /^\(body\): the body arrived too slowly: \d+ bytes in 1 s, under the 1 KiB\/s an upload must keep up \(GRAPH_UPLOAD_MIN_RATE\)/);
+          assert.match(
+            answer.body.error.message,
+            /^\(body\): the body arrived too slowly: \d+ bytes in 1 s, under the 1 KiB\/s an upload must keep up \(GRAPH_UPLOAD_MIN_RATE\)/,
+          );
           assert.equal(answer.headers.connection, 'close');
           await c.ended; // and the connection is closed
         }
@@ -322,46 +371,84 @@ for (const backend of backends) {
       assert.equal(whole.status, 201, JSON.stringify(whole.body));
       const repos = await storedRepos(server.url);
       assert.ok(repos.includes('fast'));
-      assert.deepEqual(repos.filter((r) => r.startsWith('slow-')), [], 'nothing stored from the cut uploads');
+      assert.deepEqual(
+        repos.filter((r) => r.startsWith('slow-')),
+        [],
+        'nothing stored from the cut uploads',
+      );
     });
 
     test('an upload refused before its body has arrived leaves no dead keep-alive connection: the next request is answered, or the connection was closed with Connection: close', async () => {
-      const server = await serve({ graphs: { ...testConfig().graphs, uploadLimit: 64 * 1024 }, graphUploads: { ...testConfig().graphUploads, perKey: 1 } });
+      const server = await serve({
+        graphs: { ...testConfig().graphs, uploadLimit: 64 * 1024 },
+        graphUploads: { ...testConfig().graphUploads, perKey: 1 },
+      });
       const writer = tokens['writer-3']!;
       const held: RawConnection[] = [];
       // Under the limit when declared; the chunked one goes over it as it arrives.
       const big = Buffer.from(commitFile('c0ffee0007').padEnd(60_000, ' '));
       const huge = Buffer.from(commitFile('c0ffee0009').padEnd(200_000, ' '));
       const gz = gzipSync(commitFile('c0ffee0008'));
-      const cases: Array<{ label: string; status: number; start: () => RawConnection | Promise<RawConnection>; rest: Buffer }> = [
+      const cases: Array<{
+        label: string;
+        status: number;
+        start: () => RawConnection | Promise<RawConnection>;
+        rest: Buffer;
+      }> = [
         {
           label: 'gzip without Content-Encoding (400, mid-body)',
           status: 400,
-          start: () => startUpload(server.url, { token: tokens['writer-1']!, repo: 'ka-gzip', length: gz.length + 50_000, first: gz }),
+          start: () =>
+            startUpload(server.url, {
+              token: tokens['writer-1']!,
+              repo: 'ka-gzip',
+              length: gz.length + 50_000,
+              first: gz,
+            }),
           rest: Buffer.alloc(50_000, 0x20),
         },
         {
           label: 'over GRAPH_UPLOAD_LIMIT as it arrives (413, chunked)',
           status: 413,
-          start: () => startUpload(server.url, { token: tokens['writer-1']!, repo: 'ka-big', first: huge.subarray(0, 100_000) }),
+          start: () =>
+            startUpload(server.url, { token: tokens['writer-1']!, repo: 'ka-big', first: huge.subarray(0, 100_000) }),
           rest: Buffer.concat([chunk(huge.subarray(100_000)), Buffer.from('0\r\n\r\n')]),
         },
         {
           label: 'a bad query string (400)',
           status: 400,
-          start: () => startUpload(server.url, { token: tokens['writer-1']!, repo: '', query: 'repo=', length: big.length, first: big.subarray(0, 1000) }),
+          start: () =>
+            startUpload(server.url, {
+              token: tokens['writer-1']!,
+              repo: '',
+              query: 'repo=',
+              length: big.length,
+              first: big.subarray(0, 1000),
+            }),
           rest: big.subarray(1000),
         },
         {
           label: 'an unknown key (401)',
           status: 401,
-          start: () => startUpload(server.url, { token: 'dsh_not-a-key', repo: 'ka-401', length: big.length, first: big.subarray(0, 1000) }),
+          start: () =>
+            startUpload(server.url, {
+              token: 'dsh_not-a-key',
+              repo: 'ka-401',
+              length: big.length,
+              first: big.subarray(0, 1000),
+            }),
           rest: big.subarray(1000),
         },
         {
           label: 'a read-only key (403)',
           status: 403,
-          start: () => startUpload(server.url, { token: tokens.reader!, repo: 'ka-403', length: big.length, first: big.subarray(0, 1000) }),
+          start: () =>
+            startUpload(server.url, {
+              token: tokens.reader!,
+              repo: 'ka-403',
+              length: big.length,
+              first: big.subarray(0, 1000),
+            }),
           rest: big.subarray(1000),
         },
         {
@@ -371,7 +458,12 @@ for (const backend of backends) {
             // Another upload of the key holds its one place.
             held.push(startUpload(server.url, { token: writer, repo: 'held', length: 50_000, first: '{' }));
             await eventually(async () => ((await receiving(server.url)) === 1 ? true : undefined));
-            return startUpload(server.url, { token: writer, repo: 'ka-429', length: big.length, first: big.subarray(0, 1000) });
+            return startUpload(server.url, {
+              token: writer,
+              repo: 'ka-429',
+              length: big.length,
+              first: big.subarray(0, 1000),
+            });
           },
           rest: big.subarray(1000),
         },
@@ -391,8 +483,15 @@ for (const backend of backends) {
             if (second) {
               assert.equal(second.status, 200, `${label}: the next request on the connection`);
             } else {
-              assert.ok(c.closed, `${label}: the next request on the connection got no answer, and the connection is still open`);
-              assert.equal(first.headers.connection, 'close', `${label}: the connection was closed without Connection: close`);
+              assert.ok(
+                c.closed,
+                `${label}: the next request on the connection got no answer, and the connection is still open`,
+              );
+              assert.equal(
+                first.headers.connection,
+                'close',
+                `${label}: the connection was closed without Connection: close`,
+              );
             }
           } finally {
             c.destroy();
@@ -401,13 +500,22 @@ for (const backend of backends) {
       } finally {
         for (const c of held) c.destroy();
       }
-      assert.deepEqual((await storedRepos(server.url)).filter((r) => r.startsWith('ka-') || r === 'held'), []);
+      assert.deepEqual(
+        (await storedRepos(server.url)).filter((r) => r.startsWith('ka-') || r === 'held'),
+        [],
+      );
     });
 
     test('a client still sending its body when it is refused may finish sending: the connection is closed after the body, not reset under it', async () => {
       const server = servers[0]!;
       const body = Buffer.from(commitFile('c0ffee0010').padEnd(60_000, ' '));
-      const c = startUpload(server.url, { token: 'dsh_not-a-key', repo: 'linger', length: body.length, first: body.subarray(0, 1000), allowHalfOpen: true });
+      const c = startUpload(server.url, {
+        token: 'dsh_not-a-key',
+        repo: 'linger',
+        length: body.length,
+        first: body.subarray(0, 1000),
+        allowHalfOpen: true,
+      });
       try {
         const answer = await c.answer();
         assert.ok(answer);
@@ -420,7 +528,11 @@ for (const backend of backends) {
         }
         c.socket.end();
         await c.ended;
-        assert.deepEqual(c.errors.map((e) => (e as NodeJS.ErrnoException).code ?? e.message), [], 'no EPIPE or reset while the body was still being sent');
+        assert.deepEqual(
+          c.errors.map((e) => (e as NodeJS.ErrnoException).code ?? e.message),
+          [],
+          'no EPIPE or reset while the body was still being sent',
+        );
       } finally {
         c.destroy();
       }

@@ -27,11 +27,16 @@ for (const backend of backends) {
 
     const db = () => database.db.kysely;
     const start = () => {
-      runner = new JobRunner(db(), { analyze: (job, report, signal) => handler(job, report, signal) }, silent, { leaseMs: 3_000, pollMs: 100 });
+      runner = new JobRunner(db(), { analyze: (job, report, signal) => handler(job, report, signal) }, silent, {
+        leaseMs: 3_000,
+        pollMs: 100,
+      });
       runner.start();
       return runner;
     };
-    const queue = async () => (await insertJob(db(), { id: newId(), kind: 'analyze', params: { path: '/x', repo: 'x' }, createdBy: 'tester' })).id;
+    const queue = async () =>
+      (await insertJob(db(), { id: newId(), kind: 'analyze', params: { path: '/x', repo: 'x' }, createdBy: 'tester' }))
+        .id;
     const settled = (id: string) =>
       eventually(async () => {
         const job = await getJob(db(), id);
@@ -70,8 +75,12 @@ for (const backend of backends) {
       const orphan = await queue();
       const hopeless = await queue();
       // Both were running on an instance that died (lease over); the second for the third time.
-      await sql`update jobs set status = 'running', attempts = 1, started_at = now(), leased_until = now() - interval '1 second' where id = ${orphan}`.execute(db());
-      await sql`update jobs set status = 'running', attempts = 3, started_at = now(), leased_until = now() - interval '1 second' where id = ${hopeless}`.execute(db());
+      await sql`update jobs set status = 'running', attempts = 1, started_at = now(), leased_until = now() - interval '1 second' where id = ${orphan}`.execute(
+        db(),
+      );
+      await sql`update jobs set status = 'running', attempts = 3, started_at = now(), leased_until = now() - interval '1 second' where id = ${hopeless}`.execute(
+        db(),
+      );
       const r = start();
       const resumed = await settled(orphan);
       assert.equal(resumed.status, 'succeeded');
@@ -85,7 +94,9 @@ for (const backend of backends) {
     test('a job running elsewhere under a live lease is left alone', async () => {
       handler = async () => ({ stolen: true });
       const busy = await queue();
-      await sql`update jobs set status = 'running', attempts = 1, started_at = now(), leased_until = now() + interval '1 hour' where id = ${busy}`.execute(db());
+      await sql`update jobs set status = 'running', attempts = 1, started_at = now(), leased_until = now() + interval '1 hour' where id = ${busy}`.execute(
+        db(),
+      );
       const r = start();
       const other = await settled(await queue());
       assert.equal(other.status, 'succeeded', 'the runner works');

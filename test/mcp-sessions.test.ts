@@ -6,7 +6,6 @@ import { tools as toolOperations } from '../src/operations/index.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { connectMcp, startServer, type TestServer, MCP_HEADERS } from './helpers/server.js';
 
-
 const initializeBody = {
   jsonrpc: '2.0',
   id: 1,
@@ -16,7 +15,11 @@ const initializeBody = {
 
 /** Opens a session with raw HTTP (no SSE stream left open) and returns its id. */
 async function rawInitialize(url: string): Promise<string> {
-  const response = await fetch(`${url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(initializeBody) });
+  const response = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: MCP_HEADERS,
+    body: JSON.stringify(initializeBody),
+  });
   assert.equal(response.status, 200);
   await response.text();
   const id = response.headers.get('mcp-session-id');
@@ -40,15 +43,11 @@ const listTools = (url: string, sessionId: string) =>
 /** A request with a Host header of our choosing (fetch does not allow setting Host). */
 function withHost(url: string, host: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      `${url}/mcp`,
-      { method: 'POST', headers: { ...MCP_HEADERS, host } },
-      (res) => {
-        let body = '';
-        res.on('data', (c) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
+    const req = httpRequest(`${url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, host } }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
     req.on('error', reject);
     req.end(JSON.stringify(initializeBody));
   });
@@ -87,11 +86,15 @@ describe('MCP Streamable HTTP sessions', () => {
     await client.close();
   });
 
-  test('GET opens the server\'s SSE stream for a session', async () => {
+  test("GET opens the server's SSE stream for a session", async () => {
     const sessionId = await rawInitialize(server.url);
     const controller = new AbortController();
     const response = await fetch(`${server.url}/mcp`, {
-      headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+      },
       signal: controller.signal,
     });
     assert.equal(response.status, 200);
@@ -104,8 +107,15 @@ describe('MCP Streamable HTTP sessions', () => {
   test('unknown session id → 404 on POST, GET and DELETE; no id and not initialize → 400', async () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
     assert.equal((await listTools(server.url, unknown)).status, 404);
-    assert.equal((await fetch(`${server.url}/mcp`, { headers: { accept: 'text/event-stream', 'mcp-session-id': unknown } })).status, 404);
-    assert.equal((await fetch(`${server.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': unknown } })).status, 404);
+    assert.equal(
+      (await fetch(`${server.url}/mcp`, { headers: { accept: 'text/event-stream', 'mcp-session-id': unknown } }))
+        .status,
+      404,
+    );
+    assert.equal(
+      (await fetch(`${server.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': unknown } })).status,
+      404,
+    );
     const noId = await fetch(`${server.url}/mcp`, {
       method: 'POST',
       headers: MCP_HEADERS,
@@ -115,7 +125,11 @@ describe('MCP Streamable HTTP sessions', () => {
   });
 
   test('malformed JSON on /mcp is a JSON-RPC parse error', async () => {
-    const response = await fetch(`${server.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: '{"jsonrpc": "2.0",' });
+    const response = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: MCP_HEADERS,
+      body: '{"jsonrpc": "2.0",',
+    });
     assert.equal(response.status, 400);
     const body = (await response.json()) as any;
     assert.equal(body.error.code, -32700);
@@ -124,7 +138,16 @@ describe('MCP Streamable HTTP sessions', () => {
   test('a Host header is parsed strictly: one name and at most one port (issue 19)', async () => {
     const port = new URL(server.url).port;
     // `127.0.0.1:<port>:<port>` used to pass: the check cut one `:port` and found 127.0.0.1:<port> allowed.
-    for (const host of [`127.0.0.1:${port}:${port}`, `localhost:${port}:1`, `localhost:${port}x`, `local host:${port}`, `[::1:${port}`, `:${port}`, `localhost:`, `localhost:123456`]) {
+    for (const host of [
+      `127.0.0.1:${port}:${port}`,
+      `localhost:${port}:1`,
+      `localhost:${port}x`,
+      `local host:${port}`,
+      `[::1:${port}`,
+      `:${port}`,
+      `localhost:`,
+      `localhost:123456`,
+    ]) {
       const r = await withHost(server.url, host);
       assert.equal(r.status, 400, `${host}: ${r.body}`);
       const error = JSON.parse(r.body).error;
@@ -159,7 +182,10 @@ describe('MCP Streamable HTTP sessions', () => {
   test('logging/setLevel decides which log notifications the client gets', async () => {
     const { client } = await connectMcp(server.url);
     const messages: Array<{ level: string; data: any }> = [];
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void messages.push(n.params as { level: string; data: any }));
+    client.setNotificationHandler(
+      LoggingMessageNotificationSchema,
+      (n) => void messages.push(n.params as { level: string; data: any }),
+    );
     const create = (project: string) =>
       client.callTool({
         name: 'devstream_create_task',
@@ -223,10 +249,20 @@ describe('MCP stateless mode (MCP_STATELESS=1)', () => {
     assert.equal(tools.length, toolOperations.length);
     const created = await client.callTool({
       name: 'devstream_create_task',
-      arguments: { title: 'stateless', description: 'd', task_type: 'coding', priority: 5, phase_name: 'P', project: 'Stateless' },
+      arguments: {
+        title: 'stateless',
+        description: 'd',
+        task_type: 'coding',
+        priority: 5,
+        phase_name: 'P',
+        project: 'Stateless',
+      },
     });
     assert.equal(created.isError, undefined);
-    const listed = (await client.callTool({ name: 'devstream_list_tasks', arguments: { project: 'Stateless' } })) as any;
+    const listed = (await client.callTool({
+      name: 'devstream_list_tasks',
+      arguments: { project: 'Stateless' },
+    })) as any;
     assert.equal(listed.structuredContent.total, 1);
     await client.close();
     assert.equal((await fetch(`${server.url}/mcp`, { headers: { accept: 'text/event-stream' } })).status, 405);

@@ -55,7 +55,10 @@ for (const backend of backends) {
       });
       assert.equal(viaTool.body.embedding_generated, false);
 
-      const found = await api('POST', '/api/v1/memories/search', { query: 'circuit breaker timeouts', project: 'Outage' });
+      const found = await api('POST', '/api/v1/memories/search', {
+        query: 'circuit breaker timeouts',
+        project: 'Outage',
+      });
       assert.equal(found.status, 200);
       assert.equal(found.body.method, 'keyword');
       assert.match(found.body.method_note, /unreachable|retrying/i);
@@ -74,10 +77,15 @@ for (const backend of backends) {
         return m.embedding_dimensions === 768 ? m : undefined;
       }, 30_000);
       assert.equal(embedded.embedding_model, 'nomic-embed-text');
-      const worked = fake.calls.find((c) => c.input.includes('search_document: Circuit breaker opens after five consecutive upstream timeouts.'));
+      const worked = fake.calls.find((c) =>
+        c.input.includes('search_document: Circuit breaker opens after five consecutive upstream timeouts.'),
+      );
       assert.ok(worked, 'the worker embeds with the document prefix');
 
-      const hybrid = await api('POST', '/api/v1/memories/search', { query: 'circuit breaker timeouts', project: 'Outage' });
+      const hybrid = await api('POST', '/api/v1/memories/search', {
+        query: 'circuit breaker timeouts',
+        project: 'Outage',
+      });
       assert.equal(hybrid.body.method, 'hybrid');
       assert.equal(hybrid.body.results[0].memory_id, stored.body.memory_id);
       assert.equal(hybrid.body.results[0].vector_rank, 1);
@@ -91,7 +99,10 @@ for (const backend of backends) {
     test('two service instances share the queue: every queued memory is embedded exactly once', async () => {
       await restart(ollama(fake));
       await fake.stop();
-      const contents = Array.from({ length: 40 }, (_, i) => `Queued while down, note number ${i} about shard ${i % 7}.`);
+      const contents = Array.from(
+        { length: 40 },
+        (_, i) => `Queued while down, note number ${i} about shard ${i % 7}.`,
+      );
       for (const content of contents) {
         const r = await api('POST', '/api/v1/memories', { content, content_type: 'output', project: 'Two Instances' });
         assert.equal(r.status, 201);
@@ -118,7 +129,11 @@ for (const backend of backends) {
       await restart(ollama(fake));
       fake.failWith = 500;
       try {
-        const stored = await api('POST', '/api/v1/memories', { content: 'Stored during a 500.', content_type: 'output', project: 'Errors' });
+        const stored = await api('POST', '/api/v1/memories', {
+          content: 'Stored during a 500.',
+          content_type: 'output',
+          project: 'Errors',
+        });
         assert.equal(stored.status, 201);
         assert.equal(stored.body.embedding_generated, false);
         assert.match(stored.body.embedding_note, /500/);
@@ -131,7 +146,11 @@ for (const backend of backends) {
       await restart(ollama(fake));
       fake.scale = 1e6;
       try {
-        const stored = await api('POST', '/api/v1/memories', { content: 'Stored by an unnormalised model.', content_type: 'output', project: 'Huge' });
+        const stored = await api('POST', '/api/v1/memories', {
+          content: 'Stored by an unnormalised model.',
+          content_type: 'output',
+          project: 'Huge',
+        });
         assert.equal(stored.status, 201);
         assert.equal(stored.body.embedding_generated, false);
         assert.match(stored.body.embedding_note, /65504/);
@@ -147,7 +166,11 @@ for (const backend of backends) {
       fake.delayMs = 5_000;
       try {
         const started = Date.now();
-        const stored = await api('POST', '/api/v1/memories', { content: 'Stored while Ollama hangs.', content_type: 'context', project: 'Slow' });
+        const stored = await api('POST', '/api/v1/memories', {
+          content: 'Stored while Ollama hangs.',
+          content_type: 'context',
+          project: 'Slow',
+        });
         const elapsed = Date.now() - started;
         assert.equal(stored.status, 201);
         assert.equal(stored.body.embedding_generated, false);
@@ -164,7 +187,10 @@ for (const backend of backends) {
         fake.delayMs = 0;
       }
       const m = await eventually(async () => {
-        const got = await memory((await api('POST', '/api/v1/memories/search', { query: 'ollama hangs', project: 'Slow' })).body.results[0].memory_id);
+        const got = await memory(
+          (await api('POST', '/api/v1/memories/search', { query: 'ollama hangs', project: 'Slow' })).body.results[0]
+            .memory_id,
+        );
         return got.embedding_dimensions === 768 ? got : undefined;
       }, 30_000);
       assert.equal(m.embedding_model, 'nomic-embed-text');
@@ -172,7 +198,11 @@ for (const backend of backends) {
 
     test('a model change re-embeds every memory in the background; search uses the new model only', async () => {
       await restart(ollama(fake));
-      const stored = await api('POST', '/api/v1/memories', { content: 'Blue-green deploys switch the load balancer.', content_type: 'decision', project: 'Models' });
+      const stored = await api('POST', '/api/v1/memories', {
+        content: 'Blue-green deploys switch the load balancer.',
+        content_type: 'decision',
+        project: 'Models',
+      });
       assert.equal(stored.body.embedding_dimensions, 768);
 
       await restart(ollama(fake, { model: 'mini-embed' }));
@@ -192,12 +222,19 @@ for (const backend of backends) {
       assert.equal(s.body.results[0].memory_id, stored.body.memory_id);
       assert.equal(s.body.results[0].vector_rank, 1, 'the 384-D vectors are searched');
       assert.equal((await memory(stored.body.memory_id)).embedding_model, 'mini-embed');
-      assert.ok(fake.calls.some((c) => c.model === 'mini-embed' && c.input.length > 1), 'the worker batches');
+      assert.ok(
+        fake.calls.some((c) => c.model === 'mini-embed' && c.input.length > 1),
+        'the worker batches',
+      );
     });
 
     test('an unknown model is reported, and writes go on', async () => {
       await restart(ollama(fake, { model: 'no-such-model' }));
-      const stored = await api('POST', '/api/v1/memories', { content: 'Written with a missing model.', content_type: 'context', project: 'Missing Model' });
+      const stored = await api('POST', '/api/v1/memories', {
+        content: 'Written with a missing model.',
+        content_type: 'context',
+        project: 'Missing Model',
+      });
       assert.equal(stored.status, 201);
       assert.equal(stored.body.embedding_generated, false);
       assert.match(stored.body.embedding_note, /404.*no-such-model.*not found/);
@@ -206,23 +243,41 @@ for (const backend of backends) {
     test('a store stages its vector: searches find it before and after the worker indexes it, filtered alike', async () => {
       await restart(ollama(fake));
       const db = database.db.kysely;
-      const stored = await api('POST', '/api/v1/memories', { content: 'Staged vectors wait in the job table for the HNSW insert.', content_type: 'learning', project: 'Staging' });
+      const stored = await api('POST', '/api/v1/memories', {
+        content: 'Staged vectors wait in the job table for the HNSW insert.',
+        content_type: 'learning',
+        project: 'Staging',
+      });
       assert.equal(stored.status, 201);
       assert.equal(stored.body.embedding_generated, true);
       const id: string = stored.body.memory_id;
       const state = async () => {
-        const job = await db.selectFrom('embedding_jobs').select('memory_id').where('memory_id', '=', id).executeTakeFirst();
-        const row = await db.selectFrom('semantic_memory').select(sql<boolean>`embedding is not null`.as('indexed')).where('id', '=', id).executeTakeFirstOrThrow();
+        const job = await db
+          .selectFrom('embedding_jobs')
+          .select('memory_id')
+          .where('memory_id', '=', id)
+          .executeTakeFirst();
+        const row = await db
+          .selectFrom('semantic_memory')
+          .select(sql<boolean>`embedding is not null`.as('indexed'))
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
         return { staged: job !== undefined, indexed: row.indexed };
       };
       // The worker moves the vector into the row (and the index) off the store's path.
-      await eventually(async () => { const s = await state(); return !s.staged && s.indexed ? true : undefined; }, 30_000);
-      const search = (project: string) => api('POST', '/api/v1/memories/search', { query: 'jobs waiting for an index insert', project });
+      await eventually(async () => {
+        const s = await state();
+        return !s.staged && s.indexed ? true : undefined;
+      }, 30_000);
+      const search = (project: string) =>
+        api('POST', '/api/v1/memories/search', { query: 'jobs waiting for an index insert', project });
       const indexed = (await search('Staging')).body.results.find((r: any) => r.memory_id === id);
       assert.ok(indexed?.vector_rank, 'found by the vector branch once indexed');
 
       // Back to the state a store leaves behind: the vector in the job, the row without it.
-      await sql`insert into embedding_jobs (memory_id, embedding) select id, embedding from semantic_memory where id = ${id}`.execute(db);
+      await sql`insert into embedding_jobs (memory_id, embedding) select id, embedding from semantic_memory where id = ${id}`.execute(
+        db,
+      );
       await sql`update semantic_memory set embedding = null where id = ${id}`.execute(db);
       const staged = (await search('Staging')).body.results.find((r: any) => r.memory_id === id);
       assert.equal(staged?.vector_rank, indexed.vector_rank, 'a staged vector ranks as an indexed one');
@@ -233,24 +288,45 @@ for (const backend of backends) {
       assert.equal(got.embedding_dimensions, 768);
 
       // The next store wakes the worker, which indexes every staged vector.
-      await api('POST', '/api/v1/memories', { content: 'Another note wakes the worker.', content_type: 'context', project: 'Staging' });
-      await eventually(async () => { const s = await state(); return !s.staged && s.indexed ? true : undefined; }, 30_000);
-      assert.equal((await search('Staging')).body.results.find((r: any) => r.memory_id === id)?.vector_rank, indexed.vector_rank);
+      await api('POST', '/api/v1/memories', {
+        content: 'Another note wakes the worker.',
+        content_type: 'context',
+        project: 'Staging',
+      });
+      await eventually(async () => {
+        const s = await state();
+        return !s.staged && s.indexed ? true : undefined;
+      }, 30_000);
+      assert.equal(
+        (await search('Staging')).body.results.find((r: any) => r.memory_id === id)?.vector_rank,
+        indexed.vector_rank,
+      );
     });
 
     test('vectors of any size: past what a B-tree entry (1,536-D) or HNSW (4,096-D) holds, stores and searches still work', async () => {
       fake.models.set('wide-embed', 1536);
       fake.models.set('huge-embed', 4096);
       // Each model's memory in words no other memory has: the vector branch must rank it first everywhere.
-      for (const [model, topic] of [['wide-embed', 'lighthouse keepers'], ['huge-embed', 'glacier surveyors']] as const) {
+      for (const [model, topic] of [
+        ['wide-embed', 'lighthouse keepers'],
+        ['huge-embed', 'glacier surveyors'],
+      ] as const) {
         await restart(ollama(fake, { model }));
         const project = `Dims ${model}`;
-        const stored = await api('POST', '/api/v1/memories', { content: `Notes on ${topic}.`, content_type: 'context', project });
+        const stored = await api('POST', '/api/v1/memories', {
+          content: `Notes on ${topic}.`,
+          content_type: 'context',
+          project,
+        });
         assert.equal(stored.status, 201);
         assert.equal(stored.body.embedding_model, model);
         assert.equal(stored.body.embedding_dimensions, fake.models.get(model));
         const indexed = await eventually(async () => {
-          const row = await database.db.kysely.selectFrom('semantic_memory').select(sql<boolean>`embedding is not null`.as('has')).where('id', '=', stored.body.memory_id).executeTakeFirstOrThrow();
+          const row = await database.db.kysely
+            .selectFrom('semantic_memory')
+            .select(sql<boolean>`embedding is not null`.as('has'))
+            .where('id', '=', stored.body.memory_id)
+            .executeTakeFirstOrThrow();
           return row.has ? true : undefined;
         }, 30_000);
         assert.equal(indexed, true, 'the worker moved the staged vector into the row');
@@ -262,8 +338,16 @@ for (const backend of backends) {
           assert.equal(hit?.vector_rank, 1, `${model} ${JSON.stringify(scope)}`);
         }
       }
-      const indexes = await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'semantic_memory' and indexname ~ '_(1536|4096)$'`.execute(database.db.kysely);
-      assert.deepEqual(indexes.rows.map((r) => r.name).sort(), ['idx_semantic_memory_embedding_1536'], 'HNSW up to 4,000-D; the covering B-tree up to 1,024-D');
+      const indexes = await sql<{
+        name: string;
+      }>`select indexname as name from pg_indexes where tablename = 'semantic_memory' and indexname ~ '_(1536|4096)$'`.execute(
+        database.db.kysely,
+      );
+      assert.deepEqual(
+        indexes.rows.map((r) => r.name).sort(),
+        ['idx_semantic_memory_embedding_1536'],
+        'HNSW up to 4,000-D; the covering B-tree up to 1,024-D',
+      );
     });
 
     test('a duplicate is answered without waiting for a hung embedder', async () => {
@@ -285,18 +369,31 @@ for (const backend of backends) {
     });
 
     test('EMBEDDING_PROVIDER=none: keyword search, no embed calls, nothing queued', async () => {
-      await restart({ embedding: { provider: 'none', ollamaHost: fake.url, model: 'nomic-embed-text', timeoutMs: 1_000 } });
+      await restart({
+        embedding: { provider: 'none', ollamaHost: fake.url, model: 'nomic-embed-text', timeoutMs: 1_000 },
+      });
       const calls = fake.calls.length;
-      const stored = await api('POST', '/api/v1/memories', { content: 'Keyword-only memory about sharding.', content_type: 'learning', project: 'No Embedder' });
+      const stored = await api('POST', '/api/v1/memories', {
+        content: 'Keyword-only memory about sharding.',
+        content_type: 'learning',
+        project: 'No Embedder',
+      });
       assert.equal(stored.body.embedding_generated, false);
       assert.match(stored.body.embedding_note, /EMBEDDING_PROVIDER=none/);
       const s = await api('POST', '/api/v1/memories/search', { query: 'sharding', project: 'No Embedder' });
       assert.equal(s.body.method, 'keyword');
       assert.equal(s.body.results[0].memory_id, stored.body.memory_id);
-      const text = await api('POST', '/api/v1/tools/devstream_search_memory', { query: 'sharding', project: 'No Embedder' });
+      const text = await api('POST', '/api/v1/tools/devstream_search_memory', {
+        query: 'sharding',
+        project: 'No Embedder',
+      });
       assert.equal(text.status, 200);
       assert.equal(fake.calls.length, calls, 'no embedder calls');
-      const queued = await database.db.kysely.selectFrom('embedding_jobs').select('memory_id').where('memory_id', '=', stored.body.memory_id).execute();
+      const queued = await database.db.kysely
+        .selectFrom('embedding_jobs')
+        .select('memory_id')
+        .where('memory_id', '=', stored.body.memory_id)
+        .execute();
       assert.equal(queued.length, 0);
     });
   });

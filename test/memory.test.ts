@@ -88,8 +88,20 @@ for (const backend of backends) {
       const got = await api('GET', `/api/v1/memories/${s.memory_id.toUpperCase()}`);
       assert.equal(got.status, 200);
       assert.deepEqual(Object.keys(got.body.memory).sort(), [
-        'access_count', 'content', 'content_format', 'content_type', 'created_at', 'created_by', 'embedding_dimensions',
-        'embedding_model', 'importance_score', 'keywords', 'last_accessed_at', 'memory_id', 'project', 'task_id',
+        'access_count',
+        'content',
+        'content_format',
+        'content_type',
+        'created_at',
+        'created_by',
+        'embedding_dimensions',
+        'embedding_model',
+        'importance_score',
+        'keywords',
+        'last_accessed_at',
+        'memory_id',
+        'project',
+        'task_id',
       ]);
       assert.equal(got.body.memory.content, content);
       assert.equal(got.body.memory.content_format, 'text');
@@ -114,8 +126,16 @@ for (const backend of backends) {
     });
 
     test('hybrid search: query prefix, both ranks reported, the text names the method', async () => {
-      await store({ content: 'Redis cluster chosen for the session cache; eviction policy allkeys-lru.', content_type: 'decision', project: 'Hybrid' });
-      await store({ content: 'The session cache misses spiked after the deploy.', content_type: 'error', project: 'Hybrid' });
+      await store({
+        content: 'Redis cluster chosen for the session cache; eviction policy allkeys-lru.',
+        content_type: 'decision',
+        project: 'Hybrid',
+      });
+      await store({
+        content: 'The session cache misses spiked after the deploy.',
+        content_type: 'error',
+        project: 'Hybrid',
+      });
       await store({ content: 'Unrelated note about the CSS grid layout.', content_type: 'context', project: 'Hybrid' });
 
       const r = await callTool('devstream_search_memory', { query: 'session cache eviction', project: 'Hybrid' });
@@ -132,7 +152,8 @@ for (const backend of backends) {
       assert.equal(top.keyword_rank, 1);
       assert.ok(top.distance >= 0 && top.distance < 1);
       assert.ok(Math.abs(top.rrf_score - 2 / 61) < 1e-9, 'rank 1 in both branches = 1/61 + 1/61');
-      for (let i = 1; i < s.results.length; i++) assert.ok(s.results[i - 1].rrf_score >= s.results[i].rrf_score, 'ordered by RRF');
+      for (let i = 1; i < s.results.length; i++)
+        assert.ok(s.results[i - 1].rrf_score >= s.results[i].rrf_score, 'ordered by RRF');
       assert.match(r.text, /🔍 \*\*DevStream Hybrid Search Results\*\*/);
       assert.match(r.text, /Method: Hybrid \(Vector \+ Keyword\)/);
       assert.match(r.text, /1\. 🎯 \*\*DECISION\*\* Memory/);
@@ -141,9 +162,17 @@ for (const backend of backends) {
     });
 
     test('the vector branch finds what no keyword matches', async () => {
-      await store({ content: 'Parking rules for the car at the office garage.', content_type: 'context', project: 'Synonyms' });
+      await store({
+        content: 'Parking rules for the car at the office garage.',
+        content_type: 'context',
+        project: 'Synonyms',
+      });
       const raw = await api('POST', '/api/v1/memories/search', { query: 'automobile', project: 'Synonyms' });
-      assert.match(raw.headers.get('server-timing') ?? '', /^embed;dur=[\d.]+, op;dur=[\d.]+$/, 'Server-Timing tells the embedder apart');
+      assert.match(
+        raw.headers.get('server-timing') ?? '',
+        /^embed;dur=[\d.]+, op;dur=[\d.]+$/,
+        'Server-Timing tells the embedder apart',
+      );
       const s = await search({ query: 'automobile', project: 'Synonyms' });
       assert.equal(s.method, 'hybrid');
       assert.equal(s.results.length, 1);
@@ -154,13 +183,28 @@ for (const backend of backends) {
 
     test('filters apply before the limit: one decision among 25 code memories', async () => {
       for (let i = 0; i < 25; i++) {
-        await store({ content: `Cache invalidation helper number ${i} for the cache layer.`, content_type: 'code', project: 'Filters' });
+        await store({
+          content: `Cache invalidation helper number ${i} for the cache layer.`,
+          content_type: 'code',
+          project: 'Filters',
+        });
       }
-      const decision = await store({ content: 'We decided the cache layer invalidates on write.', content_type: 'decision', project: 'Filters', keywords: ['policy'] });
+      const decision = await store({
+        content: 'We decided the cache layer invalidates on write.',
+        content_type: 'decision',
+        project: 'Filters',
+        keywords: ['policy'],
+      });
       const s = await search({ query: 'cache layer', project: 'Filters', content_type: 'decision', limit: 3 });
-      assert.deepEqual(s.results.map((h: any) => h.memory_id), [decision.memory_id]);
+      assert.deepEqual(
+        s.results.map((h: any) => h.memory_id),
+        [decision.memory_id],
+      );
       const byKeyword = await search({ query: 'cache', project: 'Filters', keywords: ['POLICY'], limit: 3 });
-      assert.deepEqual(byKeyword.results.map((h: any) => h.memory_id), [decision.memory_id]);
+      assert.deepEqual(
+        byKeyword.results.map((h: any) => h.memory_id),
+        [decision.memory_id],
+      );
       const all = await search({ query: 'cache layer', project: 'Filters', limit: 50 });
       assert.equal(all.total, 26);
 
@@ -168,15 +212,31 @@ for (const backend of backends) {
       assert.equal(future.total, 0);
       const past = await search({ query: 'cache layer', project: 'Filters', created_before: '2000-01-01T00:00:00Z' });
       assert.equal(past.total, 0);
-      const now = await search({ query: 'cache layer', project: 'Filters', created_after: '2000-01-01T00:00:00Z', limit: 5 });
+      const now = await search({
+        query: 'cache layer',
+        project: 'Filters',
+        created_after: '2000-01-01T00:00:00Z',
+        limit: 5,
+      });
       assert.equal(now.total, 5);
     });
 
     test('projects are isolated; names match exactly and case-insensitively; an unknown project finds nothing', async () => {
-      const a = await store({ content: 'Kafka topic retention is seven days.', content_type: 'learning', project: 'Alpha Stream' });
-      await store({ content: 'Kafka consumers lag behind at night.', content_type: 'error', project: 'Alpha Streaming' });
+      const a = await store({
+        content: 'Kafka topic retention is seven days.',
+        content_type: 'learning',
+        project: 'Alpha Stream',
+      });
+      await store({
+        content: 'Kafka consumers lag behind at night.',
+        content_type: 'error',
+        project: 'Alpha Streaming',
+      });
       const s = await search({ query: 'kafka', project: 'ALPHA STREAM' });
-      assert.deepEqual(s.results.map((h: any) => h.memory_id), [a.memory_id]);
+      assert.deepEqual(
+        s.results.map((h: any) => h.memory_id),
+        [a.memory_id],
+      );
       assert.equal(s.results[0].project, 'Alpha Stream');
       const none = await search({ query: 'kafka', project: 'No Such Project' });
       assert.equal(none.total, 0);
@@ -186,7 +246,11 @@ for (const backend of backends) {
     });
 
     test('storing into an unknown project creates it; without a project it goes to DEFAULT_PROJECT', async () => {
-      const s = await store({ content: 'A memory in a brand new project.', content_type: 'context', project: 'Brand New Memories' });
+      const s = await store({
+        content: 'A memory in a brand new project.',
+        content_type: 'context',
+        project: 'Brand New Memories',
+      });
       assert.equal(s.project, 'Brand New Memories');
       const plans = await api('GET', '/api/v1/plans?limit=500');
       assert.ok(plans.body.plans.some((p: any) => p.title === 'Brand New Memories'));
@@ -195,7 +259,11 @@ for (const backend of backends) {
     });
 
     test('a natural-language question finds memories that lack some of its words', async () => {
-      const m = await store({ content: 'Eviction policy for the session cache is allkeys-lru.', content_type: 'decision', project: 'Questions' });
+      const m = await store({
+        content: 'Eviction policy for the session cache is allkeys-lru.',
+        content_type: 'decision',
+        project: 'Questions',
+      });
       // "what", "did", "we" are stop words; "decide" and "about" match nothing: all-words search finds nothing.
       const s = await search({ query: 'what did we decide about the eviction policy?', project: 'Questions' });
       assert.equal(s.results[0]?.memory_id, m.memory_id);
@@ -221,7 +289,8 @@ for (const backend of backends) {
       for (let attempt = 0; attempt < 20 && !(ids[5]! < ids[1]!); attempt++) {
         project = `Neighbours ${attempt}`;
         ids = [];
-        for (const content of contents) ids.push((await store({ content, content_type: 'context', project })).memory_id);
+        for (const content of contents)
+          ids.push((await store({ content, content_type: 'context', project })).memory_id);
       }
       assert.ok(ids[5]! < ids[1]!, 'an arrangement where the tie-break favours the isolated hit');
       const s = await search({ query: 'database migration plan', project });
@@ -231,7 +300,11 @@ for (const backend of backends) {
     });
 
     test('repeated searches return each memory once and count every access', async () => {
-      const m = await store({ content: 'Grafana dashboards live in the ops repository.', content_type: 'documentation', project: 'Access' });
+      const m = await store({
+        content: 'Grafana dashboards live in the ops repository.',
+        content_type: 'documentation',
+        project: 'Access',
+      });
       for (let i = 0; i < 3; i++) {
         const s = await search({ query: 'grafana dashboards ops repository', project: 'Access' });
         const ids = s.results.map((h: any) => h.memory_id);
@@ -250,15 +323,25 @@ for (const backend of backends) {
     test('concurrent searches over the same memories all succeed, and every hit is counted', async () => {
       const stored: Array<{ memory_id: string }> = [];
       for (let i = 0; i < 5; i++) {
-        stored.push(await store({ content: `Concurrent lookup target ${i} about the billing service.`, content_type: 'context', project: 'Concurrent' }));
+        stored.push(
+          await store({
+            content: `Concurrent lookup target ${i} about the billing service.`,
+            content_type: 'context',
+            project: 'Concurrent',
+          }),
+        );
       }
       const answers = await Promise.all(
-        Array.from({ length: 24 }, () => api('POST', '/api/v1/memories/search', { query: 'billing service lookup target', project: 'Concurrent' })),
+        Array.from({ length: 24 }, () =>
+          api('POST', '/api/v1/memories/search', { query: 'billing service lookup target', project: 'Concurrent' }),
+        ),
       );
       for (const a of answers) assert.equal(a.status, 200, JSON.stringify(a.body));
       for (const a of answers) assert.equal(a.body.total, 5);
       await eventually(async () => {
-        const counts = await Promise.all(stored.map(async (m) => (await api('GET', `/api/v1/memories/${m.memory_id}`)).body.memory.access_count));
+        const counts = await Promise.all(
+          stored.map(async (m) => (await api('GET', `/api/v1/memories/${m.memory_id}`)).body.memory.access_count),
+        );
         return counts.every((c) => c === 24) ? counts : undefined;
       });
     });
@@ -278,7 +361,11 @@ for (const backend of backends) {
     });
 
     test('delete erases a memory: 404 afterwards, gone from search, the same content can be stored again', async () => {
-      const m = await store({ content: 'The staging password is hunter2 (oops).', content_type: 'context', project: 'Deletes' });
+      const m = await store({
+        content: 'The staging password is hunter2 (oops).',
+        content_type: 'context',
+        project: 'Deletes',
+      });
       const r = await callTool('devstream_delete_memory', { memory_id: m.memory_id });
       assert.equal(r.isError, undefined, r.text);
       assert.deepEqual(r.structuredContent, { success: true, memory_id: m.memory_id });
@@ -301,36 +388,61 @@ for (const backend of backends) {
       assert.ok(row.archived_at);
       // The keyword statistics forget the deleted words, before and after their deltas are folded.
       const counts = async () => {
-        const df = await database.db.kysely.selectFrom('memory_lexeme_df').select(['lexeme', 'df']).where('lexeme', 'in', ['hunter2', 'stage']).execute();
-        const delta = await database.db.kysely.selectFrom('memory_lexeme_delta').select(['lexeme', 'delta as df']).where('lexeme', 'in', ['hunter2', 'stage']).execute();
+        const df = await database.db.kysely
+          .selectFrom('memory_lexeme_df')
+          .select(['lexeme', 'df'])
+          .where('lexeme', 'in', ['hunter2', 'stage'])
+          .execute();
+        const delta = await database.db.kysely
+          .selectFrom('memory_lexeme_delta')
+          .select(['lexeme', 'delta as df'])
+          .where('lexeme', 'in', ['hunter2', 'stage'])
+          .execute();
         const sums: Record<string, number> = {};
         for (const r of [...df, ...delta]) sums[r.lexeme] = (sums[r.lexeme] ?? 0) + Number(r.df);
         return { sums, deltas: delta.length, rows: df.length };
       };
       // (The service folds every 2 s: the deltas may already be folded, and the zero counts gone.)
       const pending = (await counts()).sums;
-      assert.ok(Object.values(pending).every((n) => n === 0), `no count left for the deleted words: ${JSON.stringify(pending)}`);
+      assert.ok(
+        Object.values(pending).every((n) => n === 0),
+        `no count left for the deleted words: ${JSON.stringify(pending)}`,
+      );
       await compactKeywordStats(database.db.kysely);
       assert.deepEqual(await counts(), { sums: {}, deltas: 0, rows: 0 }, 'folded, and zero counts dropped');
-      const restored = await store({ content: 'The staging password is hunter2 (oops).', content_type: 'context', project: 'Deletes' });
+      const restored = await store({
+        content: 'The staging password is hunter2 (oops).',
+        content_type: 'context',
+        project: 'Deletes',
+      });
       assert.notEqual(restored.memory_id, m.memory_id);
       assert.equal(restored.duplicate, false);
     });
 
     test('task notes become a decision memory of the task, searchable and embedded', async () => {
       const created = await api('POST', '/api/v1/tasks', {
-        title: 'Pick a queue', description: 'd', task_type: 'research', priority: 5, phase_name: 'Infra', project: 'Notes Project',
+        title: 'Pick a queue',
+        description: 'd',
+        task_type: 'research',
+        priority: 5,
+        phase_name: 'Infra',
+        project: 'Notes Project',
       });
       const taskId = created.body.task.id;
       const updated = await callTool('devstream_update_task', {
-        task_id: taskId, status: 'completed', notes: 'Chose NATS JetStream over RabbitMQ for fan-out.',
+        task_id: taskId,
+        status: 'completed',
+        notes: 'Chose NATS JetStream over RabbitMQ for fan-out.',
       });
       const memoryId = updated.structuredContent.memory_id;
       assert.match(memoryId, /^[0-9a-f]{12}$/);
       assert.match(updated.text, new RegExp(`🧠 \\*\\*Memory ID\\*\\*: \`${memoryId}\``));
       const s = await search({ query: 'NATS JetStream', project: 'notes project', content_type: 'decision' });
       assert.equal(s.results[0]?.memory_id, memoryId);
-      assert.equal(s.results[0].content, 'Task status update: completed. Notes: Chose NATS JetStream over RabbitMQ for fan-out.');
+      assert.equal(
+        s.results[0].content,
+        'Task status update: completed. Notes: Chose NATS JetStream over RabbitMQ for fan-out.',
+      );
       const embedded = await eventually(async () => {
         const got = await api('GET', `/api/v1/memories/${memoryId}`);
         return got.body.memory.embedding_dimensions === 768 ? got.body.memory : undefined;
@@ -370,7 +482,15 @@ for (const backend of backends) {
     });
 
     test('punctuation, quotes and operators in a query are words, never errors', async () => {
-      for (const query of ["it's a \\ test & more | !", '"unclosed', 'a:b:c', '-', '***', 'the of and', "o'reilly's (book)"]) {
+      for (const query of [
+        "it's a \\ test & more | !",
+        '"unclosed',
+        'a:b:c',
+        '-',
+        '***',
+        'the of and',
+        "o'reilly's (book)",
+      ]) {
         const s = await search({ query });
         assert.ok(Array.isArray(s.results), query);
       }
@@ -389,17 +509,22 @@ for (const backend of backends) {
           weights: { vector: 1, keyword: 1, neighbours: 0.4 },
           vector: { values: FakeOllama.vector('crash'), model: 'nomic-embed-text', dims: 768 },
         }).compile(kysely);
-        const r = await kysely.executeQuery(CompiledQuery.raw(`explain (analyze, format json) ${compiled.sql}`, [...compiled.parameters]));
+        const r = await kysely.executeQuery(
+          CompiledQuery.raw(`explain (analyze, format json) ${compiled.sql}`, [...compiled.parameters]),
+        );
         const cell = (r.rows[0] as Record<string, unknown>)['QUERY PLAN'];
         const find = (n: any): any => (n['Subplan Name'] === 'CTE vec' ? n : (n.Plans ?? []).map(find).find(Boolean));
-        const scanned = (n: any): boolean => (n['Relation Name'] === 'semantic_memory' && n['Actual Loops'] > 0) || (n.Plans ?? []).some(scanned);
+        const scanned = (n: any): boolean =>
+          (n['Relation Name'] === 'semantic_memory' && n['Actual Loops'] > 0) || (n.Plans ?? []).some(scanned);
         const vec = find((typeof cell === 'string' ? JSON.parse(cell) : cell)[0].Plan);
         // Its Append: the exact branch first, then the one ordered by the HNSW index (one of them runs).
         const [exact, index] = vec['Node Type'] === 'Append' ? vec.Plans : vec.Plans[0].Plans;
         return { exact: scanned(exact), index: scanned(index) };
       };
       // Filler memories (no vectors: only the count matters), written straight to the table; the trigger counts them.
-      await sql`insert into intervention_plans (id, title, expected_outcome) values ('f111111111ff', 'Filler', 'none')`.execute(kysely);
+      await sql`insert into intervention_plans (id, title, expected_outcome) values ('f111111111ff', 'Filler', 'none')`.execute(
+        kysely,
+      );
       await sql`
         insert into semantic_memory (id, project_id, content, content_type, content_format, importance_score, content_hash)
         select 'e' || lpad(to_hex(g), 11, '0'), 'f111111111ff', 'zzfiller ' || g, 'context', 'text', 0.5, md5(g::text)
@@ -408,7 +533,11 @@ for (const backend of backends) {
       await new Promise((resolve) => setTimeout(resolve, 5));
       const since = new Date().toISOString(); // after every filler, before the two memories below
       await new Promise((resolve) => setTimeout(resolve, 5));
-      const outage = await store({ content: 'Loading dock outage report for each visitor.', content_type: 'learning', project: 'Large Scope' });
+      const outage = await store({
+        content: 'Loading dock outage report for each visitor.',
+        content_type: 'learning',
+        project: 'Large Scope',
+      });
       await store({ content: 'Loading dock rules for trucks.', content_type: 'context', project: 'Large Scope' });
 
       const all = await search({ query: 'crash' });
@@ -417,20 +546,35 @@ for (const backend of backends) {
       assert.equal(all.results[0].keyword_rank, null);
       assert.deepEqual(await vectorScan({}), { index: true, exact: false }, 'all 1,200+ memories: the indexed branch');
       const typed = await search({ query: 'crash', content_type: 'learning', limit: 50 });
-      assert.ok(typed.results.every((h: any) => h.content_type === 'learning'), 'the filter holds inside the index scan');
+      assert.ok(
+        typed.results.every((h: any) => h.content_type === 'learning'),
+        'the filter holds inside the index scan',
+      );
       assert.equal(typed.results.find((h: any) => h.vector_rank === 1)?.memory_id, outage.memory_id);
-      assert.deepEqual(await vectorScan({ content_type: 'learning' }), { index: true, exact: false }, 'a type filter does not shrink the known scope');
+      assert.deepEqual(
+        await vectorScan({ content_type: 'learning' }),
+        { index: true, exact: false },
+        'a type filter does not shrink the known scope',
+      );
 
       const scoped = await search({ query: 'crash', project: 'Large Scope' });
       assert.equal(scoped.results[0].memory_id, outage.memory_id);
       assert.equal(scoped.results.length, 2, 'both memories of the small project, by exact distance');
-      assert.deepEqual(await vectorScan({ project: 'Large Scope' }), { index: false, exact: true }, 'a small project: scanned exactly');
+      assert.deepEqual(
+        await vectorScan({ project: 'Large Scope' }),
+        { index: false, exact: true },
+        'a small project: scanned exactly',
+      );
 
       const recent = await search({ query: 'crash', created_after: since });
       assert.equal(recent.results.length, 2, 'only the two memories stored since');
       assert.equal(recent.results[0].memory_id, outage.memory_id);
       assert.equal(recent.results[0].vector_rank, 1);
-      assert.deepEqual(await vectorScan({ created_after: since }), { index: false, exact: true }, 'a date range holding few memories: scanned exactly');
+      assert.deepEqual(
+        await vectorScan({ created_after: since }),
+        { index: false, exact: true },
+        'a date range holding few memories: scanned exactly',
+      );
     });
   });
 }

@@ -31,11 +31,24 @@ for (const backend of backends) {
       opened.push(t);
       const files = await loadMigrations();
       const first = await migrate(t.db.kysely);
-      assert.deepEqual(first.applied, files.map((m) => m.name));
-      const recorded = await t.db.kysely.selectFrom('schema_version').select(['version', 'name', 'checksum']).orderBy('version').execute();
-      assert.deepEqual(recorded, files.map((m) => ({ version: m.version, name: m.name, checksum: m.checksum })));
+      assert.deepEqual(
+        first.applied,
+        files.map((m) => m.name),
+      );
+      const recorded = await t.db.kysely
+        .selectFrom('schema_version')
+        .select(['version', 'name', 'checksum'])
+        .orderBy('version')
+        .execute();
+      assert.deepEqual(
+        recorded,
+        files.map((m) => ({ version: m.version, name: m.name, checksum: m.checksum })),
+      );
       const before = await schemaFingerprint(t.db.kysely);
-      assert.ok(before.some((i) => i.includes('intervention_plans_title_key')), 'the unique title index exists');
+      assert.ok(
+        before.some((i) => i.includes('intervention_plans_title_key')),
+        'the unique title index exists',
+      );
 
       const second = await migrate(t.db.kysely);
       assert.deepEqual(second.applied, []);
@@ -81,7 +94,10 @@ if (postgresBaseUrl) {
           files.map((m) => m.name).sort(),
           'every migration applied by exactly one process',
         );
-        const count = await dbs[0]!.kysely.selectFrom('schema_version').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        const count = await dbs[0]!.kysely
+          .selectFrom('schema_version')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
         assert.equal(Number(count.n), files.length);
       } finally {
         await Promise.all(dbs.map((d) => d.close()));

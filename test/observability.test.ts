@@ -57,13 +57,17 @@ for (const backend of backends) {
     test('every answer carries x-request-id; a client id is kept, a malformed one replaced; log lines carry it', async () => {
       const fresh = await rest(server.url, 'GET', '/api/v1/plans');
       assert.match(fresh.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
-      const kept = await rest(server.url, 'GET', '/api/v1/tasks?project=nope', undefined, { 'x-request-id': 'trace-abc.123' });
+      const kept = await rest(server.url, 'GET', '/api/v1/tasks?project=nope', undefined, {
+        'x-request-id': 'trace-abc.123',
+      });
       assert.equal(kept.headers.get('x-request-id'), 'trace-abc.123');
       assert.ok(
         lines.some((l) => JSON.parse(l).reqId === 'trace-abc.123'),
         'the request is logged under the id the client sent',
       );
-      const replaced = await rest(server.url, 'GET', '/api/v1/plans', undefined, { 'x-request-id': 'bad id with spaces' });
+      const replaced = await rest(server.url, 'GET', '/api/v1/plans', undefined, {
+        'x-request-id': 'bad id with spaces',
+      });
       assert.match(replaced.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
       // Errors and refusals too, MCP included.
       const refused = await rest(server.url, 'GET', '/api/v1/no-such-route');
@@ -72,7 +76,12 @@ for (const backend of backends) {
       const mcp = await fetch(`${server.url}/mcp`, {
         method: 'POST',
         headers: { ...MCP_HEADERS, 'x-request-id': 'mcp-call-1' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
       });
       await mcp.text();
       assert.equal(mcp.headers.get('x-request-id'), 'mcp-call-1');
@@ -87,14 +96,43 @@ for (const backend of backends) {
       const { client, transport } = await connectMcp(server.url);
       try {
         await client.callTool({ name: 'devstream_list_tasks', arguments: { project: 'Metrics' } });
-        const failed = await client.callTool({ name: 'devstream_update_task', arguments: { task_id: 'abcdef123456', status: 'completed' } });
+        const failed = await client.callTool({
+          name: 'devstream_update_task',
+          arguments: { task_id: 'abcdef123456', status: 'completed' },
+        });
         assert.equal(failed.isError, true);
         const after = await metricsText();
-        assert.equal(sample(after, 'devstream_http_request_duration_seconds_count', route), n0 + 2, 'by route pattern, not path');
-        assert.equal(sample(after, 'devstream_mcp_tool_call_duration_seconds_count', { tool: 'devstream_list_tasks', outcome: 'ok' }), 1);
-        assert.equal(sample(after, 'devstream_mcp_tool_call_duration_seconds_count', { tool: 'devstream_update_task', outcome: 'NOT_FOUND' }), 1);
-        assert.ok(sample(after, 'devstream_http_request_duration_seconds_count', { method: 'POST', route: '/mcp', status: '200' }) >= 2, 'MCP posts are counted');
-        assert.equal(sample(after, 'devstream_mcp_sessions_active'), sample(before, 'devstream_mcp_sessions_active') + 1);
+        assert.equal(
+          sample(after, 'devstream_http_request_duration_seconds_count', route),
+          n0 + 2,
+          'by route pattern, not path',
+        );
+        assert.equal(
+          sample(after, 'devstream_mcp_tool_call_duration_seconds_count', {
+            tool: 'devstream_list_tasks',
+            outcome: 'ok',
+          }),
+          1,
+        );
+        assert.equal(
+          sample(after, 'devstream_mcp_tool_call_duration_seconds_count', {
+            tool: 'devstream_update_task',
+            outcome: 'NOT_FOUND',
+          }),
+          1,
+        );
+        assert.ok(
+          sample(after, 'devstream_http_request_duration_seconds_count', {
+            method: 'POST',
+            route: '/mcp',
+            status: '200',
+          }) >= 2,
+          'MCP posts are counted',
+        );
+        assert.equal(
+          sample(after, 'devstream_mcp_sessions_active'),
+          sample(before, 'devstream_mcp_sessions_active') + 1,
+        );
         assert.equal(sample(after, 'devstream_embedding_queue_depth'), 0);
         assert.equal(sample(after, 'devstream_jobs', { status: 'queued' }), 0);
         assert.ok(sample(after, 'devstream_db_pool_connections', { state: 'idle' }) >= 1);
@@ -133,8 +171,16 @@ describe('who may read /metrics', () => {
     const s = await start(METRICS_TOKEN, 'required');
     const token = { authorization: `Bearer ${METRICS_TOKEN}` };
     assert.equal(await getWithHost(s.url, '/metrics', '10.1.2.3:7000', token), 200);
-    assert.equal(await getWithHost(s.url, '/metrics', '10.1.2.3:7000', { authorization: `Bearer ${ADMIN_TOKEN}` }), 403, 'an admin key still meets the Host check');
-    assert.equal(await getWithHost(s.url, '/api/v1/plans', '10.1.2.3:7000', token), 403, 'the token lets nothing else past the Host check');
+    assert.equal(
+      await getWithHost(s.url, '/metrics', '10.1.2.3:7000', { authorization: `Bearer ${ADMIN_TOKEN}` }),
+      403,
+      'an admin key still meets the Host check',
+    );
+    assert.equal(
+      await getWithHost(s.url, '/api/v1/plans', '10.1.2.3:7000', token),
+      403,
+      'the token lets nothing else past the Host check',
+    );
     assert.equal(await getWithHost(s.url, '/metrics/', '10.1.2.3:7000', token), 403);
     assert.equal((await get(s, token)).status, 200);
     assert.equal((await get(s, { authorization: `Bearer ${ADMIN_TOKEN}` })).status, 200);
@@ -143,8 +189,17 @@ describe('who may read /metrics', () => {
     assert.equal(none.body.error.code, 'UNAUTHORIZED');
     assert.equal((await get(s, { authorization: 'Bearer metrics-token-for-tests-0124' })).status, 401);
     // The token opens /metrics only.
-    assert.equal((await rest(s.url, 'GET', '/api/v1/plans', undefined, { authorization: `Bearer ${METRICS_TOKEN}` })).status, 401);
-    const key = await rest(s.url, 'POST', '/api/v1/keys', { name: 'reader', scopes: ['read'] }, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    assert.equal(
+      (await rest(s.url, 'GET', '/api/v1/plans', undefined, { authorization: `Bearer ${METRICS_TOKEN}` })).status,
+      401,
+    );
+    const key = await rest(
+      s.url,
+      'POST',
+      '/api/v1/keys',
+      { name: 'reader', scopes: ['read'] },
+      { authorization: `Bearer ${ADMIN_TOKEN}` },
+    );
     assert.equal(key.status, 201);
     const forbidden = await get(s, { authorization: `Bearer ${key.body.token}` });
     assert.equal(forbidden.status, 403);
@@ -168,7 +223,9 @@ describe('embedder faults', () => {
   before(async () => {
     database = await backend.open();
     fake = await new FakeOllama().start();
-    server = await startServer(database, { embedding: { provider: 'ollama', ollamaHost: fake.url, model: 'nomic-embed-text', timeoutMs: 300 } });
+    server = await startServer(database, {
+      embedding: { provider: 'ollama', ollamaHost: fake.url, model: 'nomic-embed-text', timeoutMs: 300 },
+    });
   });
   after(async () => {
     await server?.close();
@@ -177,9 +234,11 @@ describe('embedder faults', () => {
   });
 
   test('a hanging Ollama: after the cooldown one request probes it while the others skip it', async () => {
-    const metric = async (name: string, labels: Record<string, string> = {}) => sample((await rest(server.url, 'GET', '/metrics')).body as string, name, labels);
+    const metric = async (name: string, labels: Record<string, string> = {}) =>
+      sample((await rest(server.url, 'GET', '/metrics')).body as string, name, labels);
     // Searches, not stores: a store queues its memory, and the worker's retries would move the cooldown.
-    const search = () => rest(server.url, 'POST', '/api/v1/memories/search', { query: 'ollama hangs', project: 'Breaker' });
+    const search = () =>
+      rest(server.url, 'POST', '/api/v1/memories/search', { query: 'ollama hangs', project: 'Breaker' });
     fake.delayMs = 3_000;
     try {
       const first = await search();
@@ -188,10 +247,14 @@ describe('embedder faults', () => {
       assert.match(first.body.method_note, /did not answer within 300 ms/);
       const retryAt = (await rest(server.url, 'GET', '/readyz')).body.embeddings.retry_at;
       await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(retryAt) - Date.now()) + 20));
-      const probes = () => metric('devstream_embedding_duration_seconds_count', { kind: 'query', caller: 'request', outcome: 'failed' });
+      const probes = () =>
+        metric('devstream_embedding_duration_seconds_count', { kind: 'query', caller: 'request', outcome: 'failed' });
       const [calls, skipped] = [await probes(), await metric('devstream_embedding_skipped_total')];
       const burst = await Promise.all(Array.from({ length: 6 }, search));
-      assert.deepEqual(burst.map((s) => s.body.method), Array(6).fill('keyword'));
+      assert.deepEqual(
+        burst.map((s) => s.body.method),
+        Array(6).fill('keyword'),
+      );
       assert.equal((await probes()) - calls, 1, 'one probe, not one hanging call per request');
       assert.equal((await metric('devstream_embedding_skipped_total')) - skipped, 5);
       assert.equal(await metric('devstream_embedder_down'), 1);
@@ -208,17 +271,32 @@ describe('embedder faults', () => {
     try {
       await client.setLoggingLevel('warning');
       // Let the breaker's cooldown pass so this call reaches Ollama (and fails) or skips: either way a warning.
-      const stored = await client.callTool({ name: 'devstream_store_memory', arguments: { content: 'Stored while Ollama errors.', content_type: 'context', project: 'Warn' } });
+      const stored = await client.callTool({
+        name: 'devstream_store_memory',
+        arguments: { content: 'Stored while Ollama errors.', content_type: 'context', project: 'Warn' },
+      });
       assert.notEqual(stored.isError, true);
-      await client.callTool({ name: 'devstream_search_memory', arguments: { query: 'ollama errors', project: 'Warn' } });
+      await client.callTool({
+        name: 'devstream_search_memory',
+        arguments: { query: 'ollama errors', project: 'Warn' },
+      });
       await new Promise((r) => setTimeout(r, 200));
-      assert.ok(messages.some((m) => m.level === 'warning' && /Stored without a vector/.test(m.data.message)), JSON.stringify(messages));
+      assert.ok(
+        messages.some((m) => m.level === 'warning' && /Stored without a vector/.test(m.data.message)),
+        JSON.stringify(messages),
+      );
       assert.ok(messages.some((m) => m.level === 'warning' && /Searched by keyword only/.test(m.data.message)));
-      assert.ok(messages.every((m) => m.level !== 'info' && m.level !== 'debug'), 'nothing below the level asked for');
+      assert.ok(
+        messages.every((m) => m.level !== 'info' && m.level !== 'debug'),
+        'nothing below the level asked for',
+      );
 
       await client.setLoggingLevel('error');
       const seen = messages.length;
-      await client.callTool({ name: 'devstream_search_memory', arguments: { query: 'ollama errors', project: 'Warn' } });
+      await client.callTool({
+        name: 'devstream_search_memory',
+        arguments: { query: 'ollama errors', project: 'Warn' },
+      });
       await new Promise((r) => setTimeout(r, 200));
       assert.equal(messages.length, seen, 'warnings are not sent at level error');
     } finally {

@@ -34,14 +34,18 @@ type Json = Record<string, any>;
 
 /** The JSON schema of a route's request body or response, by status. */
 const bodySchema = (operation: Json) => operation.requestBody?.content?.['application/json']?.schema;
-const responseSchema = (operation: Json, status: string) => operation.responses?.[status]?.content?.['application/json']?.schema;
+const responseSchema = (operation: Json, status: string) =>
+  operation.responses?.[status]?.content?.['application/json']?.schema;
 
 /** Path and query parameters folded back into an object schema, as the operation's input has them. */
 function parametersAsSchema(operation: Json, where: 'query' | 'path'): { properties: Json; required: string[] } {
   const params = (operation.parameters ?? []).filter((p: Json) => p.in === where);
   return {
     properties: Object.fromEntries(
-      params.map((p: Json) => [p.name, p.description === undefined ? p.schema : { ...p.schema, description: p.description }]),
+      params.map((p: Json) => [
+        p.name,
+        p.description === undefined ? p.schema : { ...p.schema, description: p.description },
+      ]),
     ),
     required: params.filter((p: Json) => p.required).map((p: Json) => p.name),
   };
@@ -93,7 +97,10 @@ describe('OpenAPI document', () => {
       assert.ok(methods.length > 0, `${path} has an operation`);
       for (const method of methods) {
         const operationId = item[method].operationId;
-        assert.ok(typeof operationId === 'string' && operationId.length > 0, `${method.toUpperCase()} ${path} has an operationId`);
+        assert.ok(
+          typeof operationId === 'string' && operationId.length > 0,
+          `${method.toUpperCase()} ${path} has an operationId`,
+        );
         ids.push(operationId);
       }
     }
@@ -116,7 +123,11 @@ describe('OpenAPI document', () => {
       mcpTools.map((t) => `/api/v1/tools/${t.name}`).sort(),
       'a tool route for every MCP tool and no other',
     );
-    assert.deepEqual(generated.components.securitySchemes.apiKey, { type: 'http', scheme: 'bearer', description: generated.components.securitySchemes.apiKey.description });
+    assert.deepEqual(generated.components.securitySchemes.apiKey, {
+      type: 'http',
+      scheme: 'bearer',
+      description: generated.components.securitySchemes.apiKey.description,
+    });
     assert.deepEqual(generated.security, [{ apiKey: [] }], 'every route needs an API key (with AUTH=required)…');
     assert.deepEqual(generated.paths['/healthz'].get.security, [], '…but the probes');
     assert.match(generated.paths['/api/v1/keys'].post.description, /`admin` scope/);
@@ -125,21 +136,33 @@ describe('OpenAPI document', () => {
     }
   });
 
-  test('every MCP tool route takes the tool\'s inputSchema and answers its outputSchema', () => {
+  test("every MCP tool route takes the tool's inputSchema and answers its outputSchema", () => {
     for (const tool of mcpTools) {
       const operation = generated.paths[`/api/v1/tools/${tool.name}`]?.post;
       assert.ok(operation, `${tool.name} is in the OpenAPI document`);
       assert.equal(operation.requestBody?.required, true, `${tool.name}: a request body`);
-      assert.deepEqual(normalise(bodySchema(operation)), normalise(tool.inputSchema), `${tool.name}: request body = inputSchema`);
+      assert.deepEqual(
+        normalise(bodySchema(operation)),
+        normalise(tool.inputSchema),
+        `${tool.name}: request body = inputSchema`,
+      );
       assert.ok(tool.outputSchema, `${tool.name} declares an outputSchema`);
-      assert.deepEqual(normalise(responseSchema(operation, '200')), normalise(tool.outputSchema), `${tool.name}: 200 = outputSchema`);
+      assert.deepEqual(
+        normalise(responseSchema(operation, '200')),
+        normalise(tool.outputSchema),
+        `${tool.name}: 200 = outputSchema`,
+      );
       for (const status of ['4XX', '5XX']) {
-        assert.deepEqual(responseSchema(operation, status), { $ref: '#/components/schemas/Error' }, `${tool.name}: ${status} is the Error body`);
+        assert.deepEqual(
+          responseSchema(operation, status),
+          { $ref: '#/components/schemas/Error' },
+          `${tool.name}: ${status} is the Error body`,
+        );
       }
     }
   });
 
-  test('the resource routes document their operation\'s input (as path, query or body) and output', () => {
+  test("the resource routes document their operation's input (as path, query or body) and output", () => {
     const byName = new Map(operations.map((op) => [op.name, op]));
     const op = (name: string) => {
       const found = byName.get(name);
@@ -156,7 +179,10 @@ describe('OpenAPI document', () => {
 
     const listTasks = paths['/api/v1/tasks'].get;
     const listTasksInput = input('devstream_list_tasks');
-    assert.deepEqual(parametersAsSchema(listTasks, 'query'), { properties: listTasksInput.properties, required: listTasksInput.required ?? [] });
+    assert.deepEqual(parametersAsSchema(listTasks, 'query'), {
+      properties: listTasksInput.properties,
+      required: listTasksInput.required ?? [],
+    });
     assert.deepEqual(normalise(responseSchema(listTasks, '200')), output('devstream_list_tasks'));
 
     const createTask = paths['/api/v1/tasks'].post;
@@ -175,18 +201,28 @@ describe('OpenAPI document', () => {
 
     const listPlans = paths['/api/v1/plans'].get;
     const listPlansInput = input('devstream_list_plans');
-    assert.deepEqual(parametersAsSchema(listPlans, 'query'), { properties: listPlansInput.properties, required: listPlansInput.required ?? [] });
+    assert.deepEqual(parametersAsSchema(listPlans, 'query'), {
+      properties: listPlansInput.properties,
+      required: listPlansInput.required ?? [],
+    });
     assert.deepEqual(normalise(responseSchema(listPlans, '200')), output('devstream_list_plans'));
 
     const getPlan = paths['/api/v1/plans/{id}'].get;
-    assert.deepEqual(parametersAsSchema(getPlan, 'path'), { properties: input('devstream_get_plan').properties, required: ['id'] });
+    assert.deepEqual(parametersAsSchema(getPlan, 'path'), {
+      properties: input('devstream_get_plan').properties,
+      required: ['id'],
+    });
     assert.deepEqual(normalise(responseSchema(getPlan, '200')), output('devstream_get_plan'));
 
     for (const [path, item] of Object.entries(paths)) {
       if (!path.startsWith('/api/v1/')) continue;
       for (const [method, operation] of Object.entries(item as Json)) {
         for (const status of ['4XX', '5XX']) {
-          assert.deepEqual(responseSchema(operation, status), { $ref: '#/components/schemas/Error' }, `${method} ${path} ${status}`);
+          assert.deepEqual(
+            responseSchema(operation, status),
+            { $ref: '#/components/schemas/Error' },
+            `${method} ${path} ${status}`,
+          );
         }
       }
     }

@@ -31,28 +31,42 @@ function commitFile(commit: string): string {
     endLine: 3,
     rawCode: `export function f${i}() {\n  return ${i};\n}`,
   }));
-  return JSON.stringify({ commitHash: commit, analyzedAt: '2026-11-30T12:00:00.000Z', nodes, edges: [{ from: nodes[0]!.id, to: nodes[1]!.id, type: 'CALLS' }] });
+  return JSON.stringify({
+    commitHash: commit,
+    analyzedAt: '2026-11-30T12:00:00.000Z',
+    nodes,
+    edges: [{ from: nodes[0]!.id, to: nodes[1]!.id, type: 'CALLS' }],
+  });
 }
 
 /** A POST whose body is sent in parts: the response is read as soon as it comes, even mid-body. */
-function openUpload(url: string, path: string): { req: ClientRequest; response: Promise<{ status: number; body: string; headers: IncomingMessage['headers'] }> } {
-  const req = httpRequest(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } });
-  const response = new Promise<{ status: number; body: string; headers: IncomingMessage['headers'] }>((resolve, reject) => {
-    req.on('response', (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
+function openUpload(
+  url: string,
+  path: string,
+): { req: ClientRequest; response: Promise<{ status: number; body: string; headers: IncomingMessage['headers'] }> } {
+  const req = httpRequest(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
   });
+  const response = new Promise<{ status: number; body: string; headers: IncomingMessage['headers'] }>(
+    (resolve, reject) => {
+      req.on('response', (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+    },
+  );
   req.flushHeaders();
   return { req, response };
 }
 
 /** Resolves with the first line of `output()` that matches, polling. */
-const logged = (output: () => string, pattern: RegExp) => eventually(async () => (pattern.test(output()) ? true : undefined));
+const logged = (output: () => string, pattern: RegExp) =>
+  eventually(async () => (pattern.test(output()) ? true : undefined));
 
 describe('serve: start-up and shutdown (issue 18)', () => {
   const tempDir = tempDirs('life');
@@ -65,7 +79,12 @@ describe('serve: start-up and shutdown (issue 18)', () => {
       assert.equal(lock.pid, first.child.pid);
       const second = await serve({ DATA_DIR: dataDir }, { waitReady: false });
       assert.equal(await second.exited, 1, 'the second server exits');
-      assert.match(second.output(), new RegExp(`data folder ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by process ${first.child.pid}`));
+      assert.match(
+        second.output(),
+        new RegExp(
+          `data folder ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by process ${first.child.pid}`,
+        ),
+      );
       // The first one carries on, and is the only writer.
       assert.equal((await fetch(`${first.url}/readyz`)).status, 200);
       // So does every command that opens the folder.
@@ -84,7 +103,14 @@ describe('serve: start-up and shutdown (issue 18)', () => {
     const created = await fetch(`${first.url}/api/v1/tasks`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'Before the crash', description: 'd', task_type: 'coding', priority: 5, phase_name: 'P', project: 'Locks' }),
+      body: JSON.stringify({
+        title: 'Before the crash',
+        description: 'd',
+        task_type: 'coding',
+        priority: 5,
+        phase_name: 'P',
+        project: 'Locks',
+      }),
     });
     assert.equal(created.status, 201);
     first.child.kill('SIGKILL');
@@ -106,14 +132,30 @@ describe('serve: start-up and shutdown (issue 18)', () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     // A terminal's Ctrl-C signals the whole foreground process group: npm, sh, tsx and node.
-    const child = spawn('npm', ['start'], { cwd: ROOT, env: childEnv({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info' }), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['start'], {
+      cwd: ROOT,
+      env: childEnv({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info' }),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout!.on('data', (c) => (output += c));
     child.stderr!.on('data', (c) => (output += c));
     // npm re-raises the signal on itself once its child has exited: it ends by SIGINT, node by exit 0.
-    const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? `exit ${code}`)));
+    const exited = new Promise<string>((resolve) =>
+      child.on('exit', (code, signal) => resolve(signal ?? `exit ${code}`)),
+    );
     try {
-      await eventually(async () => ((await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) === 200 ? true : undefined), 60_000);
+      await eventually(
+        async () =>
+          (await fetch(`${url}/readyz`).then(
+            (r) => r.status,
+            () => 0,
+          )) === 200
+            ? true
+            : undefined,
+        60_000,
+      );
       const body = commitFile('c0ffee0000000000000000000000000000000001');
       const upload = openUpload(url, '/api/v1/graphs?repo=draining');
       upload.req.write(body.slice(0, 1000));
@@ -145,7 +187,10 @@ describe('serve: start-up and shutdown (issue 18)', () => {
     const again = await serve({ DATA_DIR: dataDir });
     try {
       const graphs = (await (await fetch(`${again.url}/api/v1/graphs`)).json()) as any;
-      assert.deepEqual(graphs.graphs.map((g: any) => [g.repo, g.nodes]), [['draining', 40]]);
+      assert.deepEqual(
+        graphs.graphs.map((g: any) => [g.repo, g.nodes]),
+        [['draining', 40]],
+      );
     } finally {
       await again.stop();
     }
@@ -200,66 +245,88 @@ describe('serve: start-up and shutdown (issue 18)', () => {
     }
   });
 
-  describe('permanent database errors fail at once (Postgres)', { skip: postgresBaseUrl ? false : 'Postgres tests are off (no DATABASE_URL)' }, () => {
-    // DB_CONNECT_TIMEOUT_S of an hour: a start-up that waited would not end within the test's timeout.
-    const env = (url: string) => ({ DATABASE_URL: url, DB_CONNECT_TIMEOUT_S: '3600', PORT: '0' });
+  describe(
+    'permanent database errors fail at once (Postgres)',
+    { skip: postgresBaseUrl ? false : 'Postgres tests are off (no DATABASE_URL)' },
+    () => {
+      // DB_CONNECT_TIMEOUT_S of an hour: a start-up that waited would not end within the test's timeout.
+      const env = (url: string) => ({ DATABASE_URL: url, DB_CONNECT_TIMEOUT_S: '3600', PORT: '0' });
 
-    test('a missing database (3D000) names the database and what to do', { timeout: 60_000 }, async () => {
-      const u = new URL(postgresBaseUrl!);
-      u.pathname = '/dsh_no_such_database';
-      const r = await runCli(['serve'], env(u.toString()));
-      assert.equal(r.code, 1);
-      assert.match(r.stderr, /database "dsh_no_such_database" does not exist \(3D000\): create the database/);
-    });
-
-    test('a role that may not create the vector extension (42501) is told who must', { timeout: 60_000 }, async () => {
-      const scratch = await createScratchDatabase(postgresBaseUrl!);
-      const role = `dsh_low_${process.pid}`;
-      const admin = new pg.Client({ connectionString: scratch.url });
-      await admin.connect();
-      try {
-        await admin.query(`create role ${role} login`);
-        const dbName = new URL(scratch.url).pathname.slice(1);
-        await admin.query(`grant all on database "${dbName}" to ${role}`);
-        await admin.query(`grant all on schema public to ${role}`);
-        const u = new URL(scratch.url);
-        u.username = role;
+      test('a missing database (3D000) names the database and what to do', { timeout: 60_000 }, async () => {
+        const u = new URL(postgresBaseUrl!);
+        u.pathname = '/dsh_no_such_database';
         const r = await runCli(['serve'], env(u.toString()));
         assert.equal(r.code, 1);
-        assert.match(r.stderr, /permission denied to create extension "vector" \(42501\): .*superuser run CREATE EXTENSION vector/);
-      } finally {
-        await admin.query(`drop owned by ${role}`).catch(() => {});
-        await admin.query(`drop role if exists ${role}`).catch(() => {});
-        await admin.end();
-        await scratch.drop();
-      }
-    });
+        assert.match(r.stderr, /database "dsh_no_such_database" does not exist \(3D000\): create the database/);
+      });
 
-    const noCluster = clusterSupport();
-    test('a wrong password (28P01) fails at once, and the password is never printed', { skip: noCluster ?? false, timeout: 120_000 }, async () => {
-      const cluster = await createCluster();
-      try {
-        const admin = new pg.Client({ connectionString: cluster.url });
-        await admin.connect();
-        await admin.query(`create role dsh_pw login password 'right-password'`);
-        // Password authentication for this role over TCP; trust stays for postgres.
-        const hba = (await admin.query(`select setting from pg_settings where name = 'hba_file'`)).rows[0].setting as string;
-        await admin.end();
-        writeFileSync(hba, `host all dsh_pw 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, 'utf8')}`);
-        const reload = new pg.Client({ connectionString: cluster.url });
-        await reload.connect();
-        await reload.query('select pg_reload_conf()');
-        await reload.end();
+      test(
+        'a role that may not create the vector extension (42501) is told who must',
+        { timeout: 60_000 },
+        async () => {
+          const scratch = await createScratchDatabase(postgresBaseUrl!);
+          const role = `dsh_low_${process.pid}`;
+          const admin = new pg.Client({ connectionString: scratch.url });
+          await admin.connect();
+          try {
+            await admin.query(`create role ${role} login`);
+            const dbName = new URL(scratch.url).pathname.slice(1);
+            await admin.query(`grant all on database "${dbName}" to ${role}`);
+            await admin.query(`grant all on schema public to ${role}`);
+            const u = new URL(scratch.url);
+            u.username = role;
+            const r = await runCli(['serve'], env(u.toString()));
+            assert.equal(r.code, 1);
+            assert.match(
+              r.stderr,
+              /permission denied to create extension "vector" \(42501\): .*superuser run CREATE EXTENSION vector/,
+            );
+          } finally {
+            await admin.query(`drop owned by ${role}`).catch(() => {});
+            await admin.query(`drop role if exists ${role}`).catch(() => {});
+            await admin.end();
+            await scratch.drop();
+          }
+        },
+      );
 
-        const url = `postgres://dsh_pw:wrong-s3cret@127.0.0.1:${cluster.port}/postgres`;
-        const r = await runCli(['serve'], env(url));
-        assert.equal(r.code, 1);
-        assert.match(r.stderr, /password authentication failed for user "dsh_pw" \(28P01\): check the user name and password/);
-        assert.ok(!r.stderr.includes('wrong-s3cret') && !r.stdout.includes('wrong-s3cret'), 'the password is not printed');
-        assert.match(r.stderr, /postgres:\/\/dsh_pw:\*\*\*@127\.0\.0\.1/);
-      } finally {
-        await cluster.destroy();
-      }
-    });
-  });
+      const noCluster = clusterSupport();
+      test(
+        'a wrong password (28P01) fails at once, and the password is never printed',
+        { skip: noCluster ?? false, timeout: 120_000 },
+        async () => {
+          const cluster = await createCluster();
+          try {
+            const admin = new pg.Client({ connectionString: cluster.url });
+            await admin.connect();
+            await admin.query(`create role dsh_pw login password 'right-password'`);
+            // Password authentication for this role over TCP; trust stays for postgres.
+            const hba = (await admin.query(`select setting from pg_settings where name = 'hba_file'`)).rows[0]
+              .setting as string;
+            await admin.end();
+            writeFileSync(hba, `host all dsh_pw 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, 'utf8')}`);
+            const reload = new pg.Client({ connectionString: cluster.url });
+            await reload.connect();
+            await reload.query('select pg_reload_conf()');
+            await reload.end();
+
+            const url = `postgres://dsh_pw:wrong-s3cret@127.0.0.1:${cluster.port}/postgres`;
+            const r = await runCli(['serve'], env(url));
+            assert.equal(r.code, 1);
+            assert.match(
+              r.stderr,
+              /password authentication failed for user "dsh_pw" \(28P01\): check the user name and password/,
+            );
+            assert.ok(
+              !r.stderr.includes('wrong-s3cret') && !r.stdout.includes('wrong-s3cret'),
+              'the password is not printed',
+            );
+            assert.match(r.stderr, /postgres:\/\/dsh_pw:\*\*\*@127\.0\.0\.1/);
+          } finally {
+            await cluster.destroy();
+          }
+        },
+      );
+    },
+  );
 });

@@ -31,13 +31,43 @@ async function catalog(db: Kysely<Database>): Promise<string[]> {
     pg_authid: ['rolpassword'],
   };
   const tables = [
-    'pg_namespace', 'pg_class', 'pg_attribute', 'pg_attrdef', 'pg_constraint', 'pg_index', 'pg_proc', 'pg_type',
-    'pg_trigger', 'pg_extension', 'pg_database', 'pg_operator', 'pg_opclass', 'pg_opfamily', 'pg_amop', 'pg_amproc',
-    'pg_am', 'pg_cast', 'pg_collation', 'pg_depend', 'pg_description', 'pg_rewrite', 'pg_sequence', 'pg_inherits',
-    'pg_language', 'pg_authid', 'pg_ts_config', 'pg_ts_dict', 'pg_enum', 'pg_policy', 'pg_init_privs',
+    'pg_namespace',
+    'pg_class',
+    'pg_attribute',
+    'pg_attrdef',
+    'pg_constraint',
+    'pg_index',
+    'pg_proc',
+    'pg_type',
+    'pg_trigger',
+    'pg_extension',
+    'pg_database',
+    'pg_operator',
+    'pg_opclass',
+    'pg_opfamily',
+    'pg_amop',
+    'pg_amproc',
+    'pg_am',
+    'pg_cast',
+    'pg_collation',
+    'pg_depend',
+    'pg_description',
+    'pg_rewrite',
+    'pg_sequence',
+    'pg_inherits',
+    'pg_language',
+    'pg_authid',
+    'pg_ts_config',
+    'pg_ts_dict',
+    'pg_enum',
+    'pg_policy',
+    'pg_init_privs',
   ];
   const query = tables
-    .map((t) => `select '${t} ' || (to_jsonb(x)${(volatile[t] ?? []).map((c) => ` - '${c}'`).join('')})::text as row from ${t} x`)
+    .map(
+      (t) =>
+        `select '${t} ' || (to_jsonb(x)${(volatile[t] ?? []).map((c) => ` - '${c}'`).join('')})::text as row from ${t} x`,
+    )
     .join(' union all ');
   const { rows } = await sql.raw<{ row: string }>(`${query} order by 1`).execute(db);
   return rows.map((r) => r.row);
@@ -51,7 +81,9 @@ async function systemId(db: Kysely<Database>): Promise<string> {
 
 /** The same identity read from a (stopped) cluster's files: the first 8 bytes of global/pg_control. */
 function systemIdOfFolder(dataDir: string): string {
-  return readFileSync(join(dataDir, 'global', 'pg_control')).readBigUInt64LE(0).toString();
+  return readFileSync(join(dataDir, 'global', 'pg_control'))
+    .readBigUInt64LE(0)
+    .toString();
 }
 
 describe('fresh PGlite data folders start from a template', () => {
@@ -97,12 +129,18 @@ describe('fresh PGlite data folders start from a template', () => {
     } finally {
       await b.close();
     }
-    assert.ok(copiedAfter.some((row) => row.startsWith('pg_class ') && row.includes('"relname": "semantic_memory"')), 'the listing holds the schema');
+    assert.ok(
+      copiedAfter.some((row) => row.startsWith('pg_class ') && row.includes('"relname": "semantic_memory"')),
+      'the listing holds the schema',
+    );
   });
 
   test('a folder holding only a stale lock file, or what a copy cut short left, is still fresh', async () => {
     const locked = await tempDir();
-    await writeFile(join(locked, LOCK_FILE), JSON.stringify({ pid: 2 ** 22 + 1, startTime: '1', hostname: 'gone', startedAt: '2020-01-01T00:00:00Z' }));
+    await writeFile(
+      join(locked, LOCK_FILE),
+      JSON.stringify({ pid: 2 ** 22 + 1, startTime: '1', hostname: 'gone', startedAt: '2020-01-01T00:00:00Z' }),
+    );
     const halfCopied = await tempDir();
     for (const entry of (await readdir(template)).filter((e) => e !== 'PG_VERSION').slice(0, 6)) {
       await cp(join(template, entry), join(halfCopied, entry), { recursive: true });
@@ -137,16 +175,26 @@ describe('fresh PGlite data folders start from a template', () => {
     const dataDir = await tempDir();
     const first = await openDb({ dataDir });
     try {
-      assert.deepEqual((await migrate(first.kysely, older)).applied, older.map((m) => m.name));
-      await sql`insert into intervention_plans (id, title, expected_outcome) values ('0123456789ab', 'Kept', 'kept')`.execute(first.kysely);
+      assert.deepEqual(
+        (await migrate(first.kysely, older)).applied,
+        older.map((m) => m.name),
+      );
+      await sql`insert into intervention_plans (id, title, expected_outcome) values ('0123456789ab', 'Kept', 'kept')`.execute(
+        first.kysely,
+      );
     } finally {
       await first.close();
     }
     const reopened = await openDb({ dataDir });
     let upgraded: string[];
     try {
-      assert.deepEqual((await migrate(reopened.kysely, all)).applied, all.slice(5).map((m) => m.name));
-      const kept = await sql<{ n: number }>`select count(*)::int as n from intervention_plans where title = 'Kept'`.execute(reopened.kysely);
+      assert.deepEqual(
+        (await migrate(reopened.kysely, all)).applied,
+        all.slice(5).map((m) => m.name),
+      );
+      const kept = await sql<{
+        n: number;
+      }>`select count(*)::int as n from intervention_plans where title = 'Kept'`.execute(reopened.kysely);
       assert.equal(kept.rows[0]?.n, 1, 'the row written before the upgrade is there');
       upgraded = await catalog(reopened.kysely);
     } finally {
@@ -187,10 +235,16 @@ describe('fresh PGlite data folders start from a template', () => {
     } finally {
       await b.close();
     }
-    for (const row of copiedRows) assert.ok(row.applied_at >= started, `${row.name} applied at ${row.applied_at.toISOString()}`);
+    for (const row of copiedRows)
+      assert.ok(row.applied_at >= started, `${row.name} applied at ${row.applied_at.toISOString()}`);
 
     // One more migration: a template of its own, holding it.
-    const extra: Migration = { version: 9998, name: '9998_startup_test', sql: 'create table startup_test_extra (id int)', checksum: 'startup-test-9998' };
+    const extra: Migration = {
+      version: 9998,
+      name: '9998_startup_test',
+      sql: 'create table startup_test_extra (id int)',
+      checksum: 'startup-test-9998',
+    };
     const longer = [...migrations, extra];
     const c = await openDb({ dataDir: await tempDir(), premigrated: longer });
     try {
@@ -201,18 +255,28 @@ describe('fresh PGlite data folders start from a template', () => {
       await c.close();
       await rm((await preparePgliteTemplates(longer)).migrated, { recursive: true, force: true });
     }
-    assert.ok(existsSync((await preparePgliteTemplates(migrations)).migrated), "the current migrations' template is kept");
+    assert.ok(
+      existsSync((await preparePgliteTemplates(migrations)).migrated),
+      "the current migrations' template is kept",
+    );
   });
 
   test('a missing template is built once, also when two callers ask at once; without a writable cache the folder is left as it was', async () => {
     const cacheDir = await tempDir('dsh-template-cache-');
     await mkdir(join(cacheDir, 'migrated-0123456789ab-0123456789ab'), { recursive: true }); // an older PGlite's
     await mkdir(join(cacheDir, 'migrated-aaaaaaaaaaaa-0123456789ab'), { recursive: true }); // same PGlite, other migrations
-    const template: Template = { name: 'initdb-aaaaaaaaaaaa', build: async (dataDir) => (await PGlite.create({ dataDir, extensions: { vector } })).close() };
+    const template: Template = {
+      name: 'initdb-aaaaaaaaaaaa',
+      build: async (dataDir) => (await PGlite.create({ dataDir, extensions: { vector } })).close(),
+    };
     const [one, two] = await Promise.all([buildTemplate(cacheDir, template), buildTemplate(cacheDir, template)]);
     assert.equal(one, join(cacheDir, template.name));
     assert.equal(two, one);
-    assert.deepEqual((await readdir(cacheDir)).sort(), [template.name, 'migrated-aaaaaaaaaaaa-0123456789ab'], 'no half-built folder; the older PGlite\'s removed');
+    assert.deepEqual(
+      (await readdir(cacheDir)).sort(),
+      [template.name, 'migrated-aaaaaaaaaaaa-0123456789ab'],
+      "no half-built folder; the older PGlite's removed",
+    );
     assert.ok(existsSync(join(one, 'PG_VERSION')));
 
     const dataDir = await tempDir();
@@ -238,7 +302,11 @@ describe('fresh PGlite data folders start from a template', () => {
 });
 
 /** `node scripts/start.js <args>` in `root` to completion. */
-function runStart(root: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runStart(
+  root: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['scripts/start.js', ...args], { cwd: root, env: childEnv(env) });
     let stdout = '';
@@ -260,7 +328,10 @@ describe('npm start', () => {
     assert.equal(pkg.scripts.start, 'node scripts/start.js serve');
   });
 
-  const databases: Array<{ name: string; env: () => Promise<{ env: Record<string, string>; dispose(): Promise<void> }> }> = [
+  const databases: Array<{
+    name: string;
+    env: () => Promise<{ env: Record<string, string>; dispose(): Promise<void> }>;
+  }> = [
     {
       name: 'PGlite',
       env: async () => {
@@ -284,27 +355,49 @@ describe('npm start', () => {
     test(`serves src/ as plain JavaScript on ${database.name}: migrated, dashboard and version found, SIGTERM exits 0`, async () => {
       const { env, dispose } = await database.env();
       const port = await freePort();
-      const child = spawn(process.execPath, ['scripts/start.js', 'serve'], { cwd: ROOT, env: childEnv({ ...env, PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['scripts/start.js', 'serve'], {
+        cwd: ROOT,
+        env: childEnv({ ...env, PORT: String(port) }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (c) => (output += c));
       child.stderr.on('data', (c) => (output += c));
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       const url = `http://127.0.0.1:${port}`;
       try {
-        for (let ready = false; !ready; ) {
+        for (let ready = false; !ready;) {
           assert.equal(child.exitCode, null, `serve exited: ${output}`);
-          ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+          ready = await fetch(`${url}/readyz`).then(
+            (r) => r.ok,
+            () => false,
+          );
           if (!ready) await new Promise((r) => setTimeout(r, 100));
         }
         const readyz = (await (await fetch(`${url}/readyz`)).json()) as { schema_version: number };
-        assert.equal(readyz.schema_version, (await loadMigrations()).at(-1)!.version, 'the migrations were found and applied');
+        assert.equal(
+          readyz.schema_version,
+          (await loadMigrations()).at(-1)!.version,
+          'the migrations were found and applied',
+        );
         const page = await fetch(`${url}/`);
         await page.arrayBuffer();
-        assert.equal(page.status, existsSync(join(WEB_ROOT, 'index.html')) ? 200 : 404, 'the dashboard is looked for in web/dist');
+        assert.equal(
+          page.status,
+          existsSync(join(WEB_ROOT, 'index.html')) ? 200 : 404,
+          'the dashboard is looked for in web/dist',
+        );
         const created = await fetch(`${url}/api/v1/tasks`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ title: 'Started', description: 'd', task_type: 'coding', priority: 5, phase_name: 'P', project: 'Start' }),
+          body: JSON.stringify({
+            title: 'Started',
+            description: 'd',
+            task_type: 'coding',
+            priority: 5,
+            phase_name: 'P',
+            project: 'Start',
+          }),
         });
         assert.equal(created.status, 201, await created.text());
       } finally {
@@ -323,13 +416,17 @@ describe('npm start', () => {
     // A copy of the checkout (sharing node_modules), so that its src/ can be edited.
     const root = await mkdtemp(join(tmpdir(), 'dsh-startup-checkout-'));
     dirs.push(root);
-    for (const entry of ['src', 'scripts', 'migrations', 'package.json', 'tsconfig.json']) await cp(join(ROOT, entry), join(root, entry), { recursive: true });
+    for (const entry of ['src', 'scripts', 'migrations', 'package.json', 'tsconfig.json'])
+      await cp(join(ROOT, entry), join(root, entry), { recursive: true });
     await symlink(join(ROOT, 'node_modules'), join(root, 'node_modules'));
     const first = await runStart(root, ['help']);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /help {6}Show this text\n/);
     const main = join(root, 'src', 'main.ts');
-    await writeFile(main, (await readFile(main, 'utf8')).replace('  help      Show this text', '  help      Show this text (edited)'));
+    await writeFile(
+      main,
+      (await readFile(main, 'utf8')).replace('  help      Show this text', '  help      Show this text (edited)'),
+    );
     const second = await runStart(root, ['help']);
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stdout, /help {6}Show this text \(edited\)\n/);

@@ -23,24 +23,21 @@ for (const backend of backends) {
     test('lists the task and memory tools with schemas and annotations', async () => {
       const { tools } = await client.listTools();
       const byName = new Map(tools.map((t) => [t.name, t]));
-      assert.deepEqual(
-        [...byName.keys()].sort(),
-        [
-          'devstream_create_task',
-          'devstream_delete_memory',
-          'devstream_get_job',
-          'devstream_list_plans',
-          'devstream_list_tasks',
-          'devstream_search_memory',
-          'devstream_store_memory',
-          'devstream_update_task',
-          'find_symbols',
-          'get_node',
-          'impact',
-          'repo',
-          'resolve_context',
-        ],
-      );
+      assert.deepEqual([...byName.keys()].sort(), [
+        'devstream_create_task',
+        'devstream_delete_memory',
+        'devstream_get_job',
+        'devstream_list_plans',
+        'devstream_list_tasks',
+        'devstream_search_memory',
+        'devstream_store_memory',
+        'devstream_update_task',
+        'find_symbols',
+        'get_node',
+        'impact',
+        'repo',
+        'resolve_context',
+      ]);
       for (const t of tools) {
         assert.equal(t.inputSchema.type, 'object');
         assert.equal(t.outputSchema?.type, 'object', `${t.name} declares an outputSchema`);
@@ -48,7 +45,11 @@ for (const backend of backends) {
       assert.equal(byName.get('devstream_list_tasks')?.annotations?.readOnlyHint, true);
       assert.equal(byName.get('devstream_list_plans')?.annotations?.readOnlyHint, true);
       assert.equal(byName.get('devstream_create_task')?.annotations?.readOnlyHint, false);
-      assert.equal(byName.get('devstream_update_task')?.annotations?.idempotentHint, false, 'each call adds a history row');
+      assert.equal(
+        byName.get('devstream_update_task')?.annotations?.idempotentHint,
+        false,
+        'each call adds a history row',
+      );
       assert.equal(byName.get('devstream_list_tasks')?.annotations?.idempotentHint, true);
       assert.equal(byName.get('devstream_delete_memory')?.annotations?.destructiveHint, true);
       assert.equal(byName.get('devstream_search_memory')?.annotations?.readOnlyHint, false, 'search counts accesses');
@@ -79,7 +80,11 @@ for (const backend of backends) {
     });
 
     test('auto-created projects and phases get no invented description or estimate, and none is shown', async () => {
-      const created = await create({ title: 'Unplanned', project: 'Nobody Planned This', phase_name: 'Whatever Comes' });
+      const created = await create({
+        title: 'Unplanned',
+        project: 'Nobody Planned This',
+        phase_name: 'Whatever Comes',
+      });
       assert.deepEqual(created.structuredContent.auto_created, { project: true, phase: true });
       const r = await call('devstream_list_plans', {});
       const plan = r.structuredContent.plans.find((p: any) => p.title === 'Nobody Planned This');
@@ -107,22 +112,27 @@ for (const backend of backends) {
       assert.equal(upper.structuredContent.task.project, 'Matching', 'keeps the stored spelling');
 
       const sub = await create({ title: 'Sub', project: 'Matching', phase_name: 'Core' });
-      assert.deepEqual(sub.structuredContent.auto_created, { project: false, phase: true }, '"Core" is not "Core Engine"');
+      assert.deepEqual(
+        sub.structuredContent.auto_created,
+        { project: false, phase: true },
+        '"Core" is not "Core Engine"',
+      );
       assert.notEqual(sub.structuredContent.task.phase_id, base.structuredContent.task.phase_id);
 
       const accented = await create({ title: 'Accent', project: 'École Numérique', phase_name: 'Étape' });
       const shouted = await create({ title: 'ACCENT', project: 'ÉCOLE NUMÉRIQUE', phase_name: 'ÉTAPE' });
-      assert.deepEqual(shouted.structuredContent.auto_created, { project: false, phase: false }, 'non-ASCII names fold too');
+      assert.deepEqual(
+        shouted.structuredContent.auto_created,
+        { project: false, phase: false },
+        'non-ASCII names fold too',
+      );
       assert.equal(shouted.structuredContent.task.phase_id, accented.structuredContent.task.phase_id);
 
       const subProject = await create({ title: 'SubP', project: 'Match', phase_name: 'Core' });
       assert.equal(subProject.structuredContent.auto_created.project, true, '"Match" is not "Matching"');
 
       const listed = await call('devstream_list_tasks', { project: 'matching' });
-      assert.deepEqual(
-        listed.structuredContent.tasks.map((t: any) => t.title).sort(),
-        ['Base', 'Sub', 'Upper'],
-      );
+      assert.deepEqual(listed.structuredContent.tasks.map((t: any) => t.title).sort(), ['Base', 'Sub', 'Upper']);
       const none = await call('devstream_list_tasks', { project: 'Matc' });
       assert.equal(none.structuredContent.total, 0);
     });
@@ -163,7 +173,9 @@ for (const backend of backends) {
       assert.ok(completedAt);
       assert.match(text(done), /active → \*\*COMPLETED\*\*/);
       assert.match(text(done), /All green/);
-      assert.ok(Date.parse(done.structuredContent.task.updated_at) >= Date.parse(created.structuredContent.task.updated_at));
+      assert.ok(
+        Date.parse(done.structuredContent.task.updated_at) >= Date.parse(created.structuredContent.task.updated_at),
+      );
 
       const failed = await call('devstream_update_task', { task_id: id, status: 'failed' });
       assert.equal(failed.structuredContent.task.completed_at, completedAt, 'completed_at is set the first time only');
@@ -175,12 +187,16 @@ for (const backend of backends) {
         assert.equal(r.structuredContent.task.started_at, null);
       }
       const stillPending = await create({ title: 'Not closing', project: 'Timestamps', phase_name: 'P' });
-      const back = await call('devstream_update_task', { task_id: stillPending.structuredContent.task.id, status: 'pending' });
+      const back = await call('devstream_update_task', {
+        task_id: stillPending.structuredContent.task.id,
+        status: 'pending',
+      });
       assert.equal(back.structuredContent.task.completed_at, null);
     });
 
     test('list_tasks filters by status, project and minimum priority, together', async () => {
-      const mk = (title: string, priority: number, project: string) => create({ title, priority, project, phase_name: 'F' });
+      const mk = (title: string, priority: number, project: string) =>
+        create({ title, priority, project, phase_name: 'F' });
       const a = await mk('f-a', 9, 'Filters One');
       await mk('f-b', 3, 'Filters One');
       await mk('f-c', 7, 'Filters Two');
@@ -189,17 +205,30 @@ for (const backend of backends) {
       const byProject = await call('devstream_list_tasks', { project: 'Filters One' });
       assert.equal(byProject.structuredContent.total, 2);
       const byPriority = await call('devstream_list_tasks', { project: 'Filters One', priority: 5 });
-      assert.deepEqual(byPriority.structuredContent.tasks.map((t: any) => t.title), ['f-a']);
+      assert.deepEqual(
+        byPriority.structuredContent.tasks.map((t: any) => t.title),
+        ['f-a'],
+      );
       const byStatus = await call('devstream_list_tasks', { status: 'active', project: 'Filters One' });
-      assert.deepEqual(byStatus.structuredContent.tasks.map((t: any) => t.title), ['f-a']);
+      assert.deepEqual(
+        byStatus.structuredContent.tasks.map((t: any) => t.title),
+        ['f-a'],
+      );
       const all3 = await call('devstream_list_tasks', { status: 'pending', priority: 7, project: 'Filters Two' });
-      assert.deepEqual(all3.structuredContent.tasks.map((t: any) => t.title), ['f-c']);
+      assert.deepEqual(
+        all3.structuredContent.tasks.map((t: any) => t.title),
+        ['f-c'],
+      );
       assert.match(text(all3), /1 task found/);
       assert.match(text(all3), /Priority ≥ 7/);
 
       const everything = await call('devstream_list_tasks', {});
       const priorities = everything.structuredContent.tasks.map((t: any) => t.priority);
-      assert.deepEqual(priorities, [...priorities].sort((x: number, y: number) => y - x), 'most important first');
+      assert.deepEqual(
+        priorities,
+        [...priorities].sort((x: number, y: number) => y - x),
+        'most important first',
+      );
       assert.equal(everything.structuredContent.total, everything.structuredContent.tasks.length);
 
       const paged = await call('devstream_list_tasks', { limit: 2, offset: 1 });
@@ -242,7 +271,7 @@ for (const backend of backends) {
       const paused = await call('devstream_list_plans', { status: 'paused' });
       assert.equal(paused.structuredContent.total, 0);
       const cancelled = await call('devstream_list_plans', { status: 'cancelled' });
-      assert.equal(cancelled.isError, undefined, 'the schema\'s statuses are the tool\'s');
+      assert.equal(cancelled.isError, undefined, "the schema's statuses are the tool's");
     });
 
     test('errors carry the spec codes and name the field', async () => {
@@ -251,16 +280,52 @@ for (const backend of backends) {
         ['devstream_list_tasks', { priority: 11 }, /VALIDATION_ERROR: priority:/],
         ['devstream_list_tasks', { priority: 0 }, /VALIDATION_ERROR: priority:/],
         ['devstream_list_tasks', { prority: 5 }, /VALIDATION_ERROR: prority: Unknown field/],
-        ['devstream_create_task', { title: '', description: 'd', task_type: 'coding', priority: 5, phase_name: 'P' }, /❌ Error creating task: VALIDATION_ERROR: title:/],
-        ['devstream_create_task', { title: 't', description: 'd', task_type: 'painting', priority: 5, phase_name: 'P' }, /VALIDATION_ERROR: task_type:/],
-        ['devstream_create_task', { title: 'a\u0000b', description: 'd', task_type: 'coding', priority: 5, phase_name: 'P' }, /VALIDATION_ERROR: title: must not contain NUL/],
-        ['devstream_update_task', { task_id: '0123456789ab', status: 'active', notes: 'x\u0000' }, /VALIDATION_ERROR: notes: must not contain NUL/],
-        ['devstream_create_task', { title: 't', description: 'd', task_type: 'coding', priority: 5.5, phase_name: 'P' }, /VALIDATION_ERROR: priority:/],
-        ['devstream_create_task', { title: 't', task_type: 'coding', priority: 5, phase_name: 'P' }, /VALIDATION_ERROR: description:/],
-        ['devstream_create_task', { title: 't', description: 'd', task_type: 'coding', priority: 5 }, /VALIDATION_ERROR: phase_name:/],
-        ['devstream_update_task', { task_id: 'abc', status: 'active' }, /❌ Error updating task: VALIDATION_ERROR: task_id:/],
+        [
+          'devstream_create_task',
+          { title: '', description: 'd', task_type: 'coding', priority: 5, phase_name: 'P' },
+          /❌ Error creating task: VALIDATION_ERROR: title:/,
+        ],
+        [
+          'devstream_create_task',
+          { title: 't', description: 'd', task_type: 'painting', priority: 5, phase_name: 'P' },
+          /VALIDATION_ERROR: task_type:/,
+        ],
+        [
+          'devstream_create_task',
+          { title: 'a\u0000b', description: 'd', task_type: 'coding', priority: 5, phase_name: 'P' },
+          /VALIDATION_ERROR: title: must not contain NUL/,
+        ],
+        [
+          'devstream_update_task',
+          { task_id: '0123456789ab', status: 'active', notes: 'x\u0000' },
+          /VALIDATION_ERROR: notes: must not contain NUL/,
+        ],
+        [
+          'devstream_create_task',
+          { title: 't', description: 'd', task_type: 'coding', priority: 5.5, phase_name: 'P' },
+          /VALIDATION_ERROR: priority:/,
+        ],
+        [
+          'devstream_create_task',
+          { title: 't', task_type: 'coding', priority: 5, phase_name: 'P' },
+          /VALIDATION_ERROR: description:/,
+        ],
+        [
+          'devstream_create_task',
+          { title: 't', description: 'd', task_type: 'coding', priority: 5 },
+          /VALIDATION_ERROR: phase_name:/,
+        ],
+        [
+          'devstream_update_task',
+          { task_id: 'abc', status: 'active' },
+          /❌ Error updating task: VALIDATION_ERROR: task_id:/,
+        ],
         ['devstream_update_task', { task_id: '0123456789ab', status: 'finished' }, /VALIDATION_ERROR: status:/],
-        ['devstream_update_task', { task_id: '0123456789ab', status: 'active' }, /❌ Error updating task: NOT_FOUND: task_id:/],
+        [
+          'devstream_update_task',
+          { task_id: '0123456789ab', status: 'active' },
+          /❌ Error updating task: NOT_FOUND: task_id:/,
+        ],
         ['devstream_list_plans', { status: 'open' }, /❌ Error listing plans: VALIDATION_ERROR: status:/],
       ];
       for (const [tool, args, pattern] of cases) {
@@ -270,9 +335,19 @@ for (const backend of backends) {
         assert.equal(r.structuredContent, undefined);
       }
       const before = await call('devstream_list_tasks', {});
-      await call('devstream_create_task', { title: 't', description: 'd', task_type: 'coding', priority: 99, phase_name: 'Nope', project: 'Never Made' });
+      await call('devstream_create_task', {
+        title: 't',
+        description: 'd',
+        task_type: 'coding',
+        priority: 99,
+        phase_name: 'Nope',
+        project: 'Never Made',
+      });
       const plans = await call('devstream_list_plans', {});
-      assert.ok(!plans.structuredContent.plans.some((p: any) => p.title === 'Never Made'), 'a rejected create writes nothing');
+      assert.ok(
+        !plans.structuredContent.plans.some((p: any) => p.title === 'Never Made'),
+        'a rejected create writes nothing',
+      );
       const afterList = await call('devstream_list_tasks', {});
       assert.equal(afterList.structuredContent.total, before.structuredContent.total);
     });
@@ -284,11 +359,24 @@ for (const backend of backends) {
           Array.from({ length: 20 }, (_, i) =>
             clients[i % clients.length]!.client.callTool({
               name: 'devstream_create_task',
-              arguments: { title: `race ${i}`, description: 'd', task_type: 'testing', priority: 5, project: 'Race Project', phase_name: 'Race Phase' },
+              arguments: {
+                title: `race ${i}`,
+                description: 'd',
+                task_type: 'testing',
+                priority: 5,
+                project: 'Race Project',
+                phase_name: 'Race Phase',
+              },
             }),
           ),
         )) as ToolResult[];
-        assert.ok(results.every((r) => !r.isError), results.filter((r) => r.isError).map(text).join('\n'));
+        assert.ok(
+          results.every((r) => !r.isError),
+          results
+            .filter((r) => r.isError)
+            .map(text)
+            .join('\n'),
+        );
         assert.equal(results.filter((r) => r.structuredContent.auto_created.project).length, 1);
         assert.equal(results.filter((r) => r.structuredContent.auto_created.phase).length, 1);
         assert.equal(new Set(results.map((r) => r.structuredContent.task.phase_id)).size, 1);

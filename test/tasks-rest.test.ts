@@ -11,7 +11,13 @@ type ToolResult = { isError?: boolean; content: Array<{ type: string; text: stri
 type Reply = { status: number; body: any };
 
 /** A request over node:http, which (unlike fetch) lets the test send any Host header. */
-function rawRequest(url: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Reply> {
+function rawRequest(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Reply> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: hostname, port, method, path, headers }, (res) => {
@@ -36,7 +42,11 @@ function rawRequest(url: string, method: string, path: string, headers: Record<s
 /** Nothing in an error body may look like a stack trace or a source location. */
 function assertNoInternals(body: unknown, label: string): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  assert.doesNotMatch(text, /\n\s+at |\bat .+:\d+:\d+|node_modules|\.ts:\d+|"stack"/, `${label}: no stack trace in the body`);
+  assert.doesNotMatch(
+    text,
+    /\n\s+at |\bat .+:\d+:\d+|node_modules|\.ts:\d+|"stack"/,
+    `${label}: no stack trace in the body`,
+  );
 }
 
 /** The catalogue error body: `{error: {code, message, details}}`. */
@@ -88,7 +98,10 @@ function mask(value: unknown, keys: string[]): unknown {
   if (Array.isArray(value)) return value.map((v) => mask(v, keys));
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, keys.includes(k) ? '<varies>' : mask(v, keys)]),
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [
+        k,
+        keys.includes(k) ? '<varies>' : mask(v, keys),
+      ]),
     );
   }
   return value;
@@ -105,7 +118,12 @@ for (const backend of backends) {
     const mcp = async (name: string, args: Record<string, unknown>) =>
       (await client.callTool({ name, arguments: args })) as ToolResult;
     const mcpText = (r: ToolResult) => r.content.map((c) => c.text).join('\n');
-    const createBody = (fields: Record<string, unknown>) => ({ description: 'd', task_type: 'coding', priority: 5, ...fields });
+    const createBody = (fields: Record<string, unknown>) => ({
+      description: 'd',
+      task_type: 'coding',
+      priority: 5,
+      ...fields,
+    });
     const create = async (fields: Record<string, unknown>) => {
       const r = await api('POST', '/api/v1/tasks', createBody(fields));
       assert.equal(r.status, 201, JSON.stringify(r.body));
@@ -125,7 +143,11 @@ for (const backend of backends) {
     withServer(backend, (s) => ({ database, server, client } = s));
 
     test('POST /api/v1/tasks → 201 {success, task, auto_created}; auto-creation only the first time', async () => {
-      const first = await api('POST', '/api/v1/tasks', createBody({ title: 'First', project: 'Rest Alpha', phase_name: 'Core Engine' }));
+      const first = await api(
+        'POST',
+        '/api/v1/tasks',
+        createBody({ title: 'First', project: 'Rest Alpha', phase_name: 'Core Engine' }),
+      );
       assert.equal(first.status, 201);
       assert.match(first.headers.get('content-type') ?? '', /^application\/json/);
       assert.deepEqual(Object.keys(first.body).sort(), ['auto_created', 'success', 'task']);
@@ -145,7 +167,12 @@ for (const backend of backends) {
       assert.equal(task.completed_at, null);
       assert.ok(!Number.isNaN(Date.parse(task.created_at)));
 
-      const second = await create({ title: 'Second', project: 'Rest Alpha', phase_name: 'Core Engine', assigned_agent: 'tester' });
+      const second = await create({
+        title: 'Second',
+        project: 'Rest Alpha',
+        phase_name: 'Core Engine',
+        assigned_agent: 'tester',
+      });
       assert.deepEqual(second.auto_created, { project: false, phase: false });
       assert.equal(second.task.phase_id, task.phase_id);
       assert.equal(second.task.assigned_agent, 'tester');
@@ -181,7 +208,8 @@ for (const backend of backends) {
     });
 
     test('GET /api/v1/tasks filters by status, project and minimum priority from the query string; limit/offset page', async () => {
-      const mk = (title: string, priority: number, project: string) => create({ title, priority, project, phase_name: 'F' });
+      const mk = (title: string, priority: number, project: string) =>
+        create({ title, priority, project, phase_name: 'F' });
       const a = await mk('f-a', 9, 'Rest Filters One');
       await mk('f-b', 3, 'Rest Filters One');
       await mk('f-c', 7, 'Rest Filters Two');
@@ -211,7 +239,11 @@ for (const backend of backends) {
       const everything = await api('GET', '/api/v1/tasks');
       assert.equal(everything.body.total, everything.body.tasks.length);
       const priorities = everything.body.tasks.map((t: any) => t.priority);
-      assert.deepEqual(priorities, [...priorities].sort((x: number, y: number) => y - x), 'most important first');
+      assert.deepEqual(
+        priorities,
+        [...priorities].sort((x: number, y: number) => y - x),
+        'most important first',
+      );
 
       const paged = await api('GET', '/api/v1/tasks?limit=2&offset=1');
       assert.equal(paged.status, 200);
@@ -276,7 +308,10 @@ for (const backend of backends) {
       assert.equal(back.task.started_at, null);
 
       const listed = await api('GET', '/api/v1/tasks?project=Rest%20Timestamps&status=failed');
-      assert.ok(listed.body.tasks.some((t: any) => t.id === id), 'the new status is what GET lists');
+      assert.ok(
+        listed.body.tasks.some((t: any) => t.id === id),
+        'the new status is what GET lists',
+      );
     });
 
     test('GET /api/v1/plans → {plans, total} with correct phase and task counts; ?status= filters', async () => {
@@ -326,11 +361,20 @@ for (const backend of backends) {
       assert.deepEqual(r.body, viaMcp.structuredContent, 'the same answer as the MCP tool');
 
       // A phase whose tasks are all completed counts as completed (no tool sets a phase's status).
-      const one = (await api('GET', '/api/v1/tasks?project=Rest%20Counting&limit=50')).body.tasks.filter((t: any) => t.phase_name === 'One');
+      const one = (await api('GET', '/api/v1/tasks?project=Rest%20Counting&limit=50')).body.tasks.filter(
+        (t: any) => t.phase_name === 'One',
+      );
       for (const t of one) await setStatus(t.id, 'completed');
       const after = (await api('GET', '/api/v1/plans')).body.plans.find((p: any) => p.title === 'Rest Counting');
       assert.equal(after.phases_completed, 1);
-      assert.deepEqual(after.phases.map((p: any) => [p.name, p.status]), [['One', 'completed'], ['Two', 'active']], 'Two has a failed task: not completed');
+      assert.deepEqual(
+        after.phases.map((p: any) => [p.name, p.status]),
+        [
+          ['One', 'completed'],
+          ['Two', 'active'],
+        ],
+        'Two has a failed task: not completed',
+      );
       const failed = (await api('GET', '/api/v1/tasks?project=Rest%20Counting&status=failed')).body.tasks[0];
       await setStatus(failed.id, 'skipped');
       const skipped = (await api('GET', '/api/v1/plans')).body.plans.find((p: any) => p.title === 'Rest Counting');
@@ -358,10 +402,16 @@ for (const backend of backends) {
       assert.equal(plan.title, 'Rest Detail');
       assert.equal(plan.tasks_total, 3);
       assert.equal(plan.tasks_completed, 1);
-      assert.deepEqual(plan.phases.map((p: any) => p.name), ['Design', 'Build']);
+      assert.deepEqual(
+        plan.phases.map((p: any) => p.name),
+        ['Design', 'Build'],
+      );
       const [design, build] = plan.phases;
       assert.deepEqual(design.tasks.map((t: any) => t.id).sort(), [a.task.id, b.task.id].sort());
-      assert.deepEqual(build.tasks.map((t: any) => t.id), [c.task.id]);
+      assert.deepEqual(
+        build.tasks.map((t: any) => t.id),
+        [c.task.id],
+      );
       assert.equal(design.tasks_total, 2);
       assert.equal(design.tasks_completed, 1);
       assert.equal(design.tasks.find((t: any) => t.id === b.task.id).status, 'completed');
@@ -395,11 +445,19 @@ for (const backend of backends) {
     test('POST /api/v1/tools/{name} mirrors every MCP tool 1:1', async () => {
       const { tools } = await client.listTools();
       // Setup so that a REST call and an MCP call with the same arguments can give the same answer.
-      const seeded = await create({ title: 'Mirror seed', project: 'Rest Mirror', phase_name: 'Mirror Phase', priority: 4 });
+      const seeded = await create({
+        title: 'Mirror seed',
+        project: 'Rest Mirror',
+        phase_name: 'Mirror Phase',
+        priority: 4,
+      });
       await setStatus(seeded.task.id, 'active');
 
       const memoryToDelete = async () => {
-        const stored = await api('POST', '/api/v1/memories', { content: `to delete ${Math.random()}`, content_type: 'output' });
+        const stored = await api('POST', '/api/v1/memories', {
+          content: `to delete ${Math.random()}`,
+          content_type: 'output',
+        });
         return { memory_id: stored.body.memory_id };
       };
       // A code graph for the DevLens tools to answer from.
@@ -413,13 +471,28 @@ for (const backend of backends) {
       const jobId = 'ab12cd34ef56';
       await database.db.kysely
         .insertInto('jobs')
-        .values({ id: jobId, kind: 'analyze', status: 'failed', params: JSON.stringify({ path: '/nowhere', repo: 'x' }), error: 'mirror', finished_at: new Date() })
+        .values({
+          id: jobId,
+          kind: 'analyze',
+          status: 'failed',
+          params: JSON.stringify({ path: '/nowhere', repo: 'x' }),
+          error: 'mirror',
+          finished_at: new Date(),
+        })
         .execute();
       type Args = Record<string, unknown>;
-      const cases: Record<string, { args: Args | (() => Promise<Args>); varies: string[]; invalid: Args; field: string }> = {
+      const cases: Record<
+        string,
+        { args: Args | (() => Promise<Args>); varies: string[]; invalid: Args; field: string }
+      > = {
         devstream_store_memory: {
           // Idempotent: the second store of the same content returns the first memory, flagged.
-          args: { content: 'Mirrored memory about retries', content_type: 'learning', keywords: ['Retry'], project: 'Rest Mirror' },
+          args: {
+            content: 'Mirrored memory about retries',
+            content_type: 'learning',
+            keywords: ['Retry'],
+            project: 'Rest Mirror',
+          },
           varies: ['duplicate'],
           invalid: { content: 'x', content_type: 'note' },
           field: 'content_type',
@@ -430,26 +503,63 @@ for (const backend of backends) {
           invalid: { query: 'q', limit: 51 },
           field: 'limit',
         },
-        devstream_delete_memory: { args: memoryToDelete, varies: ['memory_id'], invalid: { memory_id: 'nope' }, field: 'memory_id' },
+        devstream_delete_memory: {
+          args: memoryToDelete,
+          varies: ['memory_id'],
+          invalid: { memory_id: 'nope' },
+          field: 'memory_id',
+        },
         devstream_list_tasks: {
           args: { project: 'Rest Mirror', priority: 3, limit: 10 },
           varies: [],
           invalid: { priority: 11 },
           field: 'priority',
         },
-        devstream_list_plans: { args: { status: 'active', limit: 50 }, varies: [], invalid: { status: 'open' }, field: 'status' },
+        devstream_list_plans: {
+          args: { status: 'active', limit: 50 },
+          varies: [],
+          invalid: { status: 'open' },
+          field: 'status',
+        },
         devstream_create_task: {
-          args: { title: 'Mirrored', description: 'same args', task_type: 'review', priority: 4, project: 'rest mirror', phase_name: 'MIRROR PHASE' },
+          args: {
+            title: 'Mirrored',
+            description: 'same args',
+            task_type: 'review',
+            priority: 4,
+            project: 'rest mirror',
+            phase_name: 'MIRROR PHASE',
+          },
           varies: ['id', 'created_at', 'updated_at'],
           invalid: { title: '', description: 'd', task_type: 'review', priority: 4, phase_name: 'P' },
           field: 'title',
         },
-        find_symbols: { args: { query: 'combine headers', limit: 3 }, varies: [], invalid: { query: 'x', limit: 26 }, field: 'limit' },
-        get_node: { args: { node: 'source/utils/combine.ts::mergeDeep', include: ['callers', 'code'] }, varies: [], invalid: { node: '' }, field: 'node' },
+        find_symbols: {
+          args: { query: 'combine headers', limit: 3 },
+          varies: [],
+          invalid: { query: 'x', limit: 26 },
+          field: 'limit',
+        },
+        get_node: {
+          args: { node: 'source/utils/combine.ts::mergeDeep', include: ['callers', 'code'] },
+          varies: [],
+          invalid: { node: '' },
+          field: 'node',
+        },
         repo: { args: { action: 'health' }, varies: [], invalid: { action: 'explode' }, field: 'action' },
         devstream_get_job: { args: { jobId }, varies: [], invalid: { jobId: '../etc' }, field: 'jobId' },
-        resolve_context: { args: { task: 'combine headers', intent: 'pinpoint' }, varies: [], invalid: { task: 'x', tokenBudget: 10 }, field: 'tokenBudget' },
-        impact: { args: { target: 'mergeDeep', direction: 'both' }, varies: [], invalid: { target: 'x', radius: 9 }, field: 'radius' },
+        resolve_context: {
+          args: { task: 'combine headers', intent: 'pinpoint' },
+          varies: [],
+          invalid: { task: 'x', tokenBudget: 10 },
+          field: 'tokenBudget',
+        },
+        impact: {
+          args: { target: 'mergeDeep', direction: 'both' },
+          varies: [],
+          invalid: { target: 'x', radius: 9 },
+          field: 'radius',
+        },
         devstream_update_task: {
           // Idempotent: active → active twice gives the same previous_status and started_at.
           args: { task_id: seeded.task.id, status: 'active', notes: 'mirror' },
@@ -474,12 +584,20 @@ for (const backend of backends) {
         const viaMcp = await mcp(tool.name, await argsOf());
         assert.equal(viaRest.status, 200, `${tool.name} over REST: ${JSON.stringify(viaRest.body)}`);
         assert.equal(viaMcp.isError, undefined, `${tool.name} over MCP: ${mcpText(viaMcp)}`);
-        assert.deepEqual(shapeOf(viaRest.body), shapeOf(viaMcp.structuredContent), `${tool.name}: REST body has the structuredContent shape`);
+        assert.deepEqual(
+          shapeOf(viaRest.body),
+          shapeOf(viaMcp.structuredContent),
+          `${tool.name}: REST body has the structuredContent shape`,
+        );
         assert.doesNotThrow(() => op.output.parse(viaRest.body), `${tool.name}: REST body satisfies the output schema`);
         if (tool.annotations?.readOnlyHint) {
           assert.deepEqual(viaRest.body, viaMcp.structuredContent, `${tool.name} (read-only): equal values`);
         } else {
-          assert.deepEqual(mask(viaRest.body, c.varies), mask(viaMcp.structuredContent, c.varies), `${tool.name}: equal values but ${c.varies}`);
+          assert.deepEqual(
+            mask(viaRest.body, c.varies),
+            mask(viaMcp.structuredContent, c.varies),
+            `${tool.name}: equal values but ${c.varies}`,
+          );
         }
 
         // Failures are the same error too: REST's code and message are in MCP's isError text.
@@ -494,7 +612,10 @@ for (const backend of backends) {
       const mirrored = await api('GET', '/api/v1/tasks?project=Rest%20Mirror');
       assert.deepEqual(mirrored.body.tasks.map((t: any) => t.title).sort(), ['Mirror seed', 'Mirrored', 'Mirrored']);
 
-      const notFoundRest = await api('POST', '/api/v1/tools/devstream_update_task', { task_id: 'abcdefabcdef', status: 'active' });
+      const notFoundRest = await api('POST', '/api/v1/tools/devstream_update_task', {
+        task_id: 'abcdefabcdef',
+        status: 'active',
+      });
       assertError(notFoundRest, 404, 'NOT_FOUND', 'update of an unknown task via the tool route');
       const notFoundMcp = await mcp('devstream_update_task', { task_id: 'abcdefabcdef', status: 'active' });
       assert.equal(mcpText(notFoundMcp), `❌ Error updating task: NOT_FOUND: ${notFoundRest.body.error.message}`);
@@ -525,13 +646,21 @@ for (const backend of backends) {
           assert.equal(r.body.error.details.issues[0].field, '(body)', label);
         }
       }
-      const patch = await api('PATCH', '/api/v1/tasks/0123456789ab', '["active"]', { 'content-type': 'application/json' });
+      const patch = await api('PATCH', '/api/v1/tasks/0123456789ab', '["active"]', {
+        'content-type': 'application/json',
+      });
       assertError(patch, 400, 'VALIDATION_ERROR', 'an array to PATCH');
     });
 
     test('a body that is not JSON → 415 UNSUPPORTED_MEDIA_TYPE', async () => {
       const json = JSON.stringify(createBody({ title: 'Not JSON typed', project: 'Rest Media', phase_name: 'P' }));
-      const types = ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x'];
+      const types = [
+        'text/plain',
+        'text/plain; charset=utf-8',
+        'application/x-www-form-urlencoded',
+        'application/xml',
+        'multipart/form-data; boundary=x',
+      ];
       for (const type of types) {
         for (const path of ['/api/v1/tasks', '/api/v1/tools/devstream_create_task']) {
           const r = await api('POST', path, json, { 'content-type': type });
@@ -562,7 +691,13 @@ for (const backend of backends) {
         ['create with a 201-character title', 'POST', '/api/v1/tasks', { ...valid, title: 'x'.repeat(201) }, 'title'],
         ['create with an empty phase_name', 'POST', '/api/v1/tasks', { ...valid, phase_name: ' ' }, 'phase_name'],
         ['create with an empty project', 'POST', '/api/v1/tasks', { ...valid, project: '' }, 'project'],
-        ['create with a 51-character assigned_agent', 'POST', '/api/v1/tasks', { ...valid, assigned_agent: 'a'.repeat(51) }, 'assigned_agent'],
+        [
+          'create with a 51-character assigned_agent',
+          'POST',
+          '/api/v1/tasks',
+          { ...valid, assigned_agent: 'a'.repeat(51) },
+          'assigned_agent',
+        ],
         ['create with an unknown field', 'POST', '/api/v1/tasks', { ...valid, prority: 5 }, 'prority'],
         ['create with status (not an input)', 'POST', '/api/v1/tasks', { ...valid, status: 'active' }, 'status'],
         ['update with a bad id', 'PATCH', '/api/v1/tasks/xyz', { status: 'active' }, 'task_id'],
@@ -572,7 +707,13 @@ for (const backend of backends) {
         ['update without status', 'PATCH', '/api/v1/tasks/0123456789ab', {}, 'status'],
         ['update with status finished', 'PATCH', '/api/v1/tasks/0123456789ab', { status: 'finished' }, 'status'],
         ['update with numeric notes', 'PATCH', '/api/v1/tasks/0123456789ab', { status: 'active', notes: 5 }, 'notes'],
-        ['update with an unknown field', 'PATCH', '/api/v1/tasks/0123456789ab', { status: 'active', note: 'x' }, 'note'],
+        [
+          'update with an unknown field',
+          'PATCH',
+          '/api/v1/tasks/0123456789ab',
+          { status: 'active', note: 'x' },
+          'note',
+        ],
         ['list with priority=abc', 'GET', '/api/v1/tasks?priority=abc', undefined, 'priority'],
         ['list with priority=0', 'GET', '/api/v1/tasks?priority=0', undefined, 'priority'],
         ['list with priority=11', 'GET', '/api/v1/tasks?priority=11', undefined, 'priority'],
@@ -599,7 +740,11 @@ for (const backend of backends) {
 
       const everyMissing = await api('POST', '/api/v1/tasks', {});
       const fields = everyMissing.body.error.details.issues.map((i: { field: string }) => i.field).sort();
-      assert.deepEqual(fields, ['description', 'phase_name', 'priority', 'task_type', 'title'], 'one issue per missing field');
+      assert.deepEqual(
+        fields,
+        ['description', 'phase_name', 'priority', 'task_type', 'title'],
+        'one issue per missing field',
+      );
       for (const f of fields) assert.ok(everyMissing.body.error.message.includes(f), `the message names ${f}`);
 
       const afterTasks = await api('GET', '/api/v1/tasks?limit=500');
@@ -625,7 +770,12 @@ for (const backend of backends) {
 
     test('a foreign Host header → 403 FORBIDDEN; loopback names with the listening port pass', async () => {
       const port = new URL(server.url).port;
-      for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1:${Number(port) + 1}`, `localhost.evil.example:${port}`]) {
+      for (const host of [
+        'evil.example',
+        `evil.example:${port}`,
+        `127.0.0.1:${Number(port) + 1}`,
+        `localhost.evil.example:${port}`,
+      ]) {
         const r = await rawRequest(server.url, 'GET', '/api/v1/tasks', { host });
         assertError(r, 403, 'FORBIDDEN', `Host ${host}`);
         assert.match(r.body.error.message, /Host/);
@@ -638,7 +788,13 @@ for (const backend of backends) {
         JSON.stringify(createBody({ title: 'rebound', project: 'Rest Rebinding', phase_name: 'P' })),
       );
       assertError(post, 403, 'FORBIDDEN', 'POST with a foreign Host');
-      const mcpPost = await rawRequest(server.url, 'POST', '/mcp', { host: 'evil.example', 'content-type': 'application/json' }, '{}');
+      const mcpPost = await rawRequest(
+        server.url,
+        'POST',
+        '/mcp',
+        { host: 'evil.example', 'content-type': 'application/json' },
+        '{}',
+      );
       assert.equal(mcpPost.status, 403, '/mcp is checked too');
 
       for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) {
@@ -652,7 +808,12 @@ for (const backend of backends) {
 
     test('a foreign Origin → 403 FORBIDDEN; an allowed Origin passes', async () => {
       const port = new URL(server.url).port;
-      for (const origin of ['http://evil.example', `http://evil.example:${port}`, `http://127.0.0.1:${Number(port) + 1}`, 'null']) {
+      for (const origin of [
+        'http://evil.example',
+        `http://evil.example:${port}`,
+        `http://127.0.0.1:${Number(port) + 1}`,
+        'null',
+      ]) {
         const r = await api('GET', '/api/v1/tasks', undefined, { origin });
         assertError(r, 403, 'FORBIDDEN', `Origin ${origin}`);
         assert.match(r.body.error.message, /Origin/);
@@ -670,9 +831,14 @@ for (const backend of backends) {
         const r = await api('GET', '/api/v1/tasks?limit=1', undefined, { origin });
         assert.equal(r.status, 200, `Origin ${origin} passes: ${JSON.stringify(r.body)}`);
       }
-      const created = await api('POST', '/api/v1/tasks', createBody({ title: 'same origin', project: 'Rest Same Origin', phase_name: 'P' }), {
-        origin: server.url,
-      });
+      const created = await api(
+        'POST',
+        '/api/v1/tasks',
+        createBody({ title: 'same origin', project: 'Rest Same Origin', phase_name: 'P' }),
+        {
+          origin: server.url,
+        },
+      );
       assert.equal(created.status, 201);
     });
 
@@ -737,7 +903,11 @@ for (const backend of backends) {
         const r = await rest(server.url, method, path, body);
         assertError(r, 500, code, `${method} ${path}`);
         // The driver's text (it can carry data) stays in the log; the SQLSTATE is enough for callers.
-        assert.doesNotMatch(JSON.stringify(r.body), /relation|micro_tasks|intervention_plans|does not exist/i, `${method} ${path}`);
+        assert.doesNotMatch(
+          JSON.stringify(r.body),
+          /relation|micro_tasks|intervention_plans|does not exist/i,
+          `${method} ${path}`,
+        );
       }
     });
   });

@@ -50,7 +50,16 @@ export interface BreakdownResult {
 
 const round = (s: Summary): Summary => {
   const r = (x: number) => Math.round(x * 1000) / 1000;
-  return { ...s, mean: r(s.mean), p50: r(s.p50), p95: r(s.p95), p99: r(s.p99), min: r(s.min), max: r(s.max), stdev: r(s.stdev) };
+  return {
+    ...s,
+    mean: r(s.mean),
+    p50: r(s.p50),
+    p95: r(s.p95),
+    p99: r(s.p99),
+    min: r(s.min),
+    max: r(s.max),
+    stdev: r(s.stdev),
+  };
 };
 
 export async function runBreakdown(
@@ -82,7 +91,9 @@ export async function runBreakdown(
     notice() {},
     timing() {},
   };
-  const described = new Map(describeTools([listTasksOp, createTaskOp, updateTaskOp, listPlansOp] as AnyOperation[]).map((t) => [t.name, t]));
+  const described = new Map(
+    describeTools([listTasksOp, createTaskOp, updateTaskOp, listPlansOp] as AnyOperation[]).map((t) => [t.name, t]),
+  );
   const ajv = new AjvJsonSchemaValidator();
 
   let k = 0;
@@ -108,7 +119,10 @@ export async function runBreakdown(
     {
       key: 'update_task',
       op: updateTaskOp as AnyOperation,
-      args: () => ({ task_id: seeded.tasks[(k * 104_729) % seeded.tasks.length]!.id, status: TASK_STATUSES[k % TASK_STATUSES.length] }),
+      args: () => ({
+        task_id: seeded.tasks[(k * 104_729) % seeded.tasks.length]!.id,
+        status: TASK_STATUSES[k % TASK_STATUSES.length],
+      }),
     },
   ];
 
@@ -187,7 +201,11 @@ export async function runBreakdown(
           });
         } catch (error) {
           await client.query('rollback').catch(() => {});
-          explain.push({ sql: e.query.sql, params: [...e.query.parameters], plan: `EXPLAIN failed: ${(error as Error).message}` });
+          explain.push({
+            sql: e.query.sql,
+            params: [...e.query.parameters],
+            plan: `EXPLAIN failed: ${(error as Error).message}`,
+          });
         } finally {
           client.release();
         }
@@ -212,13 +230,16 @@ export async function runBreakdown(
         `${c.key}: handler ${ps(b.handler_ms)} ms (p50/p95) · render ${ps(b.render_ms)} · encode mcp ${ps(b.encode_mcp_ms)} rest ${ps(b.encode_rest_ms)} · ` +
           `client decode mcp ${ps(b.decode_mcp_ms)} rest ${ps(b.decode_rest_ms)} · body mcp ${(mcpBytes / 1024).toFixed(1)} KiB rest ${(restBytes / 1024).toFixed(1)} KiB`,
       );
-      b.statements.forEach((s, j) => text.push(`  sql #${j + 1} ${ps(s.latency_ms)} ms  ${s.sql.slice(0, 150)}${s.sql.length > 150 ? '…' : ''}`));
+      b.statements.forEach((s, j) =>
+        text.push(`  sql #${j + 1} ${ps(s.latency_ms)} ms  ${s.sql.slice(0, 150)}${s.sql.length > 150 ? '…' : ''}`),
+      );
       for (const [j, e] of explain.entries()) {
         const lines = e.plan.split('\n');
         const exec = lines.find((l) => l.startsWith('Execution Time')) ?? '';
         const planning = lines.find((l) => l.startsWith('Planning Time')) ?? '';
         text.push(`  explain #${j + 1}: ${planning}; ${exec}`);
-        for (const l of lines.filter((l) => !/^(Planning|Execution) Time|^Planning:|^ +Buffers/.test(l))) text.push(`    ${l}`);
+        for (const l of lines.filter((l) => !/^(Planning|Execution) Time|^Planning:|^ +Buffers/.test(l)))
+          text.push(`    ${l}`);
       }
       text.push('');
     }

@@ -41,12 +41,22 @@ export async function startService(options: {
 }): Promise<ServiceProcess> {
   const port = await freePort();
   // Benchmarks send far more than a client may (RATE_LIMIT_MAX 600/min): no limit unless one is asked for.
-  const env: NodeJS.ProcessEnv = { RATE_LIMIT_MAX: '1000000', ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1' };
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts', 'serve'], {
-    cwd: options.cwd,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const env: NodeJS.ProcessEnv = {
+    RATE_LIMIT_MAX: '1000000',
+    ...process.env,
+    ...options.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+  };
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts', 'serve'],
+    {
+      cwd: options.cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   if (child.pid === undefined) throw new Error('could not start the service process');
   const pid = child.pid;
 
@@ -96,7 +106,8 @@ export async function startService(options: {
       } catch {
         /* not listening yet */
       }
-      if (Date.now() > deadline) throw new Error(`the service was not ready within ${options.readyTimeoutMs ?? 60_000} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`the service was not ready within ${options.readyTimeoutMs ?? 60_000} ms`);
       await sleep(100);
     }
   } catch (error) {

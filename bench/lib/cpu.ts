@@ -101,7 +101,8 @@ export class CpuMeter {
       const ours = serviceMs + (postgres ?? 0) + clientMs;
       background = Math.max(0, Math.round(((busy - ours) / (machine1.total - this.#machine0.total)) * 1000) / 10);
     }
-    const per = (x: number | null | undefined) => (x === null || x === undefined ? null : Math.round((x / calls) * 1000) / 1000);
+    const per = (x: number | null | undefined) =>
+      x === null || x === undefined ? null : Math.round((x / calls) * 1000) / 1000;
     return {
       service: per(serviceMs),
       postgres: per(postgres),

@@ -60,7 +60,9 @@ export async function summarizeProfile(file: string, root: string, top = 25): Pr
   const r = (ms: number) => Math.round(ms * 10) / 10;
   return {
     total_ms: r(busy),
-    by_origin: [...byOrigin.entries()].sort((a, b) => b[1] - a[1]).map(([origin, ms]) => ({ origin, self_ms: r(ms), share: share(ms) })),
+    by_origin: [...byOrigin.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([origin, ms]) => ({ origin, self_ms: r(ms), share: share(ms) })),
     top_functions: [...byFn.values()]
       .sort((a, b) => b.ms - a.ms)
       .slice(0, top)
@@ -70,8 +72,10 @@ export async function summarizeProfile(file: string, root: string, top = 25): Pr
 
 export function formatProfile(p: ProfileSummary, title: string): string {
   const lines = [`${title}: ${p.total_ms} ms of CPU (idle excluded)`, '  by origin (self time):'];
-  for (const o of p.by_origin.slice(0, 15)) lines.push(`    ${String(o.share).padStart(5)}%  ${String(o.self_ms).padStart(8)} ms  ${o.origin}`);
+  for (const o of p.by_origin.slice(0, 15))
+    lines.push(`    ${String(o.share).padStart(5)}%  ${String(o.self_ms).padStart(8)} ms  ${o.origin}`);
   lines.push('  top functions (self time):');
-  for (const f of p.top_functions) lines.push(`    ${String(f.share).padStart(5)}%  ${String(f.self_ms).padStart(8)} ms  ${f.fn}  ${f.where}`);
+  for (const f of p.top_functions)
+    lines.push(`    ${String(f.share).padStart(5)}%  ${String(f.self_ms).padStart(8)} ms  ${f.fn}  ${f.where}`);
   return lines.join('\n');
 }

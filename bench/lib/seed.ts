@@ -71,30 +71,76 @@ export class Rand {
   }
 }
 
-const AREAS = ['Payments', 'Search', 'Identity', 'Billing', 'Notifications', 'Analytics', 'Onboarding', 'Checkout', 'Inventory', 'Reporting'];
-const KINDS = ['Service', 'Platform', 'Revamp', 'Migration', 'Gateway', 'Dashboard', 'Pipeline', 'API', 'SDK', 'Portal'];
+const AREAS = [
+  'Payments',
+  'Search',
+  'Identity',
+  'Billing',
+  'Notifications',
+  'Analytics',
+  'Onboarding',
+  'Checkout',
+  'Inventory',
+  'Reporting',
+];
+const KINDS = [
+  'Service',
+  'Platform',
+  'Revamp',
+  'Migration',
+  'Gateway',
+  'Dashboard',
+  'Pipeline',
+  'API',
+  'SDK',
+  'Portal',
+];
 
 /** Per slot (sequence order 1..5), the names a phase in that slot may have, and its typical task types. */
 const PHASE_SLOTS: { names: string[]; types: readonly (readonly [TaskType, number])[] }[] = [
   {
     names: ['Discovery & Analysis', 'Research & Design', 'Requirements & Scoping'],
-    types: [['analysis', 5], ['research', 4], ['documentation', 1], ['review', 1]],
+    types: [
+      ['analysis', 5],
+      ['research', 4],
+      ['documentation', 1],
+      ['review', 1],
+    ],
   },
   {
     names: ['Core Engine & Infrastructure', 'Data Model & Storage', 'Foundation'],
-    types: [['coding', 7], ['testing', 1], ['review', 1], ['analysis', 1]],
+    types: [
+      ['coding', 7],
+      ['testing', 1],
+      ['review', 1],
+      ['analysis', 1],
+    ],
   },
   {
     names: ['API & Integration', 'Features & UI', 'Integration Layer'],
-    types: [['coding', 6], ['testing', 2], ['review', 1], ['documentation', 1]],
+    types: [
+      ['coding', 6],
+      ['testing', 2],
+      ['review', 1],
+      ['documentation', 1],
+    ],
   },
   {
     names: ['Testing & QA', 'Hardening & Performance', 'Verification'],
-    types: [['testing', 6], ['coding', 2], ['review', 2]],
+    types: [
+      ['testing', 6],
+      ['coding', 2],
+      ['review', 2],
+    ],
   },
   {
     names: ['Documentation & Release', 'Rollout & Handover', 'Launch'],
-    types: [['documentation', 5], ['review', 2], ['coding', 1], ['testing', 1]],
+    types: [
+      ['documentation', 5],
+      ['review', 2],
+      ['coding', 1],
+      ['testing', 1],
+    ],
   },
 ];
 
@@ -107,13 +153,38 @@ const VERBS: Record<TaskType, string[]> = {
   research: ['Evaluate', 'Prototype', 'Compare options for', 'Spike on'],
 };
 const OBJECTS = [
-  'retry logic for webhook delivery', 'idempotency keys on POST endpoints', 'the pagination cursor', 'rate limiting per API key',
-  'the audit log writer', 'schema migration for invoices', 'connection pool sizing', 'the search ranking function',
-  'OAuth token refresh', 'session expiry handling', 'CSV export of reports', 'the event outbox', 'soft deletes on accounts',
-  'the currency conversion cache', 'email template rendering', 'the background job scheduler', 'feature flag evaluation',
-  'multi-tenant row filtering', 'the metrics exporter', 'error budget alerts', 'the upload virus scan hook', 'locale fallbacks',
-  'the dead-letter queue', 'SLA dashboards', 'the checkout state machine', 'stock reservation timeouts', 'PDF invoice layout',
-  'the GraphQL gateway schema', 'SSO with SAML', 'push notification batching', 'the data retention job', 'index usage on orders',
+  'retry logic for webhook delivery',
+  'idempotency keys on POST endpoints',
+  'the pagination cursor',
+  'rate limiting per API key',
+  'the audit log writer',
+  'schema migration for invoices',
+  'connection pool sizing',
+  'the search ranking function',
+  'OAuth token refresh',
+  'session expiry handling',
+  'CSV export of reports',
+  'the event outbox',
+  'soft deletes on accounts',
+  'the currency conversion cache',
+  'email template rendering',
+  'the background job scheduler',
+  'feature flag evaluation',
+  'multi-tenant row filtering',
+  'the metrics exporter',
+  'error budget alerts',
+  'the upload virus scan hook',
+  'locale fallbacks',
+  'the dead-letter queue',
+  'SLA dashboards',
+  'the checkout state machine',
+  'stock reservation timeouts',
+  'PDF invoice layout',
+  'the GraphQL gateway schema',
+  'SSO with SAML',
+  'push notification batching',
+  'the data retention job',
+  'index usage on orders',
 ];
 const SENTENCES = [
   'Follow the existing module layout and keep the public interface unchanged.',
@@ -130,10 +201,25 @@ const SENTENCES = [
   'Pair with the reviewer on the tricky parts instead of leaving long review threads.',
 ];
 const AGENTS: readonly (readonly [string | null, number])[] = [
-  ['developer', 6], ['architect', 1], ['tester', 2], ['reviewer', 1], ['researcher', 1], ['documenter', 1], [null, 1],
+  ['developer', 6],
+  ['architect', 1],
+  ['tester', 2],
+  ['reviewer', 1],
+  ['researcher', 1],
+  ['documenter', 1],
+  [null, 1],
 ];
 const PRIORITY_WEIGHTS: readonly (readonly [number, number])[] = [
-  [1, 2], [2, 3], [3, 5], [4, 7], [5, 12], [6, 12], [7, 11], [8, 9], [9, 5], [10, 3],
+  [1, 2],
+  [2, 3],
+  [3, 5],
+  [4, 7],
+  [5, 12],
+  [6, 12],
+  [7, 11],
+  [8, 9],
+  [9, 5],
+  [10, 3],
 ];
 
 const DAY = 86_400_000;
@@ -144,13 +230,61 @@ export async function seed(db: Kysely<Database>, sizes: SeedSizes, seedValue = 2
   const ids = new Set<string>();
   const now = Date.now();
 
-  const plans: Record<string, unknown[]> = cols(['id', 'title', 'description', 'objectives', 'expected_outcome', 'status', 'priority', 'estimated_hours', 'actual_hours', 'created_by', 'created_at', 'updated_at', 'completed_at']);
-  const phases: Record<string, unknown[]> = cols(['id', 'plan_id', 'name', 'description', 'sequence_order', 'status', 'estimated_minutes', 'created_by', 'created_at', 'updated_at', 'started_at', 'completed_at']);
-  const tasks: Record<string, unknown[]> = cols(['id', 'phase_id', 'title', 'description', 'max_duration_minutes', 'max_context_tokens', 'assigned_agent', 'task_type', 'status', 'priority', 'retry_count', 'created_by', 'created_at', 'updated_at', 'started_at', 'completed_at']);
+  const plans: Record<string, unknown[]> = cols([
+    'id',
+    'title',
+    'description',
+    'objectives',
+    'expected_outcome',
+    'status',
+    'priority',
+    'estimated_hours',
+    'actual_hours',
+    'created_by',
+    'created_at',
+    'updated_at',
+    'completed_at',
+  ]);
+  const phases: Record<string, unknown[]> = cols([
+    'id',
+    'plan_id',
+    'name',
+    'description',
+    'sequence_order',
+    'status',
+    'estimated_minutes',
+    'created_by',
+    'created_at',
+    'updated_at',
+    'started_at',
+    'completed_at',
+  ]);
+  const tasks: Record<string, unknown[]> = cols([
+    'id',
+    'phase_id',
+    'title',
+    'description',
+    'max_duration_minutes',
+    'max_context_tokens',
+    'assigned_agent',
+    'task_type',
+    'status',
+    'priority',
+    'retry_count',
+    'created_by',
+    'created_at',
+    'updated_at',
+    'started_at',
+    'completed_at',
+  ]);
 
   const seededPlans: SeededPlan[] = [];
   const seededTasks: { id: string; status: TaskStatus }[] = [];
-  const dist = { status: {} as Record<string, number>, priority: {} as Record<string, number>, task_type: {} as Record<string, number> };
+  const dist = {
+    status: {} as Record<string, number>,
+    priority: {} as Record<string, number>,
+    task_type: {} as Record<string, number>,
+  };
   const bump = (m: Record<string, number>, k: string | number) => (m[k] = (m[k] ?? 0) + 1);
 
   for (let p = 0; p < sizes.projects; p++) {
@@ -158,7 +292,14 @@ export async function seed(db: Kysely<Database>, sizes: SeedSizes, seedValue = 2
     const kind = KINDS[Math.floor(p / AREAS.length) % KINDS.length]!;
     const round = Math.floor(p / (AREAS.length * KINDS.length));
     const title = round === 0 ? `${area} ${kind}` : `${area} ${kind} ${round + 1}`;
-    const planStatus = r.weighted<PlanStatus>([['active', 60], ['draft', 8], ['paused', 10], ['completed', 15], ['archived', 5], ['cancelled', 2]]);
+    const planStatus = r.weighted<PlanStatus>([
+      ['active', 60],
+      ['draft', 8],
+      ['paused', 10],
+      ['completed', 15],
+      ['archived', 5],
+      ['cancelled', 2],
+    ]);
     // How far along the plan is: index of the active phase (phases before it are completed).
     const progress =
       planStatus === 'completed' || planStatus === 'archived'
@@ -173,7 +314,11 @@ export async function seed(db: Kysely<Database>, sizes: SeedSizes, seedValue = 2
       id: planId,
       title,
       description: `${title}: ${r.pick(SENTENCES)} ${r.pick(SENTENCES)}`,
-      objectives: JSON.stringify([`Ship the ${title.toLowerCase()}`, `Cut ${area.toLowerCase()} incidents by half`, 'Keep p95 latency within budget']),
+      objectives: JSON.stringify([
+        `Ship the ${title.toLowerCase()}`,
+        `Cut ${area.toLowerCase()} incidents by half`,
+        'Keep p95 latency within budget',
+      ]),
       expected_outcome: `${title} in production with its planned scope`,
       status: planStatus,
       priority: r.weighted(PRIORITY_WEIGHTS),
@@ -189,7 +334,8 @@ export async function seed(db: Kysely<Database>, sizes: SeedSizes, seedValue = 2
 
     for (let s = 0; s < sizes.phasesPerProject; s++) {
       const slot = PHASE_SLOTS[s % PHASE_SLOTS.length]!;
-      const name = s < PHASE_SLOTS.length ? r.pick(slot.names) : `${r.pick(slot.names)} ${Math.floor(s / PHASE_SLOTS.length) + 1}`;
+      const name =
+        s < PHASE_SLOTS.length ? r.pick(slot.names) : `${r.pick(slot.names)} ${Math.floor(s / PHASE_SLOTS.length) + 1}`;
       let phaseStatus: PhaseStatus = s < progress ? 'completed' : s === progress ? 'active' : 'pending';
       if (phaseStatus === 'active' && planStatus === 'paused' && r.next() < 0.5) phaseStatus = 'blocked';
       if (phaseStatus === 'completed' && r.next() < 0.03) phaseStatus = 'skipped';
@@ -208,7 +354,8 @@ export async function seed(db: Kysely<Database>, sizes: SeedSizes, seedValue = 2
         created_at: iso(phaseCreated),
         updated_at: iso(phaseStarted ?? phaseCreated),
         started_at: phaseStarted === null ? null : iso(phaseStarted),
-        completed_at: phaseStatus === 'completed' || phaseStatus === 'skipped' ? iso(planCreated + (s * 3 + 3) * DAY) : null,
+        completed_at:
+          phaseStatus === 'completed' || phaseStatus === 'skipped' ? iso(planCreated + (s * 3 + 3) * DAY) : null,
       });
       seededPlan.phases.push({ id: phaseId, name });
 
@@ -216,17 +363,38 @@ export async function seed(db: Kysely<Database>, sizes: SeedSizes, seedValue = 2
         const type = r.weighted(slot.types);
         const status: TaskStatus =
           phaseStatus === 'completed'
-            ? r.weighted([['completed', 88], ['skipped', 8], ['failed', 4]])
+            ? r.weighted([
+                ['completed', 88],
+                ['skipped', 8],
+                ['failed', 4],
+              ])
             : phaseStatus === 'skipped'
-              ? r.weighted([['skipped', 85], ['completed', 15]])
+              ? r.weighted([
+                  ['skipped', 85],
+                  ['completed', 15],
+                ])
               : phaseStatus === 'active' || phaseStatus === 'blocked'
-                ? r.weighted([['pending', 40], ['active', 15], ['completed', 35], ['failed', 6], ['skipped', 4]])
-                : r.weighted([['pending', 95], ['skipped', 3], ['active', 2]]);
+                ? r.weighted([
+                    ['pending', 40],
+                    ['active', 15],
+                    ['completed', 35],
+                    ['failed', 6],
+                    ['skipped', 4],
+                  ])
+                : r.weighted([
+                    ['pending', 95],
+                    ['skipped', 3],
+                    ['active', 2],
+                  ]);
         const priority = r.weighted(PRIORITY_WEIGHTS);
         const created = phaseCreated + r.int(0, 3 * DAY);
         const started = status === 'pending' || status === 'skipped' ? null : created + r.int(1, 48) * 3_600_000;
         const completed =
-          status === 'completed' || status === 'failed' ? (started ?? created) + r.int(5, 600) * 60_000 : status === 'skipped' ? created + r.int(1, 10) * DAY : null;
+          status === 'completed' || status === 'failed'
+            ? (started ?? created) + r.int(5, 600) * 60_000
+            : status === 'skipped'
+              ? created + r.int(1, 10) * DAY
+              : null;
         const description = Array.from({ length: r.int(1, 4) }, () => r.pick(SENTENCES)).join(' ');
         const taskId = r.id(ids);
         push(tasks, {
@@ -261,14 +429,18 @@ export async function seed(db: Kysely<Database>, sizes: SeedSizes, seedValue = 2
     select * from unnest(
       ${plans.id}::text[], ${plans.title}::text[], ${plans.description}::text[], ${plans.objectives}::jsonb[], ${plans.expected_outcome}::text[],
       ${plans.status}::text[], ${plans.priority}::int[], ${plans.estimated_hours}::float8[], ${plans.actual_hours}::float8[],
-      ${plans.created_by}::text[], ${plans.created_at}::timestamptz[], ${plans.updated_at}::timestamptz[], ${plans.completed_at}::timestamptz[])`.execute(db);
+      ${plans.created_by}::text[], ${plans.created_at}::timestamptz[], ${plans.updated_at}::timestamptz[], ${plans.completed_at}::timestamptz[])`.execute(
+    db,
+  );
   await sql`
     insert into phases
       (id, plan_id, name, description, sequence_order, status, estimated_minutes, created_by, created_at, updated_at, started_at, completed_at)
     select * from unnest(
       ${phases.id}::text[], ${phases.plan_id}::text[], ${phases.name}::text[], ${phases.description}::text[], ${phases.sequence_order}::int[],
       ${phases.status}::text[], ${phases.estimated_minutes}::int[], ${phases.created_by}::text[], ${phases.created_at}::timestamptz[],
-      ${phases.updated_at}::timestamptz[], ${phases.started_at}::timestamptz[], ${phases.completed_at}::timestamptz[])`.execute(db);
+      ${phases.updated_at}::timestamptz[], ${phases.started_at}::timestamptz[], ${phases.completed_at}::timestamptz[])`.execute(
+    db,
+  );
   await sql`
     insert into micro_tasks
       (id, phase_id, title, description, max_duration_minutes, max_context_tokens, assigned_agent, task_type, status, priority,
@@ -277,7 +449,9 @@ export async function seed(db: Kysely<Database>, sizes: SeedSizes, seedValue = 2
       ${tasks.id}::text[], ${tasks.phase_id}::text[], ${tasks.title}::text[], ${tasks.description}::text[], ${tasks.max_duration_minutes}::int[],
       ${tasks.max_context_tokens}::int[], ${tasks.assigned_agent}::text[], ${tasks.task_type}::text[], ${tasks.status}::text[],
       ${tasks.priority}::int[], ${tasks.retry_count}::int[], ${tasks.created_by}::text[], ${tasks.created_at}::timestamptz[],
-      ${tasks.updated_at}::timestamptz[], ${tasks.started_at}::timestamptz[], ${tasks.completed_at}::timestamptz[])`.execute(db);
+      ${tasks.updated_at}::timestamptz[], ${tasks.started_at}::timestamptz[], ${tasks.completed_at}::timestamptz[])`.execute(
+    db,
+  );
   // VACUUM too, not only ANALYZE: autovacuum would otherwise run on the fresh 10k rows a few seconds
   // into the measurement (setting the visibility map, changing plans and timings mid-run).
   await sql`vacuum analyze`.execute(db);

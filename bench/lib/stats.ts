@@ -38,5 +38,14 @@ export function summarize(samples: number[]): Summary {
 /** Rounds every number of a summary to 3 decimals (for the JSON file). */
 export function rounded(s: Summary): Summary {
   const r = (x: number) => Math.round(x * 1000) / 1000;
-  return { n: s.n, mean: r(s.mean), p50: r(s.p50), p95: r(s.p95), p99: r(s.p99), min: r(s.min), max: r(s.max), stdev: r(s.stdev) };
+  return {
+    n: s.n,
+    mean: r(s.mean),
+    p50: r(s.p50),
+    p95: r(s.p95),
+    p99: r(s.p99),
+    min: r(s.min),
+    max: r(s.max),
+    stdev: r(s.stdev),
+  };
 }

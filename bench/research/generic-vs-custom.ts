@@ -6,26 +6,69 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { hybridSearchSql, type SearchParams } from '../../src/db/queries/memories.js';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
 const base = '-c hnsw.ef_search=100 -c hnsw.iterative_scan=relaxed_order -c max_parallel_workers_per_gather=0';
-const mk = (mode: string) => new pg.Client({ connectionString: process.env.DATABASE_URL, options: `${base} -c plan_cache_mode=${mode}` });
-const custom = mk(process.env.A ?? 'force_custom_plan'); const generic = mk(process.env.B ?? 'force_generic_plan');
-await custom.connect(); await generic.connect();
-const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 }) }) });
-const qs = readFileSync('../shared/bench/locomo/queries.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l).question as string);
-const STOP = new Set('a about above after again against all am an and any are as at be because been before being below between both but by can did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when where which while who whom why will with you your yours yourself yourselves'.split(' '));
-const dialect = (t: string, c: number) => (c === 0 ? t : t.replace(/[A-Za-z]{2,}/g, (w) => (STOP.has(w.toLowerCase()) ? w : w + String.fromCharCode(97 + (c % 26), 97 + Math.floor(c / 26) % 26, 122))));
+const mk = (mode: string) =>
+  new pg.Client({ connectionString: process.env.DATABASE_URL, options: `${base} -c plan_cache_mode=${mode}` });
+const custom = mk(process.env.A ?? 'force_custom_plan');
+const generic = mk(process.env.B ?? 'force_generic_plan');
+await custom.connect();
+await generic.connect();
+const kysely = new Kysely<any>({
+  dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 }) }),
+});
+const qs = readFileSync('../shared/bench/locomo/queries.jsonl', 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l).question as string);
+const STOP = new Set(
+  'a about above after again against all am an and any are as at be because been before being below between both but by can did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when where which while who whom why will with you your yours yourself yourselves'.split(
+    ' ',
+  ),
+);
+const dialect = (t: string, c: number) =>
+  c === 0
+    ? t
+    : t.replace(/[A-Za-z]{2,}/g, (w) =>
+        STOP.has(w.toLowerCase()) ? w : w + String.fromCharCode(97 + (c % 26), 97 + (Math.floor(c / 26) % 26), 122),
+      );
 const mode = process.env.MODE ?? 'project';
-const tc: number[] = []; const tg: number[] = []; const worse: Array<[number, string]> = [];
+const tc: number[] = [];
+const tg: number[] = [];
+const worse: Array<[number, string]> = [];
 const names = new Set<string>();
 for (let i = 0; i < 240; i++) {
-  const c = i % 17; const q = dialect(qs[(i * 7919) % qs.length]!, c);
-  const p: SearchParams = { query: q, filters: mode === 'project' ? { project: `bench ${c}` } : {}, limit: 10, k: 30, weights: { vector: 1, keyword: 1, neighbours: 0.4 }, vector: { values: FakeOllama.vector(q, 768, true), model: 'nomic-embed-text', dims: 768 } };
+  const c = i % 17;
+  const q = dialect(qs[(i * 7919) % qs.length]!, c);
+  const p: SearchParams = {
+    query: q,
+    filters: mode === 'project' ? { project: `bench ${c}` } : {},
+    limit: 10,
+    k: 30,
+    weights: { vector: 1, keyword: 1, neighbours: 0.4 },
+    vector: { values: FakeOllama.vector(q, 768, true), model: 'nomic-embed-text', dims: 768 },
+  };
   const cq = hybridSearchSql(p).compile(kysely);
-  const name = 'g' + cq.sql.length; const first = !names.has(name); names.add(name);
-  const run = async (cl: pg.Client) => { const t = performance.now(); await cl.query({ name: first ? name : name, text: cq.sql, values: cq.parameters as any[] }); return performance.now() - t; };
-  const a = await run(custom); const b = await run(generic);
-  if (i >= 20) { tc.push(a); tg.push(b); if (b - a > 5) worse.push([b - a, `${c}: ${q.slice(0, 60)}`]); }
+  const name = 'g' + cq.sql.length;
+  const first = !names.has(name);
+  names.add(name);
+  const run = async (cl: pg.Client) => {
+    const t = performance.now();
+    await cl.query({ name: first ? name : name, text: cq.sql, values: cq.parameters as any[] });
+    return performance.now() - t;
+  };
+  const a = await run(custom);
+  const b = await run(generic);
+  if (i >= 20) {
+    tc.push(a);
+    tg.push(b);
+    if (b - a > 5) worse.push([b - a, `${c}: ${q.slice(0, 60)}`]);
+  }
 }
 const pct = (xs: number[], p: number) => [...xs].sort((x, y) => x - y)[Math.floor(p * xs.length)]!.toFixed(1);
-console.log('custom  p50', pct(tc, 0.5), 'p95', pct(tc, 0.95)); console.log('generic p50', pct(tg, 0.5), 'p95', pct(tg, 0.95));
-worse.sort((x, y) => y[0] - x[0]); console.log(worse.length, 'queries >5 ms slower generic'); for (const w of worse.slice(0, 8)) console.log(w[0].toFixed(1), w[1]);
-await custom.end(); await generic.end(); await kysely.destroy();
+console.log('custom  p50', pct(tc, 0.5), 'p95', pct(tc, 0.95));
+console.log('generic p50', pct(tg, 0.5), 'p95', pct(tg, 0.95));
+worse.sort((x, y) => y[0] - x[0]);
+console.log(worse.length, 'queries >5 ms slower generic');
+for (const w of worse.slice(0, 8)) console.log(w[0].toFixed(1), w[1]);
+await custom.end();
+await generic.end();
+await kysely.destroy();

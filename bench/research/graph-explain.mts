@@ -11,20 +11,42 @@ import { symbolQuery } from '../../src/domain/graphs/find-symbols.js';
 import { uploadGraph } from '../../src/domain/graphs/upload-graph.js';
 const db = await openDb({ databaseUrl: process.env.DATABASE_URL! });
 await migrate(db.kysely);
-const deps = { db: db.kysely, caller: { name: null, scopes: new Set(['read', 'write', 'admin']) as any }, retention: 20 };
+const deps = {
+  db: db.kysely,
+  caller: { name: null, scopes: new Set(['read', 'write', 'admin']) as any },
+  retention: 20,
+};
 if (process.env.LOAD) {
   const { syntheticGraph } = await import('../graphs.js');
   await writeFile('/tmp/synthetic50k.json.gz', gzipSync(syntheticGraph(50_000)));
   const { createGunzip } = await import('node:zlib');
-  await uploadGraph(deps, { repo: 'theia' }, [createReadStream('../shared/fixtures/graphs/theia/' + (await import('node:fs')).readdirSync('../shared/fixtures/graphs/theia').find((f) => f.endsWith('.gz'))!), createGunzip()]);
+  await uploadGraph(deps, { repo: 'theia' }, [
+    createReadStream(
+      '../shared/fixtures/graphs/theia/' +
+        (await import('node:fs')).readdirSync('../shared/fixtures/graphs/theia').find((f) => f.endsWith('.gz'))!,
+    ),
+    createGunzip(),
+  ]);
   await uploadGraph(deps, { repo: 'synthetic' }, [createReadStream('/tmp/synthetic50k.json.gz'), createGunzip()]);
   await sql`analyze graph_nodes, graph_edges`.execute(db.kysely);
 }
-const g = (await sql<{ graph_id: string; commit_hash: string }>`select c.graph_id, c.commit_hash from graph_commits c join code_graphs g using (graph_id) where g.repo = 'synthetic'`.execute(db.kysely)).rows[0]!;
+const g = (
+  await sql<{
+    graph_id: string;
+    commit_hash: string;
+  }>`select c.graph_id, c.commit_hash from graph_commits c join code_graphs g using (graph_id) where g.repo = 'synthetic'`.execute(
+    db.kysely,
+  )
+).rows[0]!;
 const graph = { graphId: g.graph_id, commitHash: g.commit_hash };
 await db.kysely.connection().execute(async (conn) => {
   // Plans go to the server log (auto_explain), timings here.
-  if (process.env.EXPLAIN) await sql`load 'auto_explain'`.execute(conn), await sql`set auto_explain.log_min_duration = 0`.execute(conn), await sql`set auto_explain.log_analyze = on`.execute(conn), await sql`set auto_explain.log_buffers = on`.execute(conn), await sql`set auto_explain.log_nested_statements = on`.execute(conn);
+  if (process.env.EXPLAIN)
+    (await sql`load 'auto_explain'`.execute(conn),
+      await sql`set auto_explain.log_min_duration = 0`.execute(conn),
+      await sql`set auto_explain.log_analyze = on`.execute(conn),
+      await sql`set auto_explain.log_buffers = on`.execute(conn),
+      await sql`set auto_explain.log_nested_statements = on`.execute(conn));
   for (const q of process.argv.slice(2)) {
     for (let i = 0; i < 3; i++) {
       const t = performance.now();

@@ -5,7 +5,8 @@ import { queries } from './harness.ts';
 const DB = process.env.DB100K ?? 'postgres://postgres@127.0.0.1:54329/kwresearch100k';
 const file = process.argv[2] ?? 'winner.sql';
 const sql = fs.readFileSync(new URL('./' + file, import.meta.url), 'utf8');
-const c = new pg.Client(DB); await c.connect();
+const c = new pg.Client(DB);
+await c.connect();
 await c.query(`PREPARE dummy AS SELECT 1`);
 const N = +(process.env.N ?? 300);
 const sample = queries.filter((_, i) => i % Math.floor(queries.length / N) === 0).slice(0, N);
@@ -17,12 +18,18 @@ const cases: Record<string, (q: string, i: number) => unknown[]> = {
 };
 const pct = (a: number[], p: number) => a[Math.min(a.length - 1, Math.floor(p * a.length))];
 for (const [name, mk] of Object.entries(cases)) {
-  for (let i = 0; i < 20; i++) await c.query(sql, mk(sample[i].question, i));   // warm-up
-  const t: number[] = []; let rows = 0;
+  for (let i = 0; i < 20; i++) await c.query(sql, mk(sample[i].question, i)); // warm-up
+  const t: number[] = [];
+  let rows = 0;
   for (let i = 0; i < sample.length; i++) {
-    const t0 = performance.now(); const r = await c.query(sql, mk(sample[i].question, i)); t.push(performance.now() - t0); rows += r.rowCount ?? 0;
+    const t0 = performance.now();
+    const r = await c.query(sql, mk(sample[i].question, i));
+    t.push(performance.now() - t0);
+    rows += r.rowCount ?? 0;
   }
   t.sort((a, b) => a - b);
-  console.log(`| ${name} | ${pct(t, 0.5).toFixed(2)} | ${pct(t, 0.95).toFixed(2)} | ${t[t.length - 1].toFixed(2)} | ${(rows / t.length).toFixed(1)} |`);
+  console.log(
+    `| ${name} | ${pct(t, 0.5).toFixed(2)} | ${pct(t, 0.95).toFixed(2)} | ${t[t.length - 1].toFixed(2)} | ${(rows / t.length).toFixed(1)} |`,
+  );
 }
 await c.end();

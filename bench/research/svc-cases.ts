@@ -3,42 +3,102 @@
 import { readFileSync } from 'node:fs';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
 import { startService } from '../lib/child.js';
-const fake = await new FakeOllama().start(); fake.dense = true;
-const env = { DATABASE_URL: process.env.DATABASE_URL!, LOG_LEVEL: 'warn', EMBEDDING_PROVIDER: 'ollama', OLLAMA_HOST: fake.url, OLLAMA_EMBEDDING_MODEL: 'nomic-embed-text' };
+const fake = await new FakeOllama().start();
+fake.dense = true;
+const env = {
+  DATABASE_URL: process.env.DATABASE_URL!,
+  LOG_LEVEL: 'warn',
+  EMBEDDING_PROVIDER: 'ollama',
+  OLLAMA_HOST: fake.url,
+  OLLAMA_EMBEDDING_MODEL: 'nomic-embed-text',
+};
 const hybrid = await startService({ cwd: process.cwd(), env });
 const keyword = await startService({ cwd: process.cwd(), env: { ...env, EMBEDDING_PROVIDER: 'none' } });
-const qs = readFileSync('../shared/bench/locomo/queries.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l).question as string);
-const STOP = new Set('a about above after again against all am an and any are as at be because been before being below between both but by can did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when where which while who whom why will with you your yours yourself yourselves'.split(' '));
-const dialect = (t: string, c: number) => (c === 0 ? t : t.replace(/[A-Za-z]{2,}/g, (w) => (STOP.has(w.toLowerCase()) ? w : w + String.fromCharCode(97 + (c % 26), 97 + Math.floor(c / 26) % 26, 122))));
+const qs = readFileSync('../shared/bench/locomo/queries.jsonl', 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l).question as string);
+const STOP = new Set(
+  'a about above after again against all am an and any are as at be because been before being below between both but by can did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when where which while who whom why will with you your yours yourself yourselves'.split(
+    ' ',
+  ),
+);
+const dialect = (t: string, c: number) =>
+  c === 0
+    ? t
+    : t.replace(/[A-Za-z]{2,}/g, (w) =>
+        STOP.has(w.toLowerCase()) ? w : w + String.fromCharCode(97 + (c % 26), 97 + (Math.floor(c / 26) % 26), 122),
+      );
 const TYPES = ['code', 'documentation', 'context', 'output', 'error', 'decision', 'learning'];
 const q = (i: number) => dialect(qs[(i * 7919) % qs.length]!, i % 17);
 const cases: Array<[string, (i: number) => object]> = [
   ['project', (i) => ({ query: q(i), project: `bench ${i % 17}` })],
   ['project+type', (i) => ({ query: q(i), project: `bench ${i % 17}`, content_type: TYPES[i % 7] })],
   ['all', (i) => ({ query: q(i) })],
-  ['all+type+since', (i) => ({ query: q(i), content_type: TYPES[i % 7], created_after: new Date(Date.now() - 86_400_000).toISOString() })],
+  [
+    'all+type+since',
+    (i) => ({
+      query: q(i),
+      content_type: TYPES[i % 7],
+      created_after: new Date(Date.now() - 86_400_000).toISOString(),
+    }),
+  ],
 ];
 const only = process.argv[2] ? new RegExp(process.argv[2]) : null;
 const pct = (xs: number[], p: number) => xs.sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 async function timed(url: string, path: string, body: object) {
-  const r = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const t = r.headers.get('server-timing') ?? ''; await r.json();
+  const r = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const t = r.headers.get('server-timing') ?? '';
+  await r.json();
   return Number(/op;dur=([\d.]+)/.exec(t)?.[1]) - Number(/embed;dur=([\d.]+)/.exec(t)?.[1] ?? 0);
 }
-for (const [svcName, svc] of [['hybrid', hybrid], ['keyword', keyword]] as const) {
+for (const [svcName, svc] of [
+  ['hybrid', hybrid],
+  ['keyword', keyword],
+] as const) {
   for (const [name, body] of cases) {
     if (only && !only.test(`${svcName} ${name}`)) continue;
     const xs: number[] = [];
-    for (let i = 0; i < 330; i++) { const ms = await timed(svc.url, '/api/v1/memories/search', body(i)); if (i >= 30) xs.push(ms); }
-    console.log(`${svcName} ${name}`.padEnd(24), 'p50', pct(xs, 0.5).toFixed(1), 'p95', pct(xs, 0.95).toFixed(1), 'max', pct(xs, 1).toFixed(1));
+    for (let i = 0; i < 330; i++) {
+      const ms = await timed(svc.url, '/api/v1/memories/search', body(i));
+      if (i >= 30) xs.push(ms);
+    }
+    console.log(
+      `${svcName} ${name}`.padEnd(24),
+      'p50',
+      pct(xs, 0.5).toFixed(1),
+      'p95',
+      pct(xs, 0.95).toFixed(1),
+      'max',
+      pct(xs, 1).toFixed(1),
+    );
   }
 }
 if (!only || only.test('store')) {
   const xs: number[] = [];
   for (let i = 0; i < 320; i++) {
-    const ms = await timed(hybrid.url, '/api/v1/memories', { content: dialect(`${qs[(i * 31) % qs.length]} (probe note ${Date.now()} ${i})`, i % 17), content_type: TYPES[i % 7], keywords: ['bench', `n${i % 10}`], project: `bench ${i % 17}` });
+    const ms = await timed(hybrid.url, '/api/v1/memories', {
+      content: dialect(`${qs[(i * 31) % qs.length]} (probe note ${Date.now()} ${i})`, i % 17),
+      content_type: TYPES[i % 7],
+      keywords: ['bench', `n${i % 10}`],
+      project: `bench ${i % 17}`,
+    });
     if (i >= 20) xs.push(ms);
   }
-  console.log('store'.padEnd(24), 'p50', pct(xs, 0.5).toFixed(1), 'p95', pct(xs, 0.95).toFixed(1), 'max', pct(xs, 1).toFixed(1));
+  console.log(
+    'store'.padEnd(24),
+    'p50',
+    pct(xs, 0.5).toFixed(1),
+    'p95',
+    pct(xs, 0.95).toFixed(1),
+    'max',
+    pct(xs, 1).toFixed(1),
+  );
 }
-await hybrid.stop(); await keyword.stop(); await fake.stop();
+await hybrid.stop();
+await keyword.stop();
+await fake.stop();

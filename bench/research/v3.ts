@@ -2,14 +2,25 @@
 // Params like winner2: $1 query, $2 project_id|NULL, $3 k, $4 content_type[], $5 from, $6 to, $7 keywords[].
 // usage: npx tsx bench/research/v3.ts <regex>
 export type O = {
-  p?: number;                                     // coverage exponent: score = bm * nm^p
-  prf?: { m: number; t: number; w: number; minDocs?: number; maxDfFrac?: number; newDocs?: boolean; wmode?: 'max' | 'sum' | 'flat'; fbw?: 'flat' | 'score' };
-  prox?: { win: number; w: number };              // bonus factor (1 + w * #adjacent query-lexeme pairs within win)
-  simple?: number;                                // weight of exact surface-form ('simple' config) matches bonus
-  prefix?: number;                                // min length of query lexeme for prefix expansion (rare lexemes only)
-  nb?: { w: number; win: number };                // neighbour smoothing by created_at within project
-  k1?: number; b?: number; delta?: number;
-  softc?: number;                                 // soft coverage: each matched lexeme counts least(1, idf / softc)
+  p?: number; // coverage exponent: score = bm * nm^p
+  prf?: {
+    m: number;
+    t: number;
+    w: number;
+    minDocs?: number;
+    maxDfFrac?: number;
+    newDocs?: boolean;
+    wmode?: 'max' | 'sum' | 'flat';
+    fbw?: 'flat' | 'score';
+  };
+  prox?: { win: number; w: number }; // bonus factor (1 + w * #adjacent query-lexeme pairs within win)
+  simple?: number; // weight of exact surface-form ('simple' config) matches bonus
+  prefix?: number; // min length of query lexeme for prefix expansion (rare lexemes only)
+  nb?: { w: number; win: number }; // neighbour smoothing by created_at within project
+  k1?: number;
+  b?: number;
+  delta?: number;
+  softc?: number; // soft coverage: each matched lexeme counts least(1, idf / softc)
 };
 const FILT = (a: string) => `($2::varchar IS NULL OR ${a}.project_id = $2) AND ${a}.archived_at IS NULL
     AND ($4::varchar[] IS NULL OR ${a}.content_type = ANY ($4))
@@ -19,8 +30,11 @@ const Q = (col: string) => `replace(replace(${col}, '\\', '\\\\'), '''', '''''')
 const IDF = (df: string) => `ln(1 + (st.n - ${df} + 0.5) / (${df} + 0.5))`;
 
 export function build(o: O = {}): string {
-  const k1 = o.k1 ?? 1.2, b = o.b ?? 0.3, d = o.delta ?? 0.5;
-  const TFN = (tf: string, dl: string) => `(${d} + ${tf} * ${k1 + 1} / (${tf} + ${k1} * (${1 - b} + ${b} * ${dl} / st.avgdl)))`;
+  const k1 = o.k1 ?? 1.2,
+    b = o.b ?? 0.3,
+    d = o.delta ?? 0.5;
+  const TFN = (tf: string, dl: string) =>
+    `(${d} + ${tf} * ${k1 + 1} / (${tf} + ${k1} * (${1 - b} + ${b} * ${dl} / st.avgdl)))`;
   const p = o.p ?? 1;
   const cov = p === 1 ? 's1.nm' : `power(s1.nm, ${p})`;
   const parts: string[] = [];
@@ -101,7 +115,12 @@ export function build(o: O = {}): string {
   WHERE d.df >= 2 AND d.df <= ${o.prf.maxDfFrac ?? 0.05} * st.n
   ORDER BY wt DESC, fbl.lex LIMIT ${t}
 )`);
-    const wn = o.prf.wmode === 'flat' ? '1' : o.prf.wmode === 'sum' ? `el.wt / (SELECT sum(wt) FROM el)` : `el.wt / (SELECT max(wt) FROM el)`;
+    const wn =
+      o.prf.wmode === 'flat'
+        ? '1'
+        : o.prf.wmode === 'sum'
+          ? `el.wt / (SELECT sum(wt) FROM el)`
+          : `el.wt / (SELECT max(wt) FROM el)`;
     if (o.prf.newDocs) {
       parts.push(`cand2 AS (
   SELECT m.id, m.fts FROM semantic_memory m
@@ -151,22 +170,30 @@ for (const c of [1, 2]) for (const p of [1.5, 2]) V3[`softc_${c}_p${p}`] = { sof
 for (const win of [1, 2, 3]) for (const w of [0.1, 0.2, 0.4]) V3[`nb_${win}_${w}`] = { nb: { win, w } };
 for (const s of [0.1, 0.3]) V3[`simple_${s}`] = { simple: s };
 for (const pf of [4, 5, 6]) V3[`prefix_${pf}`] = { prefix: pf };
-for (const m of [3, 5, 10]) for (const t of [5, 10, 20]) for (const w of [0.2, 0.5])
-  V3[`prf_m${m}_t${t}_w${w}`] = { prf: { m, t, w } };
+for (const m of [3, 5, 10])
+  for (const t of [5, 10, 20]) for (const w of [0.2, 0.5]) V3[`prf_m${m}_t${t}_w${w}`] = { prf: { m, t, w } };
 
-for (const [m, t] of [[3, 20], [5, 10], [5, 20]]) for (const w of [0.3, 0.5, 0.8, 1.2]) {
-  V3[`prfB_m${m}_t${t}_w${w}`] = { prf: { m, t, w } };
-  V3[`prfN_m${m}_t${t}_w${w}`] = { prf: { m, t, w, newDocs: true } };
-  V3[`prfS_m${m}_t${t}_w${w}`] = { prf: { m, t, w, fbw: 'score' } };
-  V3[`prfF_m${m}_t${t}_w${w}`] = { prf: { m, t, w, wmode: 'flat' } };
-  V3[`prfD_m${m}_t${t}_w${w}`] = { prf: { m, t, w, maxDfFrac: 0.2 } };
+for (const [m, t] of [
+  [3, 20],
+  [5, 10],
+  [5, 20],
+])
+  for (const w of [0.3, 0.5, 0.8, 1.2]) {
+    V3[`prfB_m${m}_t${t}_w${w}`] = { prf: { m, t, w } };
+    V3[`prfN_m${m}_t${t}_w${w}`] = { prf: { m, t, w, newDocs: true } };
+    V3[`prfS_m${m}_t${t}_w${w}`] = { prf: { m, t, w, fbw: 'score' } };
+    V3[`prfF_m${m}_t${t}_w${w}`] = { prf: { m, t, w, wmode: 'flat' } };
+    V3[`prfD_m${m}_t${t}_w${w}`] = { prf: { m, t, w, maxDfFrac: 0.2 } };
+  }
+for (const w of [0.3, 0.4, 0.6]) {
+  V3[`nbE_2_${w}`] = { nb: { win: 2, w } };
+  V3[`nbE_3_${w}`] = { nb: { win: 3, w } };
+  V3[`nbP_2_${w}`] = { nb: { win: 2, w }, prf: { m: 5, t: 20, w: 0.5 } };
 }
-for (const w of [0.3, 0.4, 0.6]) { V3[`nbE_2_${w}`] = { nb: { win: 2, w } }; V3[`nbE_3_${w}`] = { nb: { win: 3, w } };
-  V3[`nbP_2_${w}`] = { nb: { win: 2, w }, prf: { m: 5, t: 20, w: 0.5 } }; }
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { evaluate, row, header } = await import('./harness.ts');
   const re = new RegExp(process.argv[2] ?? '^base$');
   console.log(header);
-  for (const [name, o] of Object.entries(V3)) if (re.test(name))
-    console.log(row(name, await evaluate(build(o), { extra: () => [null, null, null, null] })));
+  for (const [name, o] of Object.entries(V3))
+    if (re.test(name)) console.log(row(name, await evaluate(build(o), { extra: () => [null, null, null, null] })));
 }

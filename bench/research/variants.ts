@@ -4,7 +4,10 @@
 // Safe OR-of-lexemes tsquery: lexemes come from to_tsvector (already normalised), each is
 // wrapped in single quotes with \ and ' escaped, then joined with ' | ' and cast (no re-parsing
 // of user syntax). Empty lexeme set -> NULL tsquery -> matches nothing, no NOTICE, no error.
-export const orq = (cfg = 'english', src = '$1') => `(SELECT CASE WHEN cardinality(a) = 0 THEN NULL ELSE array_to_string(ARRAY(
+export const orq = (
+  cfg = 'english',
+  src = '$1',
+) => `(SELECT CASE WHEN cardinality(a) = 0 THEN NULL ELSE array_to_string(ARRAY(
      SELECT '''' || replace(replace(l, '\\', '\\\\'), '''', '''''') || '''' FROM unnest(a) l), ' | ')::tsquery END
    FROM (SELECT tsvector_to_array(to_tsvector('${cfg}', ${src})) a) s)`;
 // Alternative: replace & with | in plainto_tsquery output (for comparison only).
@@ -48,19 +51,35 @@ or_hits AS (
 SELECT id, r FROM (SELECT * FROM and_hits UNION ALL SELECT * FROM or_hits) u
 ORDER BY tier, r DESC, id LIMIT $3`;
 V['andfirst_tsrank0'] = andFirst();
-V['andfirst_tsrank1'] = andFirst(tq => `ts_rank(m.fts, ${tq}, 1)`);
+V['andfirst_tsrank1'] = andFirst((tq) => `ts_rank(m.fts, ${tq}, 1)`);
 
 // ---- BM25 computed in SQL over the OR-candidate set.
 // df is exact from the candidate set (every doc containing a query lexeme is a candidate).
 // N and avgdl: 'exact' = computed over the project at query time; numbers = constants.
-export type Bm25Opts = { k1?: number; b?: number; dl?: 'lex' | 'pos'; stats?: 'exact' | 'table'; avgdl?: number; cfg?: string; andBoost?: number; qtf?: boolean; delta?: number; coord?: number };
+export type Bm25Opts = {
+  k1?: number;
+  b?: number;
+  dl?: 'lex' | 'pos';
+  stats?: 'exact' | 'table';
+  avgdl?: number;
+  cfg?: string;
+  andBoost?: number;
+  qtf?: boolean;
+  delta?: number;
+  coord?: number;
+};
 export const bm25 = (o: Bm25Opts = {}) => {
-  const k1 = o.k1 ?? 1.2, b = o.b ?? 0.75, cfg = o.cfg ?? 'english';
-  const dlExpr = o.dl === 'pos' ? `(SELECT sum(coalesce(array_length(u.positions, 1), 1)) FROM unnest(m.fts) u)` : `length(m.fts)`;
-  const stats = o.stats === 'table'
-    ? `SELECT n_docs::float8 AS n, (sum_len::float8 / greatest(n_docs, 1)) AS avgdl FROM kw_stats WHERE project_id = $2`
-    : o.avgdl ? `SELECT count(*)::float8 AS n, ${o.avgdl}::float8 AS avgdl FROM semantic_memory WHERE project_id = $2`
-    : `SELECT count(*)::float8 AS n, avg(${dlExpr.replaceAll('m.fts', 'fts')})::float8 AS avgdl FROM semantic_memory WHERE project_id = $2`;
+  const k1 = o.k1 ?? 1.2,
+    b = o.b ?? 0.75,
+    cfg = o.cfg ?? 'english';
+  const dlExpr =
+    o.dl === 'pos' ? `(SELECT sum(coalesce(array_length(u.positions, 1), 1)) FROM unnest(m.fts) u)` : `length(m.fts)`;
+  const stats =
+    o.stats === 'table'
+      ? `SELECT n_docs::float8 AS n, (sum_len::float8 / greatest(n_docs, 1)) AS avgdl FROM kw_stats WHERE project_id = $2`
+      : o.avgdl
+        ? `SELECT count(*)::float8 AS n, ${o.avgdl}::float8 AS avgdl FROM semantic_memory WHERE project_id = $2`
+        : `SELECT count(*)::float8 AS n, avg(${dlExpr.replaceAll('m.fts', 'fts')})::float8 AS avgdl FROM semantic_memory WHERE project_id = $2`;
   return `
 WITH ql AS (SELECT unnest(tsvector_to_array(to_tsvector('${cfg}', $1))) AS lex),
 cand AS (

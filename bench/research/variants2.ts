@@ -1,9 +1,25 @@
 // Structural BM25 extensions on top of the MiniSearch-like BM25+ (k1=1.2, b=0.7, delta=0.5, coord=1).
 import { orq, V } from './variants.ts';
-type Ext = { idfPow?: number; k1?: number; b?: number; delta?: number; final?: string; extraCols?: string; stats?: string; cand?: string; tfWhere?: string; ql?: string; prefix?: boolean };
+type Ext = {
+  idfPow?: number;
+  k1?: number;
+  b?: number;
+  delta?: number;
+  final?: string;
+  extraCols?: string;
+  stats?: string;
+  cand?: string;
+  tfWhere?: string;
+  ql?: string;
+  prefix?: boolean;
+};
 export const bm25x = (o: Ext = {}) => {
-  const k1 = o.k1 ?? 1.2, b = o.b ?? 0.7, d = o.delta ?? 0.5;
-  const stats = o.stats ?? `SELECT count(*)::float8 AS n, avg(length(fts))::float8 AS avgdl FROM semantic_memory WHERE project_id = $2`;
+  const k1 = o.k1 ?? 1.2,
+    b = o.b ?? 0.7,
+    d = o.delta ?? 0.5;
+  const stats =
+    o.stats ??
+    `SELECT count(*)::float8 AS n, avg(length(fts))::float8 AS avgdl FROM semantic_memory WHERE project_id = $2`;
   return `
 WITH ql AS (${o.ql ?? `SELECT unnest(tsvector_to_array(to_tsvector('english', $1))) AS lex`}),
 cand AS (
@@ -31,15 +47,22 @@ SELECT id, r FROM fin ORDER BY r DESC, id LIMIT $3`;
 export const W: Record<string, string> = {};
 W['x_base'] = bm25x();
 // blend with ts_rank (cover density / plain), ranks fused
-W['x_rrf_tsrank'] = bm25x({ final: `1.0/(60 + row_number() OVER (ORDER BY s.bm * s.nmatch DESC, s.id)) + 1.0/(60 + row_number() OVER (ORDER BY ts_rank(c.fts, ${orq()}) DESC, s.id))` });
+W['x_rrf_tsrank'] = bm25x({
+  final: `1.0/(60 + row_number() OVER (ORDER BY s.bm * s.nmatch DESC, s.id)) + 1.0/(60 + row_number() OVER (ORDER BY ts_rank(c.fts, ${orq()}) DESC, s.id))`,
+});
 W['x_plus_cd'] = bm25x({ final: `s.bm * s.nmatch * (1 + ts_rank_cd(c.fts, ${orq()}, 0))` });
 // exact-surface-form bonus: raw (unstemmed) forms of the query's non-stopword tokens, aligned by position
 const rawForms = `(SELECT coalesce(array_agg(DISTINCT s.lexeme), '{}') FROM unnest(to_tsvector('simple', $1)) s
    JOIN unnest(to_tsvector('english', $1)) e ON e.positions && s.positions)`;
-W['x_rawbonus'] = bm25x({ final: `s.bm * s.nmatch * (1 + 0.3 * cardinality(ARRAY(SELECT unnest(tsvector_to_array(to_tsvector('simple', c.content))) INTERSECT SELECT unnest(${rawForms}))))` });
-W['x_prefix'] = bm25x({ prefix: true, cand: `(SELECT CASE WHEN cardinality(a) = 0 THEN NULL ELSE array_to_string(ARRAY(
+W['x_rawbonus'] = bm25x({
+  final: `s.bm * s.nmatch * (1 + 0.3 * cardinality(ARRAY(SELECT unnest(tsvector_to_array(to_tsvector('simple', c.content))) INTERSECT SELECT unnest(${rawForms}))))`,
+});
+W['x_prefix'] = bm25x({
+  prefix: true,
+  cand: `(SELECT CASE WHEN cardinality(a) = 0 THEN NULL ELSE array_to_string(ARRAY(
      SELECT '''' || replace(replace(l, '\\', '\\\\'), '''', '''''') || '''' || CASE WHEN length(l) >= 4 THEN ':*' ELSE '' END FROM unnest(a) l), ' | ')::tsquery END
-   FROM (SELECT tsvector_to_array(to_tsvector('english', $1)) a) s)` });
+   FROM (SELECT tsvector_to_array(to_tsvector('english', $1)) a) s)`,
+});
 // sanity: coord via nmatch^0 (pure BM25+)
 W['x_nocoord'] = bm25x({ final: 's.bm' });
 
@@ -50,7 +73,11 @@ W['x_cov2'] = bm25x({ final: 's.bm * power(s.midf / (SELECT tot FROM qidf), 2)' 
 W['x_cov1_coord'] = bm25x({ final: 's.bm * s.nmatch * (s.midf / (SELECT tot FROM qidf))' });
 // statistics approximations (for speed): constant avgdl, N from table-wide estimate, N from a stats table
 W['x_k06b03'] = bm25x({ k1: 0.6, b: 0.3 });
-W['x_k06b03_avg15'] = bm25x({ k1: 0.6, b: 0.3, stats: `SELECT count(*)::float8 AS n, 15::float8 AS avgdl FROM semantic_memory WHERE project_id = $2` });
+W['x_k06b03_avg15'] = bm25x({
+  k1: 0.6,
+  b: 0.3,
+  stats: `SELECT count(*)::float8 AS n, 15::float8 AS avgdl FROM semantic_memory WHERE project_id = $2`,
+});
 W['x_k06b03_N1e5'] = bm25x({ k1: 0.6, b: 0.3, stats: `SELECT 100000::float8 AS n, 15::float8 AS avgdl` });
 W['x_k06b03_N1e3'] = bm25x({ k1: 0.6, b: 0.3, stats: `SELECT 1000::float8 AS n, 15::float8 AS avgdl` });
 W['x_base_avg15_N1e5'] = bm25x({ stats: `SELECT 100000::float8 AS n, 15::float8 AS avgdl` });

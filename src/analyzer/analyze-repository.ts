@@ -33,7 +33,11 @@ function countBy<T>(items: T[], key: (item: T) => string): Record<string, number
   return counts;
 }
 
-function statsOf(nodes: GraphNode[], edges: GraphEdge[], base: Pick<AnalysisStats, 'hasGit' | 'files' | 'skippedFiles' | 'durationMs'>): AnalysisStats {
+function statsOf(
+  nodes: GraphNode[],
+  edges: GraphEdge[],
+  base: Pick<AnalysisStats, 'hasGit' | 'files' | 'skippedFiles' | 'durationMs'>,
+): AnalysisStats {
   const round = (n: number) => Math.round(n * 100) / 100;
   const byScore = [...nodes].sort((a, b) => (b.score ?? 0) - (a.score ?? 0));
   const files = byScore.filter((n) => n.type === 'FILE' || n.type === 'TEST');
@@ -48,7 +52,10 @@ function statsOf(nodes: GraphNode[], edges: GraphEdge[], base: Pick<AnalysisStat
     edgeTypes: countBy(edges, (e) => e.type),
     documentedNodes: nodes.filter((n) => n.technicalSummary).length,
     averageNodeScore: nodes.length ? round(nodes.reduce((s, n) => s + (n.score ?? 0), 0) / nodes.length) : 0,
-    topScoringNodes: byScore.filter((n) => n.type !== 'FILE' && n.type !== 'TEST').slice(0, 10).map((n) => ({ name: n.name, type: n.type, score: n.score ?? 0 })),
+    topScoringNodes: byScore
+      .filter((n) => n.type !== 'FILE' && n.type !== 'TEST')
+      .slice(0, 10)
+      .map((n) => ({ name: n.name, type: n.type, score: n.score ?? 0 })),
     topScoringFiles: files.slice(0, 10).map((n) => ({ name: n.name, filePath: n.filePath, score: n.score ?? 0 })),
   };
 }
@@ -78,7 +85,13 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
 
   const graph = new GraphBuilder();
   analyzeTypeScript(folder, scripts, graph, progressFor(options.onProgress, started, total, 0));
-  await analyzePython(folder, python, graph, progressFor(options.onProgress, started, total, scripts.length), skippedFiles);
+  await analyzePython(
+    folder,
+    python,
+    graph,
+    progressFor(options.onProgress, started, total, scripts.length),
+    skippedFiles,
+  );
 
   const { nodes, edges } = graph.build();
   const nodeScores = scoreNodes(nodes, edges);
@@ -86,10 +99,24 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
   const durationMs = Math.round(performance.now() - started);
   const stats = statsOf(nodes, edges, {
     hasGit: listed.hasGit,
-    files: { total, typescript: scripts.filter(hasExtension(TYPESCRIPT_EXTENSIONS)).length, javascript: scripts.filter(hasExtension(JAVASCRIPT_EXTENSIONS)).length, python: python.length },
+    files: {
+      total,
+      typescript: scripts.filter(hasExtension(TYPESCRIPT_EXTENSIONS)).length,
+      javascript: scripts.filter(hasExtension(JAVASCRIPT_EXTENSIONS)).length,
+      python: python.length,
+    },
     skippedFiles,
     durationMs,
   });
   options.onProgress?.({ phase: 'done', filesDone: total, filesTotal: total, elapsedMs: durationMs });
-  return { commitHash, analyzedAt: (options.now?.() ?? new Date()).toISOString(), nodes, edges, allNodes: nodes, allEdges: edges, nodeScores, stats };
+  return {
+    commitHash,
+    analyzedAt: (options.now?.() ?? new Date()).toISOString(),
+    nodes,
+    edges,
+    allNodes: nodes,
+    allEdges: edges,
+    nodeScores,
+    stats,
+  };
 }

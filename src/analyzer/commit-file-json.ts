@@ -11,7 +11,13 @@ function* chunks(commit: CommitFile): Generator<string> {
     const items: unknown[] = commit[key];
     yield `,"${key}":[`;
     for (let i = 0; i < items.length; i += BATCH) {
-      yield (i > 0 ? ',' : '') + items.slice(i, i + BATCH).map((item) => JSON.stringify(item)).join(',');
+      yield (
+        (i > 0 ? ',' : '') +
+        items
+          .slice(i, i + BATCH)
+          .map((item) => JSON.stringify(item))
+          .join(',')
+      );
     }
     yield ']';
   }

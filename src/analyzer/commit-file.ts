@@ -4,7 +4,8 @@
  */
 
 /** Node types the analyzer emits (a subset of DevLens's). A type alias is an INTERFACE with `metadata.kind = 'type'`. */
-export type NodeType = 'FILE' | 'TEST' | 'FUNCTION' | 'CLASS' | 'METHOD' | 'INTERFACE' | 'ENUM' | 'COMPONENT' | 'HOOK' | 'ROUTE';
+export type NodeType =
+  'FILE' | 'TEST' | 'FUNCTION' | 'CLASS' | 'METHOD' | 'INTERFACE' | 'ENUM' | 'COMPONENT' | 'HOOK' | 'ROUTE';
 
 /** Edge types the analyzer emits. */
 export type EdgeType = 'CALLS' | 'IMPORTS' | 'EXTENDS' | 'IMPLEMENTS' | 'TESTS' | 'HANDLES';

@@ -4,7 +4,8 @@ export const MAX_DOC_CHARS = 4000;
 export const MAX_CODE_CHARS = 50_000;
 
 /** Comments that steer tools rather than document code. */
-const DIRECTIVE = /^\s*(eslint|prettier-ignore|@ts-|istanbul|c8 |tslint|jshint|global |#region|#endregion|noinspection|type: ignore|noqa|pylint|pragma)/i;
+const DIRECTIVE =
+  /^\s*(eslint|prettier-ignore|@ts-|istanbul|c8 |tslint|jshint|global |#region|#endregion|noinspection|type: ignore|noqa|pylint|pragma)/i;
 /** Licence headers document the file's terms, not the code below them. */
 const LICENCE = /copyright|licen[cs]e|spdx-license/i;
 
@@ -26,5 +27,7 @@ export function tidyDoc(lines: string[]): string {
 
 /** `code` cut to MAX_CODE_CHARS; `truncated` says whether it was. */
 export function clipCode(code: string): { rawCode: string; truncated: boolean } {
-  return code.length > MAX_CODE_CHARS ? { rawCode: code.slice(0, MAX_CODE_CHARS), truncated: true } : { rawCode: code, truncated: false };
+  return code.length > MAX_CODE_CHARS
+    ? { rawCode: code.slice(0, MAX_CODE_CHARS), truncated: true }
+    : { rawCode: code, truncated: false };
 }

@@ -9,7 +9,13 @@ export function lineCount(text: string): number {
 }
 
 /** The node of one source file: `file::<path>`, TEST for test files, its own doc comment as summary. */
-export function fileNode(path: string, text: string, language: string, isTest: boolean, doc: string | undefined): GraphNode {
+export function fileNode(
+  path: string,
+  text: string,
+  language: string,
+  isTest: boolean,
+  doc: string | undefined,
+): GraphNode {
   const id = `file::${path}`;
   return {
     id,

@@ -26,7 +26,10 @@ export class GraphBuilder {
   addEdge(from: string, to: string, type: EdgeType, metadata?: Record<string, unknown>): void {
     const key = `${type}\0${from}\0${to}`;
     if (this.edgeMap.has(key)) return;
-    this.edgeMap.set(key, metadata && Object.keys(metadata).length > 0 ? { from, to, type, metadata } : { from, to, type });
+    this.edgeMap.set(
+      key,
+      metadata && Object.keys(metadata).length > 0 ? { from, to, type, metadata } : { from, to, type },
+    );
   }
 
   /** The nodes in insertion order and the edges whose two ends exist; `dropped` counts the others. */

@@ -19,7 +19,12 @@ export interface ProgressReporter {
  * A reporter for one language at a time: `offset` files of earlier languages are already through
  * every phase, so the totals stay over all files.
  */
-export function progressFor(onProgress: ((p: AnalysisProgress) => void) | undefined, started: number, filesTotal: number, offset: number): ProgressReporter {
+export function progressFor(
+  onProgress: ((p: AnalysisProgress) => void) | undefined,
+  started: number,
+  filesTotal: number,
+  offset: number,
+): ProgressReporter {
   return {
     step(phase, done) {
       onProgress?.({ phase, filesDone: offset + done, filesTotal, elapsedMs: Math.round(performance.now() - started) });

@@ -14,10 +14,33 @@ const EXTENSIONS = new Set([...TYPESCRIPT_EXTENSIONS, ...JAVASCRIPT_EXTENSIONS, 
 
 /** Folders never analyzed, wherever they are: dependencies, build output, caches, virtualenvs. */
 const SKIPPED_DIRS = new Set([
-  'node_modules', 'bower_components', 'jspm_packages', 'vendor', 'third_party',
-  'dist', 'build', 'out', 'coverage', '.nyc_output',
-  '.git', '.hg', '.svn', '.next', '.nuxt', '.svelte-kit', '.turbo', '.cache', '.parcel-cache', '.yarn',
-  '__pycache__', '.venv', 'venv', '.tox', '.mypy_cache', '.pytest_cache', 'site-packages',
+  'node_modules',
+  'bower_components',
+  'jspm_packages',
+  'vendor',
+  'third_party',
+  'dist',
+  'build',
+  'out',
+  'coverage',
+  '.nyc_output',
+  '.git',
+  '.hg',
+  '.svn',
+  '.next',
+  '.nuxt',
+  '.svelte-kit',
+  '.turbo',
+  '.cache',
+  '.parcel-cache',
+  '.yarn',
+  '__pycache__',
+  '.venv',
+  'venv',
+  '.tox',
+  '.mypy_cache',
+  '.pytest_cache',
+  'site-packages',
 ]);
 
 /** Files past this size are generated or bundled code, not source worth a graph. */
@@ -45,7 +68,10 @@ function wanted(path: string): boolean {
   const dot = path.lastIndexOf('.');
   if (dot < 0 || !EXTENSIONS.has(path.slice(dot))) return false;
   if (/\.d\.[cm]?ts$/.test(path) || /[.-]min\.[cm]?js$/.test(path)) return false;
-  return !path.split('/').slice(0, -1).some((segment) => SKIPPED_DIRS.has(segment));
+  return !path
+    .split('/')
+    .slice(0, -1)
+    .some((segment) => SKIPPED_DIRS.has(segment));
 }
 
 /** `tsconfig.json`, `tsconfig.build.json`…: where a TypeScript project says its compiled output goes. */
@@ -100,7 +126,13 @@ async function outDirOf(file: string, seen = new Set<string>()): Promise<string 
 async function compiledOutput(root: string, listed: string[], files: string[]): Promise<Set<string>> {
   const outDirs: string[] = [];
   for (const config of listed.filter(isTsconfig)) {
-    if (config.split('/').slice(0, -1).some((segment) => SKIPPED_DIRS.has(segment))) continue;
+    if (
+      config
+        .split('/')
+        .slice(0, -1)
+        .some((segment) => SKIPPED_DIRS.has(segment))
+    )
+      continue;
     const out = await outDirOf(join(root, config));
     if (!out) continue;
     const rel = toPosix(relative(root, out));
@@ -144,7 +176,8 @@ async function walkFiles(root: string): Promise<string[]> {
   const files: string[] = [];
   const visit = async (dir: string, rules: Array<{ base: string; ig: Ignore }>) => {
     const gitignore = await readFile(join(dir, '.gitignore'), 'utf8').catch(() => null);
-    const here = gitignore === null ? rules : [...rules, { base: toPosix(relative(root, dir)), ig: ignore().add(gitignore) }];
+    const here =
+      gitignore === null ? rules : [...rules, { base: toPosix(relative(root, dir)), ig: ignore().add(gitignore) }];
     const ignored = (rel: string, isDir: boolean) =>
       here.some(({ base, ig }) => {
         const inner = base ? rel.slice(base.length + 1) : rel;
@@ -182,9 +215,17 @@ export async function listSourceFiles(root: string, options: SourceFileOptions =
   const exclude = options.exclude?.length ? ignore().add(options.exclude) : null;
   const selected = candidates.filter((f) => (!include || include.ignores(f)) && !(exclude && exclude.ignores(f)));
   // git lists deleted files until the deletion is staged: only files that are there count.
-  const sizes = await Promise.all(selected.map(async (f) => ({ f, info: await stat(join(root, f)).catch(() => null) })));
+  const sizes = await Promise.all(
+    selected.map(async (f) => ({ f, info: await stat(join(root, f)).catch(() => null) })),
+  );
   const present = sizes.filter(({ info }) => info?.isFile());
-  const files = present.filter(({ info }) => info!.size <= MAX_FILE_BYTES).map(({ f }) => f).sort();
-  const oversized = present.filter(({ info }) => info!.size > MAX_FILE_BYTES).map(({ f }) => f).sort();
+  const files = present
+    .filter(({ info }) => info!.size <= MAX_FILE_BYTES)
+    .map(({ f }) => f)
+    .sort();
+  const oversized = present
+    .filter(({ info }) => info!.size > MAX_FILE_BYTES)
+    .map(({ f }) => f)
+    .sort();
   return { files, hasGit: fromGit !== null, oversized };
 }

@@ -42,7 +42,9 @@ export class Authenticator {
     const token = bearerToken(authorization);
     if (token === null) {
       throw unauthorized(
-        authorization === undefined ? 'An API key is required: send Authorization: Bearer <token>' : 'The Authorization header must be "Bearer <token>"',
+        authorization === undefined
+          ? 'An API key is required: send Authorization: Bearer <token>'
+          : 'The Authorization header must be "Bearer <token>"',
       );
     }
     const hash = hashToken(token);
@@ -53,8 +55,13 @@ export class Authenticator {
     if (!key || !sameHash(hash, key.token_hash)) throw unauthorized('The API key is unknown or revoked');
     const now = Date.now();
     if (key.last_used_at === null || now - key.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
-      touchApiKey(this.db, key.id, new Date(now)).catch((error: unknown) => this.log.warn({ err: error, key: key.name }, 'could not record last_used_at'));
+      touchApiKey(this.db, key.id, new Date(now)).catch((error: unknown) =>
+        this.log.warn({ err: error, key: key.name }, 'could not record last_used_at'),
+      );
     }
-    return { name: key.name, scopes: new Set(key.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s))) };
+    return {
+      name: key.name,
+      scopes: new Set(key.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s))),
+    };
   }
 }

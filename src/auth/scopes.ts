@@ -9,5 +9,7 @@ export type Scope = (typeof SCOPES)[number];
 export function requireScope(caller: Caller, scope: Scope, what: string): void {
   if (caller.scopes.has(scope)) return;
   const held = [...caller.scopes].join(', ') || 'none';
-  throw new AppError('FORBIDDEN', `${what} needs the "${scope}" scope; this API key has: ${held}`, { details: { required: scope, scopes: [...caller.scopes] } });
+  throw new AppError('FORBIDDEN', `${what} needs the "${scope}" scope; this API key has: ${held}`, {
+    details: { required: scope, scopes: [...caller.scopes] },
+  });
 }

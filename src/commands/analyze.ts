@@ -59,7 +59,9 @@ export async function analyzeCommand(argv: string[]): Promise<number> {
   }
   const { positionals, values } = parsed;
   if (positionals.length !== 1 || (!values.out && !values.upload)) {
-    console.error(`${positionals.length !== 1 ? 'Give one repository folder.' : 'Give --out, --upload or both.'}\n\n${ANALYZE_USAGE}`);
+    console.error(
+      `${positionals.length !== 1 ? 'Give one repository folder.' : 'Give --out, --upload or both.'}\n\n${ANALYZE_USAGE}`,
+    );
     return 2;
   }
   const badUrl = values.upload === undefined ? null : serverUrlProblem(values.upload, '--upload');
@@ -94,7 +96,9 @@ export async function analyzeCommand(argv: string[]): Promise<number> {
     // Standard output as itself: opening /dev/stdout fails when it is a socket (a child's pipe).
     const toStdout = values.out === '-' || values.out === '/dev/stdout';
     const target = toStdout ? process.stdout : createWriteStream(values.out);
-    const stages = values.out.endsWith('.gz') ? [commitFileStream(commit), createGzip(), target] : [commitFileStream(commit), target];
+    const stages = values.out.endsWith('.gz')
+      ? [commitFileStream(commit), createGzip(), target]
+      : [commitFileStream(commit), target];
     await pipeline(stages);
     if (!toStdout) say(`Wrote ${values.out}`);
   }

@@ -17,7 +17,11 @@ const CLI_CALLER = { name: 'cli', scopes: new Set(['read', 'write', 'admin'] as 
  * the REST routes. Embedded PGlite is refused: the running server owns its data directory, and a
  * second process opening it would corrupt it. Returns the exit code.
  */
-export async function keysCommand(config: Config, open: () => Promise<Db>, args: { positionals: string[]; scopes?: string; all: boolean }): Promise<number> {
+export async function keysCommand(
+  config: Config,
+  open: () => Promise<Db>,
+  args: { positionals: string[]; scopes?: string; all: boolean },
+): Promise<number> {
   const [action, name] = args.positionals;
   if (action !== 'create' && action !== 'list' && action !== 'revoke') {
     console.error(action ? `Unknown keys action "${action}".\n\n${KEYS_USAGE}` : KEYS_USAGE);
@@ -35,9 +39,17 @@ export async function keysCommand(config: Config, open: () => Promise<Db>, args:
   try {
     const ctx = { db: db.kysely, caller: CLI_CALLER };
     if (action === 'create') {
-      const input = parseInput(createKeyOp, { name, scopes: (args.scopes ?? 'read').split(',').map((s) => s.trim()).filter(Boolean) });
+      const input = parseInput(createKeyOp, {
+        name,
+        scopes: (args.scopes ?? 'read')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      });
       const key = await createKey(ctx, input);
-      console.log(`Created API key "${key.name}" with scopes ${key.scopes.join(', ')}. Its token, shown only now:\n\n${key.token}\n`);
+      console.log(
+        `Created API key "${key.name}" with scopes ${key.scopes.join(', ')}. Its token, shown only now:\n\n${key.token}\n`,
+      );
     } else if (action === 'list') {
       const { keys } = await listKeys(ctx, parseInput(listKeysOp, { include_revoked: args.all }));
       if (keys.length === 0) console.log('No API keys.');

@@ -25,7 +25,9 @@ export async function reembed(config: Config, db: Db, options: { all: boolean })
     leaseMs: 2 * embedding.timeoutMs + 30_000,
   });
   const queued = await enqueueStale(db.kysely, embedding.model, { all: options.all });
-  console.log(`Queued ${queued} memor${queued === 1 ? 'y' : 'ies'} for ${embedding.model}${options.all ? ' (all)' : ''}.`);
+  console.log(
+    `Queued ${queued} memor${queued === 1 ? 'y' : 'ies'} for ${embedding.model}${options.all ? ' (all)' : ''}.`,
+  );
   const { embedded, failed } = await worker.drain();
   const { pending } = await queueDepth(db.kysely);
   console.log(`Embedded ${embedded} with ${embedding.model}; ${pending} still queued.`);

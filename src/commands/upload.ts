@@ -42,7 +42,11 @@ export function serverUrlProblem(value: string, flag: string): string | null {
   if (url && (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname) return null;
   const schemeless = !/^[a-z][a-z\d+.-]*:\/\//i.test(value);
   const example = schemeless && /^[\w.-]+(:\d+)?(\/.*)?$/.test(value) ? `http://${value}` : 'http://127.0.0.1:7000';
-  const why = schemeless ? 'has no scheme' : url && url.protocol !== 'http:' && url.protocol !== 'https:' ? `is ${url.protocol.slice(0, -1)}, not http(s)` : 'is not a valid URL';
+  const why = schemeless
+    ? 'has no scheme'
+    : url && url.protocol !== 'http:' && url.protocol !== 'https:'
+      ? `is ${url.protocol.slice(0, -1)}, not http(s)`
+      : 'is not a valid URL';
   return `${flag} must be an http(s) URL, such as ${example} (${JSON.stringify(value)} ${why})`;
 }
 
@@ -87,7 +91,9 @@ async function locate(target: string): Promise<{ file: string; repo: { name: str
     return { file: path, repo };
   }
   const dir = (await isDir(join(path, 'commits'))) ? join(path, 'commits') : path;
-  const files = (await readdir(dir)).filter((f) => /\.json(\.gz)?$/.test(f) && !f.includes('.search.') && f !== 'meta.json');
+  const files = (await readdir(dir)).filter(
+    (f) => /\.json(\.gz)?$/.test(f) && !f.includes('.search.') && f !== 'meta.json',
+  );
   if (files.length === 0) throw new UploadInputError(`no commit file in ${dir}`);
   const dated = await Promise.all(files.map(async (f) => ({ f, at: (await stat(join(dir, f))).mtimeMs })));
   dated.sort((a, b) => b.at - a.at);
@@ -152,7 +158,8 @@ function networkReason(error: unknown): { reason: string; connecting: boolean } 
   if (known) return { reason: `${known[0]}, ${code}`, connecting: known[1] };
   const message = c.message ?? String(cause);
   // Certificate problems (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, ERR_TLS_CERT_ALTNAME_INVALID…).
-  if (code && /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(code)) return { reason: `TLS: ${message}, ${code}`, connecting: true };
+  if (code && /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(code))
+    return { reason: `TLS: ${message}, ${code}`, connecting: true };
   return { reason: code ? `${message}, ${code}` : message, connecting: false };
 }
 
@@ -184,7 +191,11 @@ export async function postGraph(options: PostGraphOptions): Promise<PostGraphRes
     text = await response.text();
   } catch (error) {
     const { reason, connecting } = networkReason(error);
-    throw new UploadConnectionError(connecting ? `could not reach ${options.url} (${reason})` : `the connection to ${options.url} broke off (${reason})`);
+    throw new UploadConnectionError(
+      connecting
+        ? `could not reach ${options.url} (${reason})`
+        : `the connection to ${options.url} broke off (${reason})`,
+    );
   }
   let answer: any = null;
   try {
@@ -193,9 +204,20 @@ export async function postGraph(options: PostGraphOptions): Promise<PostGraphRes
     /* not JSON */
   }
   if (!response.ok) {
-    return { ok: false, status: response.status, message: answer?.error ? `${answer.error.code}: ${answer.error.message}` : text.slice(0, 500) };
+    return {
+      ok: false,
+      status: response.status,
+      message: answer?.error ? `${answer.error.code}: ${answer.error.message}` : text.slice(0, 500),
+    };
   }
-  return { ok: true, repo: answer.repo, graphId: answer.graphId, commitHash: answer.commitHash, nodes: answer.nodes, edges: answer.edges };
+  return {
+    ok: true,
+    repo: answer.repo,
+    graphId: answer.graphId,
+    commitHash: answer.commitHash,
+    nodes: answer.nodes,
+    edges: answer.edges,
+  };
 }
 
 /** `repo ky (graph 096f…), commit 3419…, 192 nodes, 230 edges` */
@@ -227,7 +249,9 @@ export async function upload(args: UploadArgs): Promise<number> {
   const { file, repo: suggested } = located;
   const repo = args.repo ?? suggested?.name;
   if (!repo) {
-    console.error(`--repo is required: ${args.target} has no meta.json naming the repository (the name the graph is found by)`);
+    console.error(
+      `--repo is required: ${args.target} has no meta.json naming the repository (the name the graph is found by)`,
+    );
     return 2;
   }
   if (!args.repo && suggested?.from === 'folder') {

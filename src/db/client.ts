@@ -9,7 +9,13 @@ import { lockDataDir } from './data-dir-lock.js';
 import { isUnavailable } from './errors.js';
 import { migrate, type Migration } from './migrate.js';
 import { PGliteDialect } from './pglite-dialect.js';
-import { buildTemplate, seedFromTemplate, TEMPLATE_CACHE_DIR, templateNames, type Template } from './pglite-template.js';
+import {
+  buildTemplate,
+  seedFromTemplate,
+  TEMPLATE_CACHE_DIR,
+  templateNames,
+  type Template,
+} from './pglite-template.js';
 import type { Database } from './schema.js';
 
 export type DbKind = 'postgres' | 'pglite';
@@ -119,7 +125,9 @@ function pgliteTemplates(migrations: readonly Migration[] = []): { initdb: Templ
  * migrated with `migrations`) unless they are there; returns their folders. Run by `npm ci` (the
  * `prepare` script); a fresh start that finds none builds the one it needs.
  */
-export async function preparePgliteTemplates(migrations: readonly Migration[]): Promise<{ initdb: string; migrated: string }> {
+export async function preparePgliteTemplates(
+  migrations: readonly Migration[],
+): Promise<{ initdb: string; migrated: string }> {
   const templates = pgliteTemplates(migrations);
   return {
     initdb: await buildTemplate(TEMPLATE_CACHE_DIR, templates.initdb),
@@ -173,13 +181,15 @@ export async function openDb(options: DbOptions): Promise<Db> {
     let premigrated = false;
     if (!inMemory) {
       const templates = pgliteTemplates(options.premigrated);
-      premigrated = options.premigrated !== undefined && (await seedFromTemplate(dataDir, TEMPLATE_CACHE_DIR, templates.migrated));
+      premigrated =
+        options.premigrated !== undefined && (await seedFromTemplate(dataDir, TEMPLATE_CACHE_DIR, templates.migrated));
       if (!premigrated) await seedFromTemplate(dataDir, TEMPLATE_CACHE_DIR, templates.initdb);
     }
     pglite = await openPglite(dataDir);
     // The template's migrations were applied to this database now, as it came to be.
     if (premigrated) await pglite.query('update schema_version set applied_at = now()');
-    for (const [name, value] of Object.entries(SESSION_SETTINGS)) await pglite.query('SELECT set_config($1, $2, false)', [name, value]);
+    for (const [name, value] of Object.entries(SESSION_SETTINGS))
+      await pglite.query('SELECT set_config($1, $2, false)', [name, value]);
   } catch (error) {
     lock?.release();
     throw error;

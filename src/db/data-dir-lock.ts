@@ -46,7 +46,12 @@ function readOwner(path: string): LockOwner | null {
   try {
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockOwner>;
     return typeof parsed.pid === 'number' && Number.isInteger(parsed.pid) && parsed.pid > 0
-      ? { pid: parsed.pid, startTime: parsed.startTime ?? null, hostname: parsed.hostname ?? '?', startedAt: parsed.startedAt ?? '?' }
+      ? {
+          pid: parsed.pid,
+          startTime: parsed.startTime ?? null,
+          hostname: parsed.hostname ?? '?',
+          startedAt: parsed.startedAt ?? '?',
+        }
       : null;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw error;
@@ -78,7 +83,12 @@ function inUse(dataDir: string, owner: LockOwner): DataDirInUseError {
 export async function lockDataDir(dir: string): Promise<DataDirLock> {
   const dataDir = resolve(dir);
   const path = join(dataDir, LOCK_FILE);
-  const me: LockOwner = { pid: process.pid, startTime: processStartTime(process.pid), hostname: hostname(), startedAt: new Date().toISOString() };
+  const me: LockOwner = {
+    pid: process.pid,
+    startTime: processStartTime(process.pid),
+    hostname: hostname(),
+    startedAt: new Date().toISOString(),
+  };
   const mine = JSON.stringify(me);
   let tookOver = false;
   for (let attempt = 0; ; attempt++) {

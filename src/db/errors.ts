@@ -2,12 +2,20 @@ import { AppError } from '../errors.js';
 
 /** SQLSTATE classes and codes that mean "the database is not reachable right now". */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
-const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH']);
+const UNAVAILABLE_NODE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EPIPE',
+  'EHOSTUNREACH',
+]);
 /**
  * What node-postgres says when it loses or cannot get a connection (these carry no code); "not
  * queryable": a query on a client whose connection broke between statements (in a transaction).
  */
-const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated|has encountered a connection error and is not queryable/i;
+const CONNECTION_LOST =
+  /timeout exceeded when trying to connect|Connection terminated|has encountered a connection error and is not queryable/i;
 
 /**
  * True when the database cannot be reached right now but may be soon (not listening yet, starting,
@@ -17,7 +25,13 @@ const CONNECTION_LOST = /timeout exceeded when trying to connect|Connection term
 export function isUnavailable(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown } | undefined;
   const code = typeof e?.code === 'string' ? e.code : '';
-  if (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_NODE_CODES.has(code) || code === 'EAI_AGAIN') return true;
+  if (
+    code.startsWith('08') ||
+    UNAVAILABLE_SQLSTATES.has(code) ||
+    UNAVAILABLE_NODE_CODES.has(code) ||
+    code === 'EAI_AGAIN'
+  )
+    return true;
   return typeof e?.message === 'string' && CONNECTION_LOST.test(e.message);
 }
 
@@ -38,13 +52,21 @@ export function fromDbError(error: unknown): AppError {
   const e = error as { code?: string; message?: string; constraint?: string };
   const code = typeof e?.code === 'string' ? e.code : '';
   const detail = { sqlstate: code || undefined, constraint: e?.constraint };
-  if (code === '23505') return new AppError('CONFLICT', 'a row with the same unique value exists', { details: detail, cause: error });
+  if (code === '23505')
+    return new AppError('CONFLICT', 'a row with the same unique value exists', { details: detail, cause: error });
   if (code === '23514' || code === '23502' || code.startsWith('22')) {
-    return new AppError('VALIDATION_ERROR', `the value breaks a database rule (${e.constraint ?? code})`, { details: detail, cause: error });
+    return new AppError('VALIDATION_ERROR', `the value breaks a database rule (${e.constraint ?? code})`, {
+      details: detail,
+      cause: error,
+    });
   }
   if (code === '57014') return new AppError('DATABASE_ERROR', 'the query timed out', { details: detail, cause: error });
   if (isUnavailable(error)) {
-    return new AppError('DATABASE_ERROR', 'the database is unreachable', { status: 503, details: detail, cause: error });
+    return new AppError('DATABASE_ERROR', 'the database is unreachable', {
+      status: 503,
+      details: detail,
+      cause: error,
+    });
   }
   return new AppError('DATABASE_ERROR', 'the database failed the operation', { details: detail, cause: error });
 }

@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,14 +65,20 @@ export interface Template {
  * The names of the two kinds of template for these start parameters; `migrations` (version and
  * checksum of each) names the migrated one.
  */
-export function templateNames(startParams: readonly string[], migrations: ReadonlyArray<{ version: number; checksum: string }> = []): { initdb: string; migrated: string } {
+export function templateNames(
+  startParams: readonly string[],
+  migrations: ReadonlyArray<{ version: number; checksum: string }> = [],
+): { initdb: string; migrated: string } {
   const base = hash({
     format: TEMPLATE_FORMAT,
     pglite: packageVersion('@electric-sql/pglite'),
     pgvector: packageVersion('@electric-sql/pglite-pgvector'),
     startParams,
   });
-  return { initdb: `initdb-${base}`, migrated: `migrated-${base}-${hash(migrations.map((m) => [m.version, m.checksum]))}` };
+  return {
+    initdb: `initdb-${base}`,
+    migrated: `migrated-${base}-${hash(migrations.map((m) => [m.version, m.checksum]))}`,
+  };
 }
 
 /** The `<base>` part of a template's (or a half-built template's) folder name; null for anything else. */

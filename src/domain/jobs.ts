@@ -11,8 +11,14 @@ export const JobSchema = z.object({
   kind: z.enum(['analyze']),
   status: z.enum(['queued', 'running', 'succeeded', 'failed']),
   params: z.record(z.string(), z.unknown()),
-  progress: z.record(z.string(), z.unknown()).nullable().describe('analyze: phase (listing, parsing, resolving, done, storing), filesDone, filesTotal, elapsedMs'),
-  result: z.record(z.string(), z.unknown()).nullable().describe('analyze: the stored graph (graphId, repo, commitHash, nodes, edges, uploadedAt)'),
+  progress: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe('analyze: phase (listing, parsing, resolving, done, storing), filesDone, filesTotal, elapsedMs'),
+  result: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe('analyze: the stored graph (graphId, repo, commitHash, nodes, edges, uploadedAt)'),
   error: z.string().nullable(),
   attempts: z.number().int(),
   createdBy: z.string().nullable(),
@@ -44,9 +50,16 @@ function present(row: JobRow): Job {
  * Queues the analysis of a folder the server can read (inside ANALYZE_ROOTS; checked now, and
  * again when the job runs). The graph is stored under `repo`, by default the folder's name.
  */
-export async function queueAnalysis(ctx: Pick<Context, 'db' | 'jobs' | 'caller'>, input: { path: string; repo?: string | undefined; branch?: string | undefined }): Promise<Job> {
+export async function queueAnalysis(
+  ctx: Pick<Context, 'db' | 'jobs' | 'caller'>,
+  input: { path: string; repo?: string | undefined; branch?: string | undefined },
+): Promise<Job> {
   const path = await analyzablePath(input.path, ctx.jobs.analyzeRoots);
-  const params: AnalyzeParams = { path, repo: input.repo ?? basename(path), ...(input.branch ? { branch: input.branch } : {}) };
+  const params: AnalyzeParams = {
+    path,
+    repo: input.repo ?? basename(path),
+    ...(input.branch ? { branch: input.branch } : {}),
+  };
   const row = await insertJob(ctx.db, { id: newId(), kind: 'analyze', params, createdBy: ctx.caller.name });
   ctx.jobs.queued();
   return present(row);
@@ -64,6 +77,8 @@ export function renderJob(out: { job: Job }): string {
   if (j.progress && j.status === 'running') lines.push(`Progress: ${JSON.stringify(j.progress)}`);
   if (j.result) lines.push(`Result: ${JSON.stringify(j.result)}`);
   if (j.error) lines.push(`Error: ${j.error}`);
-  lines.push(`Queued ${j.createdAt}${j.startedAt ? `, started ${j.startedAt}` : ''}${j.finishedAt ? `, finished ${j.finishedAt}` : ''}`);
+  lines.push(
+    `Queued ${j.createdAt}${j.startedAt ? `, started ${j.startedAt}` : ''}${j.finishedAt ? `, finished ${j.finishedAt}` : ''}`,
+  );
   return lines.join('\n');
 }

@@ -10,8 +10,14 @@ import type { Context } from './context.js';
 import { newId } from './ids.js';
 
 /** 1-64 letters, digits, dots, dashes or underscores, starting with a letter or digit. */
-export const KeyNameSchema = pattern(64, /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, dots, dashes or underscores, starting with a letter or digit')
-  .refine((name) => name.toLowerCase() !== ADMIN_TOKEN_CALLER.toLowerCase(), `${ADMIN_TOKEN_CALLER} is reserved for the bootstrap credential`);
+export const KeyNameSchema = pattern(
+  64,
+  /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+  'must be 1-64 letters, digits, dots, dashes or underscores, starting with a letter or digit',
+).refine(
+  (name) => name.toLowerCase() !== ADMIN_TOKEN_CALLER.toLowerCase(),
+  `${ADMIN_TOKEN_CALLER} is reserved for the bootstrap credential`,
+);
 
 export const ScopesSchema = z
   .array(z.enum(SCOPES))
@@ -41,14 +47,25 @@ function toApiKey(row: ApiKeyRow): ApiKey {
 }
 
 /** A new key; its token is in this answer only (the database keeps a hash). */
-export async function createKey(ctx: Pick<Context, 'db' | 'caller'>, input: { name: string; scopes: (typeof SCOPES)[number][] }) {
+export async function createKey(
+  ctx: Pick<Context, 'db' | 'caller'>,
+  input: { name: string; scopes: (typeof SCOPES)[number][] },
+) {
   const token = newToken();
   try {
-    const row = await insertApiKey(ctx.db, { id: newId(), name: input.name, tokenHash: hashToken(token), scopes: input.scopes, createdBy: ctx.caller.name });
+    const row = await insertApiKey(ctx.db, {
+      id: newId(),
+      name: input.name,
+      tokenHash: hashToken(token),
+      scopes: input.scopes,
+      createdBy: ctx.caller.name,
+    });
     return { name: row.name, scopes: toApiKey(row).scopes, token, created_at: row.created_at.toISOString() };
   } catch (error) {
     if (isDbError(error) && fromDbError(error).code === 'CONFLICT') {
-      throw new AppError('CONFLICT', `An API key named "${input.name}" exists (revoked keys keep their names)`, { details: { field: 'name' } });
+      throw new AppError('CONFLICT', `An API key named "${input.name}" exists (revoked keys keep their names)`, {
+        details: { field: 'name' },
+      });
     }
     throw error;
   }

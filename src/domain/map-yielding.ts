@@ -10,7 +10,11 @@ export const SLICE_MS = 20;
  * documents) then holds the loop for about SLICE_MS plus one item, not for the whole batch.
  * An item that throws stops the map with its error, as `map` does.
  */
-export async function mapYielding<T, R>(values: readonly T[], f: (value: T, index: number) => R, sliceMs = SLICE_MS): Promise<R[]> {
+export async function mapYielding<T, R>(
+  values: readonly T[],
+  f: (value: T, index: number) => R,
+  sliceMs = SLICE_MS,
+): Promise<R[]> {
   const out: R[] = [];
   let since = performance.now();
   for (let i = 0; i < values.length; i++) {

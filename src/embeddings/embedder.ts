@@ -3,8 +3,7 @@ import type { Metrics } from '../observability/metrics.js';
 import { EmbeddingError, type EmbedKind, type EmbeddingProvider } from './provider.js';
 
 export type EmbedAttempt =
-  | { ok: true; vectors: number[][]; model: string; dims: number }
-  | { ok: false; reason: string };
+  { ok: true; vectors: number[][]; model: string; dims: number } | { ok: false; reason: string };
 
 export interface EmbedderStatus {
   provider: 'ollama' | 'none';
@@ -74,7 +73,8 @@ export class Embedder {
    */
   async tryEmbed(texts: string[], kind: EmbedKind, options: { background?: boolean } = {}): Promise<EmbedAttempt> {
     const model = this.provider.model;
-    if (this.state === 'disabled' || model === null) return { ok: false, reason: 'embeddings are disabled (EMBEDDING_PROVIDER=none)' };
+    if (this.state === 'disabled' || model === null)
+      return { ok: false, reason: 'embeddings are disabled (EMBEDDING_PROVIDER=none)' };
     const probe = !options.background && this.state === 'down';
     if (probe && (this.probing || Date.now() < this.skipUntil)) {
       this.metrics?.embeddingSkipped.inc();
@@ -113,7 +113,10 @@ export class Embedder {
 
   private failed(reason: string): void {
     if (this.state !== 'down') {
-      this.log.warn({ model: this.provider.model, reason }, 'embedder failed: storing text-only and searching by keyword until it answers');
+      this.log.warn(
+        { model: this.provider.model, reason },
+        'embedder failed: storing text-only and searching by keyword until it answers',
+      );
     } else {
       this.cooldownMs = Math.min(this.cooldownMs * 2, MAX_COOLDOWN_MS);
     }

@@ -40,7 +40,8 @@ function describe(error: unknown, host: string, model: string, timeoutMs: number
   if (error instanceof EmbeddingError) return error.message;
   const err = error as { name?: string; message?: string; status_code?: number; cause?: { code?: string } };
   if (err.name === 'TimeoutError') return `Ollama at ${host} did not answer within ${timeoutMs} ms`;
-  if (err.name === 'ResponseError') return `Ollama answered ${err.status_code ?? 'an error'} for model "${model}": ${err.message}`;
+  if (err.name === 'ResponseError')
+    return `Ollama answered ${err.status_code ?? 'an error'} for model "${model}": ${err.message}`;
   const code = err.cause?.code;
   if (code) return `Ollama is unreachable at ${host} (${code})`;
   return `Ollama request failed: ${err.message ?? String(error)}`;

@@ -1,6 +1,13 @@
 import type { Kysely } from 'kysely';
 import { BackgroundLoop, type RoundResult } from '../background-loop.js';
-import { claimJobs, completeJobs, enqueueStale, indexStagedVectors, makeJobsDue, retryJobs } from '../db/queries/embedding-jobs.js';
+import {
+  claimJobs,
+  completeJobs,
+  enqueueStale,
+  indexStagedVectors,
+  makeJobsDue,
+  retryJobs,
+} from '../db/queries/embedding-jobs.js';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../domain/context.js';
 import type { Embedder } from './embedder.js';
@@ -143,7 +150,12 @@ export class EmbeddingWorker {
     if (!attempt.ok) {
       const attempts = Math.max(...jobs.map((j) => j.attempts));
       const delay = Math.min(MIN_BACKOFF_MS * 2 ** Math.min(attempts, 12), 3_600_000);
-      await retryJobs(this.db, jobs.map((j) => j.memory_id), delay, attempt.reason);
+      await retryJobs(
+        this.db,
+        jobs.map((j) => j.memory_id),
+        delay,
+        attempt.reason,
+      );
       return { claimed: jobs.length, embedded: 0, failed: attempt.reason };
     }
     await this.indexes.ensure(attempt.dims);

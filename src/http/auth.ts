@@ -16,7 +16,6 @@ declare module 'fastify' {
   }
 }
 
-
 export interface AuthOptions {
   authenticator: Authenticator;
   rateLimit: { max: number; windowMs: number };
@@ -32,7 +31,8 @@ export type CountMore = (request: FastifyRequest, reply: FastifyReply, extra: nu
  * Whose budget a request spends, and whose share of MCP sessions it holds: the key's name, or the
  * client address for anonymous (AUTH=off) or refused requests.
  */
-export const clientKey = (request: FastifyRequest): string => (request.caller?.name ? `key:${request.caller.name}` : `ip:${request.ip}`);
+export const clientKey = (request: FastifyRequest): string =>
+  request.caller?.name ? `key:${request.caller.name}` : `ip:${request.ip}`;
 
 /**
  * One authentication path for REST, /mcp and everything else (design.md §1), in one onRequest
@@ -52,9 +52,13 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     timeWindow: options.rateLimit.windowMs,
     keyGenerator: clientKey,
     errorResponseBuilder: (_request, context) =>
-      new AppError('RATE_LIMITED', `Rate limit exceeded: at most ${context.max} requests per ${Math.round(options.rateLimit.windowMs / 1000)} s; retry in ${context.after}`, {
-        details: { limit: context.max, retry_after_s: Math.ceil(context.ttl / 1000) },
-      }),
+      new AppError(
+        'RATE_LIMITED',
+        `Rate limit exceeded: at most ${context.max} requests per ${Math.round(options.rateLimit.windowMs / 1000)} s; retry in ${context.after}`,
+        {
+          details: { limit: context.max, retry_after_s: Math.ceil(context.ttl / 1000) },
+        },
+      ),
   });
   const countRequest = app.rateLimit();
   // The same store and key as countRequest, one request per call, without answering for itself.

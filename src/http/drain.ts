@@ -39,7 +39,10 @@ declare module 'fastify' {
 }
 
 const shuttingDown = () =>
-  new AppError('SHUTTING_DOWN', 'the service is shutting down: retry shortly (this instance after its restart, or another one)');
+  new AppError(
+    'SHUTTING_DOWN',
+    'the service is shutting down: retry shortly (this instance after its restart, or another one)',
+  );
 
 /** The server's own SSE stream (GET /mcp) lasts as long as its session: closing the sessions ends it. */
 const isLongLived = (request: FastifyRequest) => request.method === 'GET' && pathOf(request) === '/mcp';

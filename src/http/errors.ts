@@ -9,7 +9,9 @@ export const isMcp = (request: FastifyRequest) => request.url === '/mcp' || requ
 
 /** A body that is not valid JSON (Fastify's parser codes, or the SyntaxError it passes on). */
 const isJsonParseFailure = (error: FastifyError) =>
-  error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error.name === 'SyntaxError';
+  error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+  error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+  error.name === 'SyntaxError';
 
 /** Fastify's own request faults (bad JSON, wrong content type, body too large) as catalogue errors. */
 function fromFastifyError(error: FastifyError): AppError | undefined {
@@ -17,8 +19,12 @@ function fromFastifyError(error: FastifyError): AppError | undefined {
     // Fastify's parser says the same when the JSON is well formed but holds a `__proto__` or
     // `constructor.prototype` key (refused: prototype poisoning).
     const message =
-      error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'not valid JSON, or it holds a __proto__ or constructor.prototype key (refused)' : error.message;
-    return new AppError('VALIDATION_ERROR', `(body): malformed JSON: ${message}`, { details: { issues: [{ field: '(body)', message: `malformed JSON: ${message}` }] } });
+      error.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
+        ? 'not valid JSON, or it holds a __proto__ or constructor.prototype key (refused)'
+        : error.message;
+    return new AppError('VALIDATION_ERROR', `(body): malformed JSON: ${message}`, {
+      details: { issues: [{ field: '(body)', message: `malformed JSON: ${message}` }] },
+    });
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -41,10 +47,15 @@ function fromFastifyError(error: FastifyError): AppError | undefined {
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
-  const message = tooLong ? 'a path segment is longer than the service accepts' : 'the path is not valid percent-encoded UTF-8';
+  const message = tooLong
+    ? 'a path segment is longer than the service accepts'
+    : 'the path is not valid percent-encoded UTF-8';
   // Answered before the onRequest hooks: the request id header is set here.
   reply.header('x-request-id', request.id);
-  return sendError(reply, new AppError('VALIDATION_ERROR', `(path): ${message}`, { details: { issues: [{ field: '(path)', message }] } }));
+  return sendError(
+    reply,
+    new AppError('VALIDATION_ERROR', `(path): ${message}`, { details: { issues: [{ field: '(path)', message }] } }),
+  );
 }
 
 /**
@@ -61,8 +72,12 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: imp
   const status = tooLarge ? 431 : 400;
   const body = JSON.stringify(
     tooLarge
-      ? new AppError('PAYLOAD_TOO_LARGE', 'The request line and headers are larger than the service accepts (16 KB)', { status }).toJSON()
-      : new AppError('VALIDATION_ERROR', '(request): not a well-formed HTTP request', { details: { issues: [{ field: '(request)', message: 'not a well-formed HTTP request' }] } }).toJSON(),
+      ? new AppError('PAYLOAD_TOO_LARGE', 'The request line and headers are larger than the service accepts (16 KB)', {
+          status,
+        }).toJSON()
+      : new AppError('VALIDATION_ERROR', '(request): not a well-formed HTTP request', {
+          details: { issues: [{ field: '(request)', message: 'not a well-formed HTTP request' }] },
+        }).toJSON(),
   );
   socket.end(
     `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
@@ -76,11 +91,16 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: imp
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((thrown: FastifyError, request, reply) => {
-    const error = fromFastifyError(thrown) ?? toAppError(thrown, `${request.method} ${request.routeOptions.url ?? request.url}`);
+    const error =
+      fromFastifyError(thrown) ?? toAppError(thrown, `${request.method} ${request.routeOptions.url ?? request.url}`);
     logFault(request.log, error, thrown);
     if (isMcp(request)) {
       const rpcCode = isJsonParseFailure(thrown) ? -32700 : error.status < 500 ? -32600 : -32603;
-      return withStatus(reply, error).send({ jsonrpc: '2.0', error: { code: rpcCode, message: error.message }, id: null });
+      return withStatus(reply, error).send({
+        jsonrpc: '2.0',
+        error: { code: rpcCode, message: error.message },
+        id: null,
+      });
     }
     return sendError(reply, error);
   });

@@ -75,7 +75,13 @@ function byteLimit(limit: number, what: string): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       seen += chunk.length;
-      if (seen > limit) callback(new AppError('PAYLOAD_TOO_LARGE', `The graph upload is larger than ${limit} bytes ${what} (GRAPH_UPLOAD_LIMIT)`));
+      if (seen > limit)
+        callback(
+          new AppError(
+            'PAYLOAD_TOO_LARGE',
+            `The graph upload is larger than ${limit} bytes ${what} (GRAPH_UPLOAD_LIMIT)`,
+          ),
+        );
       else callback(null, chunk);
     },
   });
@@ -96,7 +102,8 @@ function gzipWithoutHeader(): Transform {
       if (head.length < 2) return callback();
       checked = true;
       if (head[0] === 0x1f && head[1] === 0x8b) {
-        const message = 'looks gzip-compressed (it begins with the bytes 1f 8b): send it with the header Content-Encoding: gzip';
+        const message =
+          'looks gzip-compressed (it begins with the bytes 1f 8b): send it with the header Content-Encoding: gzip';
         return callback(validationError([{ field: '(body)', message }]));
       }
       callback(null, head);
@@ -160,11 +167,19 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
         requireScope(caller, 'write', 'uploading a code graph');
         const declared = Number(request.headers['content-length']);
         if (Number.isFinite(declared) && declared > options.uploadLimit) {
-          throw new AppError('PAYLOAD_TOO_LARGE', `The graph upload is larger than ${options.uploadLimit} bytes (GRAPH_UPLOAD_LIMIT)`);
+          throw new AppError(
+            'PAYLOAD_TOO_LARGE',
+            `The graph upload is larger than ${options.uploadLimit} bytes (GRAPH_UPLOAD_LIMIT)`,
+          );
         }
-        const encoding = String(request.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+        const encoding = String(request.headers['content-encoding'] ?? 'identity')
+          .toLowerCase()
+          .trim();
         if (!['identity', 'gzip', 'x-gzip'].includes(encoding)) {
-          throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding "${encoding}" is not supported: send JSON, or gzip`);
+          throw new AppError(
+            'UNSUPPORTED_MEDIA_TYPE',
+            `Content-Encoding "${encoding}" is not supported: send JSON, or gzip`,
+          );
         }
         // A bad query string is answered before the body is received (uploadGraph checks it again).
         const query = UploadQuerySchema.safeParse(request.query ?? {});
@@ -186,7 +201,13 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
     );
   });
 
-  async function receiveAndStore(request: FastifyRequest, reply: FastifyReply, caller: Caller, encoding: string, slot: UploadSlot): Promise<FastifyReply> {
+  async function receiveAndStore(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    caller: Caller,
+    encoding: string,
+    slot: UploadSlot,
+  ): Promise<FastifyReply> {
     // The content parser hands the request itself on (IncomingMessage) as the body stream.
     const raw = request.raw;
     // The body goes through a stage of its own, so that the upload can be stopped (a shutdown's
@@ -222,7 +243,11 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
       reading = staged.read();
       const stages: Array<Readable | Duplex> = [reading];
       if (encoding !== 'identity') stages.push(createGunzip(), byteLimit(options.uploadLimit, 'unpacked'));
-      const result = await uploadGraph({ db: options.services.db, caller, retention: options.retention }, request.query, stages);
+      const result = await uploadGraph(
+        { db: options.services.db, caller, retention: options.retention },
+        request.query,
+        stages,
+      );
       // Before answering, so the next search is planned on the new statistics. The upload is committed either way.
       await analyzeGraphTables(options.services.db).catch((error: unknown) => {
         request.log.warn({ err: error }, 'analyze after graph upload failed');
@@ -231,7 +256,10 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
     } catch (error) {
       if (clientGone) {
         // Nobody to answer; nothing was stored.
-        request.log.info({ query: request.query }, 'graph upload: the client closed the connection before the body ended; nothing stored');
+        request.log.info(
+          { query: request.query },
+          'graph upload: the client closed the connection before the body ended; nothing stored',
+        );
         return reply.hijack();
       }
       throw asBadGzip(error as Error);

@@ -22,19 +22,37 @@ export function registerHealth(
   app: FastifyInstance,
   deps: { db: Kysely<Database>; schemaVersion: number; embedder: Embedder },
 ): void {
-  app.get('/healthz', { schema: { operationId: 'get_healthz', tags: ['service'], security: [], summary: 'Liveness: the process is up' } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { operationId: 'get_readyz', tags: ['service'], security: [], summary: 'Readiness: database reachable and migrated' } }, async (_request, reply) => {
-    try {
-      const result = await sql<{ v: number | null }>`
+  app.get(
+    '/healthz',
+    { schema: { operationId: 'get_healthz', tags: ['service'], security: [], summary: 'Liveness: the process is up' } },
+    async () => ({ status: 'ok' }),
+  );
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        operationId: 'get_readyz',
+        tags: ['service'],
+        security: [],
+        summary: 'Readiness: database reachable and migrated',
+      },
+    },
+    async (_request, reply) => {
+      try {
+        const result = await sql<{ v: number | null }>`
         select (select max(version) from schema_version) as v`.execute(deps.db);
-      const current = result.rows[0]?.v ?? null;
-      if (current === null || current < deps.schemaVersion) {
-        return reply.code(503).send({ status: 'unavailable', reason: `database schema at ${current ?? 'none'}, expected ${deps.schemaVersion}` });
+        const current = result.rows[0]?.v ?? null;
+        if (current === null || current < deps.schemaVersion) {
+          return reply.code(503).send({
+            status: 'unavailable',
+            reason: `database schema at ${current ?? 'none'}, expected ${deps.schemaVersion}`,
+          });
+        }
+        const queue = await queueDepth(deps.db);
+        return { status: 'ok', schema_version: current, embeddings: { ...deps.embedder.status(), queue } };
+      } catch {
+        return reply.code(503).send({ status: 'unavailable', reason: 'database unreachable or not migrated' });
       }
-      const queue = await queueDepth(deps.db);
-      return { status: 'ok', schema_version: current, embeddings: { ...deps.embedder.status(), queue } };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable', reason: 'database unreachable or not migrated' });
-    }
-  });
+    },
+  );
 }

@@ -32,7 +32,9 @@ export function registerHostCheck(app: FastifyInstance, options: HostCheckOption
       const defaults = LOOPBACK_NAMES.map((name) => `${name}:${port}`);
       hosts = new Set((options.allowedHosts ?? defaults).map((h) => h.toLowerCase()));
       origins = new Set(
-        (options.allowedOrigins ?? defaults.flatMap((d) => [`http://${d}`, `https://${d}`])).map((o) => o.toLowerCase().replace(/\/$/, '')),
+        (options.allowedOrigins ?? defaults.flatMap((d) => [`http://${d}`, `https://${d}`])).map((o) =>
+          o.toLowerCase().replace(/\/$/, ''),
+        ),
       );
     }
     return { hosts, origins };
@@ -46,7 +48,12 @@ export function registerHostCheck(app: FastifyInstance, options: HostCheckOption
     // One name (or a bracketed IPv6 address) and at most one port: `127.0.0.1:7201:7201` is no host.
     const parsed = HOST_HEADER.exec(host);
     if (!parsed) {
-      return sendError(reply, validationError([{ field: '(header) host', message: `"${host.slice(0, 100)}" is not a host name with an optional :port` }]));
+      return sendError(
+        reply,
+        validationError([
+          { field: '(header) host', message: `"${host.slice(0, 100)}" is not a host name with an optional :port` },
+        ]),
+      );
     }
     const hostname = parsed[1]!;
     if (!(hosts.has('*') || hosts.has(host) || hosts.has(hostname))) {

@@ -34,12 +34,19 @@ const MAX_PATH_SEGMENTS = 6;
  * over the text, stopping at the first excess; strings (and their escapes) are skipped whole. It
  * does not validate the JSON: the parser does that next.
  */
-export function jsonShapeProblem(text: string, maxDepth = MAX_BODY_DEPTH, maxValues = MAX_BODY_VALUES): ShapeProblem | null {
+export function jsonShapeProblem(
+  text: string,
+  maxDepth = MAX_BODY_DEPTH,
+  maxValues = MAX_BODY_VALUES,
+): ShapeProblem | null {
   // The containers open at this point, each with the key (object) or index (array) being read.
   const path: Array<{ object: boolean; key: string | number }> = [];
   let expectKey = false;
   let values = 0;
-  const tooMany = (): ShapeProblem => ({ field: '(body)', message: `the JSON body holds more than ${maxValues} values` });
+  const tooMany = (): ShapeProblem => ({
+    field: '(body)',
+    message: `the JSON body holds more than ${maxValues} values`,
+  });
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {

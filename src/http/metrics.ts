@@ -62,7 +62,10 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
           const caller = callerOf(request);
           // AUTH=off lets anyone in, unless a METRICS_TOKEN says who may scrape.
           if (tokenHash !== undefined && caller.name === null) {
-            throw new AppError('UNAUTHORIZED', 'GET /metrics needs METRICS_TOKEN: send Authorization: Bearer <METRICS_TOKEN>');
+            throw new AppError(
+              'UNAUTHORIZED',
+              'GET /metrics needs METRICS_TOKEN: send Authorization: Bearer <METRICS_TOKEN>',
+            );
           }
           requireScope(caller, 'admin', 'GET /metrics');
         }

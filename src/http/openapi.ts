@@ -21,7 +21,13 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           'FORBIDDEN without the scope a route names, 429 RATE_LIMITED past the rate limit).',
       },
       components: {
-        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key token (dsh_…); see README.md, "Security"' } },
+        securitySchemes: {
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API key token (dsh_…); see README.md, "Security"',
+          },
+        },
       },
       security: [{ apiKey: [] }],
       tags: [

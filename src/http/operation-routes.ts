@@ -45,9 +45,18 @@ export function coerceQuery(schema: z.ZodObject, query: Record<string, unknown>)
     Object.entries(query).map(([key, value]) => {
       const field = Object.hasOwn(schema.shape, key) ? (schema.shape[key] as z.ZodType) : undefined;
       const kind = field ? innerType(field) : undefined;
-      if (typeof value === 'string' && kind instanceof z.ZodArray) return [key, value.split(',').map((v) => v.trim()).filter(Boolean)];
-      if (typeof value === 'string' && kind instanceof z.ZodNumber && /^-?\d+(\.\d+)?$/.test(value.trim())) return [key, Number(value)];
-      if (typeof value === 'string' && kind instanceof z.ZodBoolean && (value === 'true' || value === 'false')) return [key, value === 'true'];
+      if (typeof value === 'string' && kind instanceof z.ZodArray)
+        return [
+          key,
+          value
+            .split(',')
+            .map((v) => v.trim())
+            .filter(Boolean),
+        ];
+      if (typeof value === 'string' && kind instanceof z.ZodNumber && /^-?\d+(\.\d+)?$/.test(value.trim()))
+        return [key, Number(value)];
+      if (typeof value === 'string' && kind instanceof z.ZodBoolean && (value === 'true' || value === 'false'))
+        return [key, value === 'true'];
       return [key, value];
     }),
   );
@@ -57,7 +66,9 @@ export function coerceQuery(schema: z.ZodObject, query: Record<string, unknown>)
 function asObject(body: unknown): Record<string, unknown> {
   if (body === undefined) return {};
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new AppError('VALIDATION_ERROR', '(body): must be a JSON object', { details: { issues: [{ field: '(body)', message: 'must be a JSON object' }] } });
+    throw new AppError('VALIDATION_ERROR', '(body): must be a JSON object', {
+      details: { issues: [{ field: '(body)', message: 'must be a JSON object' }] },
+    });
   }
   return body as Record<string, unknown>;
 }
@@ -71,13 +82,15 @@ export function repoHeader(request: FastifyRequest): string | undefined {
 
 /** The OpenAPI tag of a resource route, by its first path segment. */
 const TAGS: Record<string, string> = { tasks: 'tasks', plans: 'tasks', memories: 'memory', jobs: 'jobs', keys: 'keys' };
-const tagOf = (route: HttpRoute | 'tool') => (route === 'tool' ? 'tools' : (TAGS[route.path.split('/')[1] ?? ''] ?? 'graphs'));
+const tagOf = (route: HttpRoute | 'tool') =>
+  route === 'tool' ? 'tools' : (TAGS[route.path.split('/')[1] ?? ''] ?? 'graphs');
 
 /** Route documentation for @fastify/swagger; validation itself is `invoke`'s, shared with MCP. */
 function routeSchema(op: AnyOperation, route: HttpRoute | 'tool', status: number) {
   const scope = `Needs an API key with the \`${op.scope}\` scope${op.scopeFor ? ' (more for some arguments)' : ''}.`;
   const common = {
-    operationId: route === 'tool' ? `tool_${op.name}` : `${route.method.toLowerCase()}_${op.name.replace(/^devstream_/, '')}`,
+    operationId:
+      route === 'tool' ? `tool_${op.name}` : `${route.method.toLowerCase()}_${op.name.replace(/^devstream_/, '')}`,
     summary: route === 'tool' ? `${op.title} (MCP tool mirror)` : op.title,
     description: `${route === 'tool' ? `Calls the MCP tool \`${op.name}\`: body = its arguments, response = its structuredContent. ` : ''}${op.description} ${scope}`,
     tags: [tagOf(route)],
@@ -104,13 +117,22 @@ function routeSchema(op: AnyOperation, route: HttpRoute | 'tool', status: number
 function renameFields(schema: z.ZodObject, names: Record<string, string>): z.ZodObject {
   const byField = new Map(Object.entries(names).map(([http, field]) => [field, http]));
   if (byField.size === 0) return schema;
-  return z.strictObject(Object.fromEntries(Object.entries(schema.shape).map(([field, type]) => [byField.get(field) ?? field, type as z.ZodType])));
+  return z.strictObject(
+    Object.fromEntries(
+      Object.entries(schema.shape).map(([field, type]) => [byField.get(field) ?? field, type as z.ZodType]),
+    ),
+  );
 }
 
 /** Query-string keys under their input field names. */
-function renameQuery(query: Record<string, unknown>, names: Record<string, string> | undefined): Record<string, unknown> {
+function renameQuery(
+  query: Record<string, unknown>,
+  names: Record<string, string> | undefined,
+): Record<string, unknown> {
   if (!names) return query;
-  return Object.fromEntries(Object.entries(query).map(([key, value]) => [Object.hasOwn(names, key) ? names[key]! : key, value]));
+  return Object.fromEntries(
+    Object.entries(query).map(([key, value]) => [Object.hasOwn(names, key) ? names[key]! : key, value]),
+  );
 }
 
 /**
@@ -175,6 +197,8 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
   }
   app.post('/api/v1/tools/:name', { schema: { hide: true } }, async (request) => {
     const { name } = request.params as { name: string };
-    throw new AppError('NOT_FOUND', `No tool named "${name}"`, { details: { tools: options.tools.map((t) => t.name) } });
+    throw new AppError('NOT_FOUND', `No tool named "${name}"`, {
+      details: { tools: options.tools.map((t) => t.name) },
+    });
   });
 }

@@ -105,7 +105,12 @@ export function minReceiveRate(bytesPerSecond: number, windowMs: number, backedU
       const message =
         `the body arrived too slowly: ${received} bytes in ${seconds} s, under the ${formatRate(bytesPerSecond)} ` +
         'an upload must keep up (GRAPH_UPLOAD_MIN_RATE); nothing was stored';
-      stream.destroy(new AppError('VALIDATION_ERROR', `(body): ${message}`, { status: 408, details: { issues: [{ field: '(body)', message }] } }));
+      stream.destroy(
+        new AppError('VALIDATION_ERROR', `(body): ${message}`, {
+          status: 408,
+          details: { issues: [{ field: '(body)', message }] },
+        }),
+      );
     }
     received = 0;
   }, windowMs);

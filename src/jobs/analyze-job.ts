@@ -31,8 +31,7 @@ export interface ThreadInput {
   out: string;
 }
 export type ThreadMessage =
-  | { type: 'progress'; progress: AnalysisProgress }
-  | { type: 'done'; commitHash: string; nodes: number; edges: number };
+  { type: 'progress'; progress: AnalysisProgress } | { type: 'done'; commitHash: string; nodes: number; edges: number };
 
 const within = (path: string, root: string) => {
   const rel = relative(root, path);
@@ -52,12 +51,14 @@ export async function analyzablePath(path: string, roots: readonly string[]): Pr
     );
   }
   if (!isAbsolute(path)) throw validationError([{ field: 'path', message: 'must be an absolute path on the server' }]);
-  const outside = () => new AppError('FORBIDDEN', `path: ${path} is outside the folders this server may analyze (ANALYZE_ROOTS)`);
+  const outside = () =>
+    new AppError('FORBIDDEN', `path: ${path} is outside the folders this server may analyze (ANALYZE_ROOTS)`);
   const lexical = resolve(path);
   const root = roots.find((r) => within(lexical, resolve(r)));
   if (root === undefined) throw outside();
   const real = await realpath(lexical).catch(() => null);
-  if (real === null || !(await stat(real)).isDirectory()) throw validationError([{ field: 'path', message: `${path} is not a folder on the server` }]);
+  if (real === null || !(await stat(real)).isDirectory())
+    throw validationError([{ field: 'path', message: `${path} is not a folder on the server` }]);
   const realRoot = await realpath(root).catch(() => resolve(root));
   if (!within(real, realRoot)) throw outside();
   return real;
@@ -69,7 +70,8 @@ export async function analyzablePath(path: string, roots: readonly string[]): Pr
  * (Node 20's workers do not inherit it, not even with `--import tsx` in their execArgv).
  */
 function analyzerThread(input: ThreadInput): Worker {
-  if (!fileURLToPath(import.meta.url).endsWith('.ts')) return new Worker(new URL('./analyze-thread.js', import.meta.url), { workerData: input });
+  if (!fileURLToPath(import.meta.url).endsWith('.ts'))
+    return new Worker(new URL('./analyze-thread.js', import.meta.url), { workerData: input });
   const tsx = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./analyze-thread.ts', import.meta.url).href;
   const boot = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`;
@@ -77,7 +79,11 @@ function analyzerThread(input: ThreadInput): Worker {
 }
 
 /** Runs the analyzer in a worker thread; resolves when the commit file is written. */
-function analyzeInThread(input: ThreadInput, onProgress: (p: AnalysisProgress) => void, signal: AbortSignal): Promise<Extract<ThreadMessage, { type: 'done' }>> {
+function analyzeInThread(
+  input: ThreadInput,
+  onProgress: (p: AnalysisProgress) => void,
+  signal: AbortSignal,
+): Promise<Extract<ThreadMessage, { type: 'done' }>> {
   return new Promise((resolvePromise, reject) => {
     const worker = analyzerThread(input);
     let done: Extract<ThreadMessage, { type: 'done' }> | null = null;
@@ -104,7 +110,12 @@ function analyzeInThread(input: ThreadInput, onProgress: (p: AnalysisProgress) =
  * The `analyze` job: builds the code graph of a folder the server can read (in a worker thread, off
  * the service's event loop) and stores it exactly as an upload of that commit file would.
  */
-export function analyzeJob(deps: { db: Kysely<Database>; analyzeRoots: readonly string[]; retention: number; log: Pick<Logger, 'warn'> }): JobHandler {
+export function analyzeJob(deps: {
+  db: Kysely<Database>;
+  analyzeRoots: readonly string[];
+  retention: number;
+  log: Pick<Logger, 'warn'>;
+}): JobHandler {
   return async (job, report, signal) => {
     const params = AnalyzeParamsSchema.parse(job.params);
     // Checked again: the roots are this instance's, and the folder may have changed since.
@@ -119,7 +130,9 @@ export function analyzeJob(deps: { db: Kysely<Database>; analyzeRoots: readonly 
         { repo: params.repo, ...(params.branch ? { branch: params.branch } : {}) },
         [createReadStream(out)],
       );
-      await analyzeGraphTables(deps.db).catch((error: unknown) => deps.log.warn({ err: error }, 'analyze after graph upload failed'));
+      await analyzeGraphTables(deps.db).catch((error: unknown) =>
+        deps.log.warn({ err: error }, 'analyze after graph upload failed'),
+      );
       return { ...stored };
     } finally {
       await rm(scratch, { recursive: true, force: true });

@@ -81,7 +81,9 @@ export class JobRunner {
     const job = await claimJob(this.db, this.leaseMs);
     if (!job) return false;
     if (job.attempts > MAX_ATTEMPTS) {
-      await finishJob(this.db, job.id, { error: `gave up after ${MAX_ATTEMPTS} attempts: the service running the job stopped each time` });
+      await finishJob(this.db, job.id, {
+        error: `gave up after ${MAX_ATTEMPTS} attempts: the service running the job stopped each time`,
+      });
       return true;
     }
     const handler = this.handlers[job.kind];
@@ -124,7 +126,12 @@ export class JobRunner {
         await requeueJob(this.db, job.id);
         this.log.info({ job: job.id }, 'job stopped by shutdown: queued again');
       } else if (!abort.signal.aborted) {
-        const message = error instanceof AppError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+        const message =
+          error instanceof AppError
+            ? `${error.code}: ${error.message}`
+            : error instanceof Error
+              ? error.message
+              : String(error);
         await finishJob(this.db, job.id, { error: message }, progress);
         this.log.warn({ job: job.id, kind: job.kind, err: error }, 'job failed');
       }

@@ -58,7 +58,10 @@ interface Session {
 
 /** A JSON-RPC error outside any request, as the MCP transport itself answers. */
 function rpcError(reply: FastifyReply, status: number, code: number, message: string) {
-  return reply.code(status).header('content-type', 'application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
+  return reply
+    .code(status)
+    .header('content-type', 'application/json')
+    .send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
 /**
@@ -68,7 +71,10 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
  * Stateless (`MCP_STATELESS=1`): every POST gets a fresh server and no session; GET and DELETE are 405.
  */
 export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOptions): Promise<McpSessions> {
-  const sessions = new SessionTable<Session>(options.maxSessions, Math.min(options.maxSessionsPerKey, options.maxSessions));
+  const sessions = new SessionTable<Session>(
+    options.maxSessions,
+    Math.min(options.maxSessionsPerKey, options.maxSessions),
+  );
   options.metrics?.gauge('devstream_mcp_sessions_active', 'Open MCP sessions', () => sessions.size);
 
   /**
@@ -77,12 +83,14 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
    * does not fit is refused whole (429) before any of it runs.
    */
   const countBatch = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (Array.isArray(request.body) && request.body.length > 1) await options.countMore?.(request, reply, request.body.length - 1);
+    if (Array.isArray(request.body) && request.body.length > 1)
+      await options.countMore?.(request, reply, request.body.length - 1);
   };
 
   const handoff = async (request: FastifyRequest, reply: FastifyReply, transport: StreamableHTTPServerTransport) => {
     // Headers set before the hand-off (x-ratelimit-*, x-request-id) go out with the transport's answer.
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    for (const [name, value] of Object.entries(reply.getHeaders()))
+      if (value !== undefined) reply.raw.setHeader(name, value);
     // Tool handlers see the request's headers as the SDK reads them (from the raw list): the id
     // there is this request's, so their log lines carry the id the answer does.
     const raw = request.raw.rawHeaders;
@@ -103,7 +111,12 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
       await handoff(request, reply, transport);
     });
     const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
-      rpcError(reply.header('allow', 'POST'), 405, -32000, 'Method not allowed: this server is stateless (MCP_STATELESS=1)');
+      rpcError(
+        reply.header('allow', 'POST'),
+        405,
+        -32000,
+        'Method not allowed: this server is stateless (MCP_STATELESS=1)',
+      );
     app.get('/mcp', MCP_ROUTE, notAllowed);
     app.delete('/mcp', MCP_ROUTE, notAllowed);
     // No sessions: a revoked key's requests in flight end with their requests.
@@ -198,9 +211,15 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     if (!victim) return;
     const closed = sessions.delete(victim.id)!;
     if (victim.reason === 'holder') {
-      app.log.info({ holder: closed.holder, max: sessions.maxPerHolder }, 'MCP sessions per key reached: closed its least recently used session');
+      app.log.info(
+        { holder: closed.holder, max: sessions.maxPerHolder },
+        'MCP sessions per key reached: closed its least recently used session',
+      );
     } else {
-      app.log.info({ sessions: sessions.size + 1, max: sessions.max }, 'MCP session limit reached: closed a least recently used session of the key holding the most');
+      app.log.info(
+        { sessions: sessions.size + 1, max: sessions.max },
+        'MCP session limit reached: closed a least recently used session of the key holding the most',
+      );
     }
     void closed.transport.close();
   };
@@ -211,7 +230,8 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
       sessions.delete(id);
       void session.transport.close();
     }
-    if (owned.length > 0) app.log.info({ key: owner, sessions: owned.length }, 'API key revoked: closed its MCP sessions');
+    if (owned.length > 0)
+      app.log.info({ key: owner, sessions: owned.length }, 'API key revoked: closed its MCP sessions');
     return owned.length;
   };
 

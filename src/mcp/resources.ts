@@ -17,13 +17,21 @@ const META = /^devlens:\/\/graph\/([A-Za-z0-9._-]{1,64})\/meta$/;
  * `devlens://graph/{graphId}/meta` (one graph's latest commit with its statistics).
  */
 export function registerResources(server: Server, services: Services): void {
-  const json = (uri: string, value: unknown) => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] });
+  const json = (uri: string, value: unknown) => ({
+    contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }],
+  });
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     const { graphs } = await listGraphs(services);
     return {
       resources: [
-        { uri: REPOS, name: 'repos', title: 'Code graphs', description: 'Every uploaded code graph with its latest commit', mimeType: 'application/json' },
+        {
+          uri: REPOS,
+          name: 'repos',
+          title: 'Code graphs',
+          description: 'Every uploaded code graph with its latest commit',
+          mimeType: 'application/json',
+        },
         ...graphs.map((g) => ({
           uri: `devlens://graph/${g.graphId}/meta`,
           name: `${g.repo} meta`,
@@ -36,7 +44,12 @@ export function registerResources(server: Server, services: Services): void {
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [
-      { uriTemplate: 'devlens://graph/{graphId}/meta', name: 'graph meta', description: "A graph's latest commit and its statistics", mimeType: 'application/json' },
+      {
+        uriTemplate: 'devlens://graph/{graphId}/meta',
+        name: 'graph meta',
+        description: "A graph's latest commit and its statistics",
+        mimeType: 'application/json',
+      },
     ],
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {

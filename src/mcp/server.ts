@@ -58,7 +58,11 @@ class StrictServer extends Server {
     const method = ((schema as unknown as z.ZodObject).shape.method as z.ZodLiteral<string>).value;
     super.setRequestHandler(z.looseObject({ method: z.literal(method) }), (request, extra) => {
       const parsed = (schema as unknown as z.ZodType).safeParse(request);
-      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid ${method} request: ${validationError(toFieldIssues(parsed.error)).message}`);
+      if (!parsed.success)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Invalid ${method} request: ${validationError(toFieldIssues(parsed.error)).message}`,
+        );
       return handler(parsed.data as SchemaOutput<T>, extra);
     });
   }
@@ -66,7 +70,10 @@ class StrictServer extends Server {
 
 /** A tool's JSON Schema as MCP lists it: zod's, without the `$schema` key that some validators reject. */
 export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return json as Tool['inputSchema'];
 }
 
@@ -149,7 +156,10 @@ export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: str
       notice(level, message, data) {
         if (LEVELS.indexOf(level) < LEVELS.indexOf(minLevel)) return;
         void extra
-          .sendNotification({ method: 'notifications/message', params: { level, logger: 'devstream-hub', data: { message, ...data } } })
+          .sendNotification({
+            method: 'notifications/message',
+            params: { level, logger: 'devstream-hub', data: { message, ...data } },
+          })
           .catch(() => {});
       },
     };

@@ -84,7 +84,8 @@ export class SessionTable<S extends Tracked> {
     if (this.sessions.size < this.max) return undefined;
     let most = 0;
     for (const ids of this.byHolder.values()) most = Math.max(most, ids.size);
-    const candidates = own === most ? [holder] : [...this.byHolder].filter(([, ids]) => ids.size === most).map(([h]) => h);
+    const candidates =
+      own === most ? [holder] : [...this.byHolder].filter(([, ids]) => ids.size === most).map(([h]) => h);
     const id = this.leastRecentlyUsed(candidates);
     return id === undefined ? undefined : { id, reason: 'global' };
   }

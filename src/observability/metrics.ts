@@ -69,7 +69,12 @@ export class Metrics {
    * value rather than failing the whole scrape. Registering the same name again replaces the reading.
    */
   gauge(name: string, help: string, read: Reading): void;
-  gauge(name: string, help: string, read: () => Promise<Record<string, number>> | Record<string, number>, label: string): void;
+  gauge(
+    name: string,
+    help: string,
+    read: () => Promise<Record<string, number>> | Record<string, number>,
+    label: string,
+  ): void;
   gauge(name: string, help: string, read: (() => unknown) | Reading, label?: string): void {
     if (this.gauges.has(name)) this.registry.removeSingleMetric(name);
     const gauge: Gauge = new Gauge({

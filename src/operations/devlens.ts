@@ -17,7 +17,9 @@ import { defineOperation } from './operation.js';
  */
 const repo = text(500, { what: 'repo', trim: true, nonEmpty: true })
   .optional()
-  .describe('Repository: name, graphId or path ending in its name (default: ?repo= on the MCP URL, X-Repo, or the only graph)');
+  .describe(
+    'Repository: name, graphId or path ending in its name (default: ?repo= on the MCP URL, X-Repo, or the only graph)',
+  );
 
 export const findSymbolsOp = defineOperation({
   name: 'find_symbols',
@@ -62,7 +64,11 @@ export const getNodeOp = defineOperation({
   action: 'getting node',
   input: z.strictObject({
     node: text(2000, { what: 'node', trim: true, nonEmpty: true }).describe('nodeId or symbol name'),
-    include: z.array(z.enum(NODE_PARTS)).max(NODE_PARTS.length).optional().describe('Parts to return (default: all but code)'),
+    include: z
+      .array(z.enum(NODE_PARTS))
+      .max(NODE_PARTS.length)
+      .optional()
+      .describe('Parts to return (default: all but code)'),
     repo,
   }),
   output: z.object({
@@ -78,7 +84,11 @@ export const getNodeOp = defineOperation({
       businessSummary: z.string().nullable().optional(),
       security: z.object({ severity: z.string().nullable(), summary: z.string().nullable() }).nullable().optional(),
       metadata: z.record(z.string(), z.unknown()).nullable().optional(),
-      extra: z.record(z.string(), z.unknown()).nullable().optional().describe('Fields of the node the analyzer wrote beyond the known ones'),
+      extra: z
+        .record(z.string(), z.unknown())
+        .nullable()
+        .optional()
+        .describe('Fields of the node the analyzer wrote beyond the known ones'),
     }),
     callers: z.array(NodeRefSchema).optional(),
     callersTotal: z.number().int().optional(),
@@ -107,9 +117,15 @@ export const repoOp = defineOperation({
   input: z.strictObject({
     action: z.enum(REPO_ACTIONS).describe('list | health | freshness | analyze'),
     repo,
-    commit: text(100, { what: 'commit', trim: true }).optional().describe('freshness: your commit (e.g. git rev-parse HEAD)'),
-    path: text(4096, { what: 'path', trim: true, nonEmpty: true }).optional().describe('analyze: an absolute folder on the server, inside ANALYZE_ROOTS'),
-    branch: text(200, { what: 'branch', trim: true, nonEmpty: true }).optional().describe('analyze: the branch the graph is recorded under'),
+    commit: text(100, { what: 'commit', trim: true })
+      .optional()
+      .describe('freshness: your commit (e.g. git rev-parse HEAD)'),
+    path: text(4096, { what: 'path', trim: true, nonEmpty: true })
+      .optional()
+      .describe('analyze: an absolute folder on the server, inside ANALYZE_ROOTS'),
+    branch: text(200, { what: 'branch', trim: true, nonEmpty: true })
+      .optional()
+      .describe('analyze: the branch the graph is recorded under'),
   }),
   output: z.object({
     action: z.enum(REPO_ACTIONS),
@@ -163,7 +179,13 @@ export const impactOp = defineOperation({
     direction: z.enum(DIRECTIONS).optional(),
     radius: z.number().int().optional(),
     dependents: z
-      .array(NodeRefSchema.omit({ edgeType: true }).extend({ hop: z.number().int(), direction: z.enum(['upstream', 'downstream']), via: z.string() }))
+      .array(
+        NodeRefSchema.omit({ edgeType: true }).extend({
+          hop: z.number().int(),
+          direction: z.enum(['upstream', 'downstream']),
+          via: z.string(),
+        }),
+      )
       .optional(),
     from: z.string().optional(),
     to: z.string().optional(),
@@ -171,12 +193,16 @@ export const impactOp = defineOperation({
       .array(
         NodeLocationSchema.omit({ endLine: true }).extend({
           change: z.enum(['ADDED', 'REMOVED', 'CODECHANGED']),
-          dependents: z.array(z.object({ nodeId: z.string(), filePath: z.string(), startLine: z.number().int(), via: z.string() })),
+          dependents: z.array(
+            z.object({ nodeId: z.string(), filePath: z.string(), startLine: z.number().int(), via: z.string() }),
+          ),
         }),
       )
       .optional(),
     total: z.number().int(),
-    truncated: z.boolean().describe('More than 100 dependents at hop 1 (the walk stopped there) or more than 500 in all'),
+    truncated: z
+      .boolean()
+      .describe('More than 100 dependents at hop 1 (the walk stopped there) or more than 500 in all'),
     provenance: ProvenanceSchema,
   }),
   scope: 'read',
@@ -203,7 +229,13 @@ export const resolveContextOp = defineOperation({
       .max(20, 'at most 20 focus entries')
       .optional()
       .describe('nodeIds, symbol names or file paths to center on'),
-    tokenBudget: z.number().int().min(500).max(100_000).optional().describe('500-100000 (default: by intent, scaled by repo size)'),
+    tokenBudget: z
+      .number()
+      .int()
+      .min(500)
+      .max(100_000)
+      .optional()
+      .describe('500-100000 (default: by intent, scaled by repo size)'),
     repo,
     commitHash: commit('commitHash').optional().describe('Default: the latest uploaded commit'),
   }),

@@ -43,7 +43,11 @@ export const pattern = (max: number, regex: RegExp, message: string) => text(max
 export const hexId = pattern(12, /^[0-9a-fA-F]{12}$/, 'must be 12 hexadecimal characters');
 
 /** A graph id: what graph ids are made of, 1-64 characters. */
-export const graphId = pattern(64, /^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores');
+export const graphId = pattern(
+  64,
+  /^[A-Za-z0-9._-]{1,64}$/,
+  'must be 1-64 letters, digits, dots, dashes or underscores',
+);
 
 /**
  * An ISO 8601 date-time with offset, of years 0001-9999 (Postgres has no year 0) and at most
@@ -63,4 +67,3 @@ export const page = (fallback: number, max: number) => ({
   limit: z.number().int().min(1).max(max).default(fallback).describe(`Page size (1-${max}, default ${fallback})`),
   offset: z.number().int().min(0).max(MAX_OFFSET).default(0).describe(`Matches to skip (0-${MAX_OFFSET}, default 0)`),
 });
-

@@ -6,7 +6,8 @@ import { defineOperation } from './operation.js';
 export const listGraphsOp = defineOperation({
   name: 'devstream_list_graphs',
   title: 'List code graphs',
-  description: 'Every uploaded code graph (a repository) with its latest commit, node and edge counts, and how many commits are kept.',
+  description:
+    'Every uploaded code graph (a repository) with its latest commit, node and edge counts, and how many commits are kept.',
   action: 'listing graphs',
   input: z.strictObject({}),
   output: z.object({ graphs: z.array(GraphSummarySchema) }),

@@ -7,7 +7,14 @@ import { memoryOperations } from './memory.js';
 import { taskOperations } from './tasks.js';
 
 /** Every operation the service offers; the MCP and HTTP adapters loop over this list. */
-export const operations: AnyOperation[] = [...taskOperations, ...memoryOperations, ...graphOperations, ...devlensOperations, ...jobOperations, ...keyOperations] as unknown as AnyOperation[];
+export const operations: AnyOperation[] = [
+  ...taskOperations,
+  ...memoryOperations,
+  ...graphOperations,
+  ...devlensOperations,
+  ...jobOperations,
+  ...keyOperations,
+] as unknown as AnyOperation[];
 
 /** The operations exposed as MCP tools (and at POST /api/v1/tools/{name}). */
 export const tools: AnyOperation[] = operations.filter((op) => op.tool !== false);

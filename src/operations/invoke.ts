@@ -8,7 +8,11 @@ import { parseInput, type AnyOperation } from './operation.js';
  * Validates raw arguments and runs the operation: the one call path behind every MCP tool call and
  * REST request. Any failure comes out as an AppError with a catalogue code.
  */
-export async function invoke(op: AnyOperation, ctx: Context, raw: unknown): Promise<{ input: unknown; output: unknown }> {
+export async function invoke(
+  op: AnyOperation,
+  ctx: Context,
+  raw: unknown,
+): Promise<{ input: unknown; output: unknown }> {
   requireScope(ctx.caller, op.scope, op.name);
   const input = parseInput(op, raw);
   if (op.scopeFor) requireScope(ctx.caller, op.scopeFor(input), op.name);
@@ -42,7 +46,12 @@ let unavailableSuppressed = 0;
  * error level, except for 503s (the database is unreachable), which are temporary, expected during a
  * restart and all alike: a warning every few seconds with the count of those not logged.
  */
-export function logFault(log: Pick<Logger, 'warn' | 'error'>, error: AppError, thrown: unknown, bindings: Record<string, unknown> = {}): void {
+export function logFault(
+  log: Pick<Logger, 'warn' | 'error'>,
+  error: AppError,
+  thrown: unknown,
+  bindings: Record<string, unknown> = {},
+): void {
   if (!isServerFault(error) || error.code === 'SHUTTING_DOWN') return;
   if (error.status !== 503) {
     log.error({ ...bindings, err: thrown }, 'request failed');
@@ -56,10 +65,15 @@ export function logFault(log: Pick<Logger, 'warn' | 'error'>, error: AppError, t
   // The driver's own words (ECONNREFUSED, 57P01 …) are the cause of the catalogue error.
   const cause = (error.cause ?? thrown) as { message?: string; code?: string } | undefined;
   log.warn(
-    { ...bindings, code: error.code, cause: cause?.message, cause_code: cause?.code, similar_not_logged_since_last_warning: unavailableSuppressed },
+    {
+      ...bindings,
+      code: error.code,
+      cause: cause?.message,
+      cause_code: cause?.code,
+      similar_not_logged_since_last_warning: unavailableSuppressed,
+    },
     `${error.message}: answering 503`,
   );
   unavailableLoggedAt = now;
   unavailableSuppressed = 0;
 }
-

@@ -8,7 +8,8 @@ import { defineOperation } from './operation.js';
 export const createKeyOp = defineOperation({
   name: 'devstream_create_key',
   title: 'Create API key',
-  description: 'Create an API key with the given scopes (read, write, admin). The token is in this answer only: store it now.',
+  description:
+    'Create an API key with the given scopes (read, write, admin). The token is in this answer only: store it now.',
   action: 'creating API key',
   input: z.strictObject({
     name: KeyNameSchema.describe('Unique name; rows the key writes record it as created_by'),
@@ -66,7 +67,10 @@ export const whoamiOp = defineOperation({
   action: 'identifying the caller',
   input: z.strictObject({}),
   output: z.object({
-    name: z.string().nullable().describe('The key name rows record as created_by; ADMIN_TOKEN for the bootstrap credential; null when AUTH=off'),
+    name: z
+      .string()
+      .nullable()
+      .describe('The key name rows record as created_by; ADMIN_TOKEN for the bootstrap credential; null when AUTH=off'),
     scopes: z.array(z.enum(SCOPES)),
   }),
   scope: 'read',

@@ -9,9 +9,7 @@ import { hexId, name, text, timestamp } from './fields.js';
 import { defineOperation } from './operation.js';
 
 const MAX_CONTENT = 1_000_000;
-const keywords = z
-  .array(text(100, { what: 'keywords', trim: true, nonEmpty: true }))
-  .max(50, 'at most 50 keywords');
+const keywords = z.array(text(100, { what: 'keywords', trim: true, nonEmpty: true })).max(50, 'at most 50 keywords');
 const contentType = z.enum(CONTENT_TYPES);
 const memoryId = z.strictObject({ memory_id: hexId.describe('Memory id (12 hex characters)') });
 
@@ -29,7 +27,9 @@ export const storeMemoryOp = defineOperation({
       .describe('What to remember'),
     content_type: contentType.describe('Kind of content'),
     keywords: keywords.optional().describe('Keywords for retrieval (stored lowercase; at most 50)'),
-    project: name('project').optional().describe("Project name (default: the server's DEFAULT_PROJECT); created if missing"),
+    project: name('project')
+      .optional()
+      .describe("Project name (default: the server's DEFAULT_PROJECT); created if missing"),
   }),
   output: z.object({
     success: z.boolean(),
@@ -58,7 +58,7 @@ export const searchMemoryOp = defineOperation({
   name: 'devstream_search_memory',
   title: 'Search memory',
   description:
-    'Search the team\'s memories: hybrid (vector similarity + keywords, fused by reciprocal rank) or keyword-only when ' +
+    "Search the team's memories: hybrid (vector similarity + keywords, fused by reciprocal rank) or keyword-only when " +
     'the embedder is down; the answer says which ran. Filters (project, content_type, keywords, dates) apply before ranking.',
   action: 'searching memory',
   input: z.strictObject({

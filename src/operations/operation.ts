@@ -66,7 +66,10 @@ export function toFieldIssues(error: z.ZodError): FieldIssue[] {
   return error.issues.flatMap((issue): FieldIssue[] => {
     const base = issue.path.map(segment).join('.');
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ field: base ? `${base}.${segment(key)}` : segment(key), message: 'Unknown field' }));
+      return issue.keys.map((key) => ({
+        field: base ? `${base}.${segment(key)}` : segment(key),
+        message: 'Unknown field',
+      }));
     }
     return [{ field: base || '(arguments)', message: issue.message }];
   });

@@ -4,12 +4,22 @@ import { createTask } from '../domain/tasks/create-task.js';
 import { getPlan, listPlans } from '../domain/tasks/list-plans.js';
 import { listTasks } from '../domain/tasks/list-tasks.js';
 import { PlanDetailSchema, PlanSummarySchema, TaskSchema } from '../domain/tasks/model.js';
-import { renderCreatedTask, renderPlan, renderPlanList, renderTaskList, renderUpdatedTask } from '../domain/tasks/render.js';
+import {
+  renderCreatedTask,
+  renderPlan,
+  renderPlanList,
+  renderTaskList,
+  renderUpdatedTask,
+} from '../domain/tasks/render.js';
 import { updateTask } from '../domain/tasks/update-task.js';
 import { hexId, name, page, text } from './fields.js';
 import { defineOperation } from './operation.js';
 
-const priority = z.number().int('must be a whole number').min(1, 'must be from 1 to 10').max(10, 'must be from 1 to 10');
+const priority = z
+  .number()
+  .int('must be a whole number')
+  .min(1, 'must be from 1 to 10')
+  .max(10, 'must be from 1 to 10');
 
 export const listTasksOp = defineOperation({
   name: 'devstream_list_tasks',
@@ -48,11 +58,13 @@ export const createTaskOp = defineOperation({
   action: 'creating task',
   input: z.strictObject({
     title: name('title').describe('Task title'),
-    description: text(20_000, { what: 'description', trim: true, nonEmpty: true }).describe('Detailed task description'),
+    description: text(20_000, { what: 'description', trim: true, nonEmpty: true }).describe(
+      'Detailed task description',
+    ),
     task_type: z.enum(TASK_TYPES).describe('Kind of work'),
     priority: priority.describe('Priority 1-10 (higher = more important)'),
     phase_name: name('phase_name').describe('Phase name, e.g. "Core Engine & Infrastructure"'),
-    project: name('project').optional().describe('Project name (default: the server\'s DEFAULT_PROJECT)'),
+    project: name('project').optional().describe("Project name (default: the server's DEFAULT_PROJECT)"),
     assigned_agent: name('assigned_agent', 50).optional().describe('Agent the task is for (default "developer")'),
   }),
   output: z.object({
@@ -71,7 +83,7 @@ export const updateTaskOp = defineOperation({
   name: 'devstream_update_task',
   title: 'Update task status',
   description:
-    'Set a task\'s status. started_at is set the first time it becomes active; completed_at the first time it is ' +
+    "Set a task's status. started_at is set the first time it becomes active; completed_at the first time it is " +
     'completed, failed or skipped. Optional notes are kept with the change.',
   action: 'updating task',
   input: z.strictObject({

@@ -26,7 +26,16 @@ export async function launchChromium(): Promise<Browser> {
   await mkdir(ARTIFACTS, { recursive: true });
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-quic', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--no-first-run',
+      '--disable-quic',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -49,6 +58,10 @@ const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
  */
 export async function accessibilityViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.addScriptTag({ path: AXE });
-  const violations = (await page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations.map((v) => ({ id: v.id, targets: v.nodes.map((n) => n.target.join(' ')) })))`)) as Array<{ id: string; targets: string[] }>;
-  return violations.map((v) => `${v.id}: ${v.targets.slice(0, 5).join(', ')}${v.targets.length > 5 ? ` (+${v.targets.length - 5})` : ''}`);
+  const violations = (await page.evaluate(
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations.map((v) => ({ id: v.id, targets: v.nodes.map((n) => n.target.join(' ')) })))`,
+  )) as Array<{ id: string; targets: string[] }>;
+  return violations.map(
+    (v) => `${v.id}: ${v.targets.slice(0, 5).join(', ')}${v.targets.length > 5 ? ` (+${v.targets.length - 5})` : ''}`,
+  );
 }

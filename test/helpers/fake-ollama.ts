@@ -78,7 +78,11 @@ export class FakeOllama {
   static vector(text: string, dims = 768, dense = false): number[] {
     const v = new Array<number>(dims).fill(0);
     // A real model reads the task prefix; here it must not make every text alike.
-    const words = text.replace(/^search_(document|query): /, '').toLowerCase().match(/[a-z0-9]+/g) ?? [];
+    const words =
+      text
+        .replace(/^search_(document|query): /, '')
+        .toLowerCase()
+        .match(/[a-z0-9]+/g) ?? [];
     for (const raw of words) {
       const word = SYNONYMS[raw] ?? raw;
       const h = createHash('sha256').update(word).digest();
@@ -107,7 +111,8 @@ export class FakeOllama {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    if (req.method === 'GET' && (req.url === '/' || req.url === '/api/version')) return send(200, { version: '0.0.0-fake' });
+    if (req.method === 'GET' && (req.url === '/' || req.url === '/api/version'))
+      return send(200, { version: '0.0.0-fake' });
     if (req.method !== 'POST' || req.url !== '/api/embed') return send(404, { error: 'not found' });
     let body: { model?: string; input?: string | string[] };
     try {
@@ -123,6 +128,12 @@ export class FakeOllama {
     if (this.failWith !== null) return send(this.failWith, { error: 'fake failure' });
     const dims = this.models.get(model.replace(/:latest$/, ''));
     if (dims === undefined) return send(404, { error: `model "${model}" not found, try pulling it first` });
-    send(200, { model, embeddings: input.map((t) => FakeOllama.vector(t, dims, this.dense).map((x) => x * this.scale)), total_duration: 1, load_duration: 0, prompt_eval_count: input.length });
+    send(200, {
+      model,
+      embeddings: input.map((t) => FakeOllama.vector(t, dims, this.dense).map((x) => x * this.scale)),
+      total_duration: 1,
+      load_duration: 0,
+      prompt_eval_count: input.length,
+    });
   }
 }

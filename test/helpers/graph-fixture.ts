@@ -16,7 +16,17 @@ export const wrenText = readFileSync(WREN_FILE, 'utf8');
 export const wren = JSON.parse(wrenText) as {
   commitHash: string;
   analyzedAt: string;
-  nodes: Array<{ id: string; name: string; type: string; filePath: string; startLine: number; endLine: number; rawCode?: string; score: number; codeHash?: string }>;
+  nodes: Array<{
+    id: string;
+    name: string;
+    type: string;
+    filePath: string;
+    startLine: number;
+    endLine: number;
+    rawCode?: string;
+    score: number;
+    codeHash?: string;
+  }>;
   edges: Array<{ from: string; to: string; type: string }>;
 };
 /** The first node with this id. */

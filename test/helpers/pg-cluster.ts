@@ -42,22 +42,30 @@ interface Runner {
 let support: { reason: string | null; runner?: Runner } | undefined;
 
 function probe(): { reason: string | null; runner?: Runner } {
-  if (process.platform !== 'linux') return { reason: `throwaway Postgres clusters need Linux (this is ${process.platform})` };
+  if (process.platform !== 'linux')
+    return { reason: `throwaway Postgres clusters need Linux (this is ${process.platform})` };
   for (const bin of ['initdb', 'pg_ctl', 'postgres']) {
     try {
       accessSync(join(PG_BIN, bin), constants.X_OK);
     } catch {
-      return { reason: `no Postgres binaries: ${join(PG_BIN, bin)} is missing (set PG_BIN to the folder holding initdb, pg_ctl, postgres)` };
+      return {
+        reason: `no Postgres binaries: ${join(PG_BIN, bin)} is missing (set PG_BIN to the folder holding initdb, pg_ctl, postgres)`,
+      };
     }
   }
   let sharedir: string;
   try {
-    sharedir = execFileSync(join(PG_BIN, 'pg_config'), ['--sharedir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    sharedir = execFileSync(join(PG_BIN, 'pg_config'), ['--sharedir'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     sharedir = '/usr/share/postgresql/15';
   }
   if (!existsSync(join(sharedir, 'extension', 'vector.control'))) {
-    return { reason: `pgvector is not installed for the Postgres at ${PG_BIN} (no ${join(sharedir, 'extension', 'vector.control')})` };
+    return {
+      reason: `pgvector is not installed for the Postgres at ${PG_BIN} (no ${join(sharedir, 'extension', 'vector.control')})`,
+    };
   }
   const uid = process.getuid?.() ?? -1;
   if (uid === 0) {
@@ -70,7 +78,11 @@ function probe(): { reason: string | null; runner?: Runner } {
     if (!entry) return { reason: 'running as root, and there is no `postgres` OS user to run the cluster as' };
     return {
       reason: null,
-      runner: { argv: (bin, args) => [runuser, ['-u', 'postgres', '--', bin, ...args]], uid: Number(entry[2]), gid: Number(entry[3]) },
+      runner: {
+        argv: (bin, args) => [runuser, ['-u', 'postgres', '--', bin, ...args]],
+        uid: Number(entry[2]),
+        gid: Number(entry[3]),
+      },
     };
   }
   // Not root: initdb and postgres run as this user (they refuse root only).
@@ -91,7 +103,16 @@ function killAllSync(): void {
   for (const [key, c] of live) {
     live.delete(key);
     try {
-      const [cmd, args] = c.runner.argv(join(PG_BIN, 'pg_ctl'), ['-D', c.dataDir, '-m', 'immediate', '-w', '-t', '20', 'stop']);
+      const [cmd, args] = c.runner.argv(join(PG_BIN, 'pg_ctl'), [
+        '-D',
+        c.dataDir,
+        '-m',
+        'immediate',
+        '-w',
+        '-t',
+        '20',
+        'stop',
+      ]);
       execFileSync(cmd, args, { stdio: 'ignore', cwd: c.dir, timeout: 30_000 });
     } catch {
       /* not running, or cannot stop it: best effort */
@@ -129,16 +150,31 @@ interface ExecResult {
 function run(runner: Runner, bin: string, args: string[], cwd: string): Promise<ExecResult> {
   const [cmd, argv] = runner.argv(join(PG_BIN, bin), args);
   return new Promise((resolve) => {
-    execFile(cmd, argv, { cwd, timeout: EXEC_TIMEOUT_MS, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : -1) : 0;
-      resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? '') || (error && code === -1 ? error.message : '') });
-    });
+    execFile(
+      cmd,
+      argv,
+      { cwd, timeout: EXEC_TIMEOUT_MS, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error
+          ? typeof (error as { code?: unknown }).code === 'number'
+            ? (error as { code: number }).code
+            : -1
+          : 0;
+        resolve({
+          code,
+          stdout: String(stdout ?? ''),
+          stderr: String(stderr ?? '') || (error && code === -1 ? error.message : ''),
+        });
+      },
+    );
   });
 }
 
 const quote = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
-export async function createCluster(options: { port?: number; settings?: Record<string, string> } = {}): Promise<PgCluster> {
+export async function createCluster(
+  options: { port?: number; settings?: Record<string, string> } = {},
+): Promise<PgCluster> {
   const reason = clusterSupport();
   if (reason !== null) throw new Error(`cannot create a Postgres cluster here: ${reason}`);
   const runner = support!.runner!;
@@ -160,7 +196,12 @@ export async function createCluster(options: { port?: number; settings?: Record<
   try {
     if (runner.uid >= 0) await chown(dir, runner.uid, runner.gid);
     live.set(key, { dataDir, dir, runner });
-    const init = await run(runner, 'initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'], dir);
+    const init = await run(
+      runner,
+      'initdb',
+      ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'],
+      dir,
+    );
     if (init.code !== 0) throw new Error(`initdb failed (exit ${init.code}): ${init.stderr || init.stdout}`);
   } catch (error) {
     live.delete(key);
@@ -178,7 +219,10 @@ export async function createCluster(options: { port?: number; settings?: Record<
   // Settings go in postgresql.conf (appended: later lines win), so every start uses them.
   const writeConfig = async (port: number) => {
     const lines = Object.entries({ ...settings, port: String(port) }).map(([k, v]) => `${k} = ${quote(v)}`);
-    await appendFile(join(dataDir, 'postgresql.conf'), `\n# throwaway cluster (test/helpers/pg-cluster.ts)\n${lines.join('\n')}\n`);
+    await appendFile(
+      join(dataDir, 'postgresql.conf'),
+      `\n# throwaway cluster (test/helpers/pg-cluster.ts)\n${lines.join('\n')}\n`,
+    );
   };
 
   const status = async (): Promise<'running' | 'stopped'> => {
@@ -209,7 +253,10 @@ export async function createCluster(options: { port?: number; settings?: Record<
 
   const startOn = async (port: number) => {
     const r = await run(runner, 'pg_ctl', ['-D', dataDir, '-l', logFile, '-w', '-t', '60', 'start'], dir);
-    if (r.code !== 0) throw new Error(`pg_ctl start failed (exit ${r.code}) on port ${port}: ${(r.stderr || r.stdout).trim()}\n--- server log ---\n${await logTail()}`);
+    if (r.code !== 0)
+      throw new Error(
+        `pg_ctl start failed (exit ${r.code}) on port ${port}: ${(r.stderr || r.stdout).trim()}\n--- server log ---\n${await logTail()}`,
+      );
     await accepts(`postgres://postgres@127.0.0.1:${port}/postgres`, 30_000);
   };
 
@@ -250,7 +297,9 @@ export async function createCluster(options: { port?: number; settings?: Record<
       alive();
       const r = await run(runner, 'pg_ctl', ['-D', dataDir, '-m', mode, '-w', '-t', '60', 'stop'], dir);
       if (r.code !== 0 && (await status()) === 'running') {
-        throw new Error(`pg_ctl stop -m ${mode} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim()}\n--- server log ---\n${await logTail()}`);
+        throw new Error(
+          `pg_ctl stop -m ${mode} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim()}\n--- server log ---\n${await logTail()}`,
+        );
       }
     });
 

@@ -24,7 +24,14 @@ export const testConfig = (overrides: Partial<ServerConfig> = {}): ServerConfig 
   graphUploads: { max: 4, perKey: 2, minRate: 10 * 1024, rateWindowMs: 10_000 },
   auth: { mode: 'off', adminToken: undefined },
   metricsToken: undefined,
-  limits: { rateLimitMax: 1_000_000, rateLimitWindowMs: 60_000, bodyLimit: 2 * 1024 * 1024, requestTimeoutMs: 300_000, maxSessions: 1000, maxSessionsPerKey: 100 },
+  limits: {
+    rateLimitMax: 1_000_000,
+    rateLimitWindowMs: 60_000,
+    bodyLimit: 2 * 1024 * 1024,
+    requestTimeoutMs: 300_000,
+    maxSessions: 1000,
+    maxSessionsPerKey: 100,
+  },
   ...overrides,
 });
 
@@ -41,7 +48,11 @@ export async function startServer(
   overrides: Partial<ServerConfig> = {},
   logStream?: { write(line: string): void },
 ): Promise<TestServer> {
-  const app = await buildApp(testConfig(overrides), { db: test.db, schemaVersion: test.schemaVersion, ...(logStream ? { logStream } : {}) });
+  const app = await buildApp(testConfig(overrides), {
+    db: test.db,
+    schemaVersion: test.schemaVersion,
+    ...(logStream ? { logStream } : {}),
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');

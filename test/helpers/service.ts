@@ -7,15 +7,39 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Environment for a child service: ours minus anything that would point it elsewhere. */
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const key of ['DATABASE_URL', 'PORT', 'HOST', 'DATA_DIR', 'MCP_STATELESS', 'ALLOWED_HOSTS', 'ALLOWED_ORIGINS', 'AUTH', 'ADMIN_TOKEN', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'BODY_LIMIT', 'MAX_SESSIONS', 'METRICS_TOKEN', 'DB_CONNECT_TIMEOUT_S', 'SHUTDOWN_TIMEOUT_S']) delete env[key];
+  for (const key of [
+    'DATABASE_URL',
+    'PORT',
+    'HOST',
+    'DATA_DIR',
+    'MCP_STATELESS',
+    'ALLOWED_HOSTS',
+    'ALLOWED_ORIGINS',
+    'AUTH',
+    'ADMIN_TOKEN',
+    'RATE_LIMIT_MAX',
+    'RATE_LIMIT_WINDOW',
+    'BODY_LIMIT',
+    'MAX_SESSIONS',
+    'METRICS_TOKEN',
+    'DB_CONNECT_TIMEOUT_S',
+    'SHUTDOWN_TIMEOUT_S',
+  ])
+    delete env[key];
   for (const key of Object.keys(env)) if (key.startsWith('OLLAMA_') || key.startsWith('EMBEDDING_')) delete env[key];
   return { ...env, LOG_LEVEL: 'warn', EMBEDDING_PROVIDER: 'none', ...extra };
 }
 
 /** `devstream-hub <args>` to completion. */
-export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: childEnv(env) });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+      cwd: ROOT,
+      env: childEnv(env),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -44,7 +68,10 @@ process.on('exit', () => {
 });
 
 /** `devstream-hub serve` as its own process on a free loopback port; waits for /readyz unless told not to. */
-export async function serve(env: Record<string, string>, options: { waitReady?: boolean } = {}): Promise<ServedProcess> {
+export async function serve(
+  env: Record<string, string>,
+  options: { waitReady?: boolean } = {},
+): Promise<ServedProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {

@@ -12,7 +12,11 @@ import { MeContext, type Me } from './session';
  * Who is looking: unknown until the service answered once; `needsKey` when it refused the key (or
  * there is none); `unreachable` when it did not answer as expected (the key is kept: try again).
  */
-type Session = { state: 'checking' } | { state: 'in'; me: Me } | { state: 'needsKey'; reason: string } | { state: 'unreachable'; reason: string };
+type Session =
+  | { state: 'checking' }
+  | { state: 'in'; me: Me }
+  | { state: 'needsKey'; reason: string }
+  | { state: 'unreachable'; reason: string };
 
 export function App() {
   const route = useRoute();
@@ -38,7 +42,10 @@ export function App() {
     }
     if (response.status === 403) {
       apiKey.clear();
-      return setSession({ state: 'needsKey', reason: 'This API key may not read: the dashboard needs the "read" scope.' });
+      return setSession({
+        state: 'needsKey',
+        reason: 'This API key may not read: the dashboard needs the "read" scope.',
+      });
     }
     setSession({ state: 'unreachable', reason: `${errorOf(error, response.status).message}.` });
   };
@@ -49,7 +56,10 @@ export function App() {
     return onKeyRefused(() => {
       if (current.current.state !== 'in') return;
       apiKey.clear();
-      setSession({ state: 'needsKey', reason: 'The service refused the API key: it may have been revoked. Sign in again.' });
+      setSession({
+        state: 'needsKey',
+        reason: 'The service refused the API key: it may have been revoked. Sign in again.',
+      });
     });
   }, []);
 

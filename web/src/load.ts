@@ -9,14 +9,18 @@ export type Answer<T> = { data?: T; error?: unknown; response: Response };
  * load yet). An answer that arrives after the deps changed (the user moved on) is dropped, so a slow
  * old answer never overwrites a new one.
  */
-export function useLoad<T>(call: () => Promise<Answer<T>> | null, deps: unknown[]): { data: T | null; error: ApiError | null } {
+export function useLoad<T>(
+  call: () => Promise<Answer<T>> | null,
+  deps: unknown[],
+): { data: T | null; error: ApiError | null } {
   const [state, setState] = useState<{ data: T | null; error: ApiError | null }>({ data: null, error: null });
   useEffect(() => {
     let live = true;
     setState({ data: null, error: null });
     void call()?.then(
       ({ data, error, response }) => {
-        if (live) setState(data !== undefined ? { data, error: null } : { data: null, error: errorOf(error, response.status) });
+        if (live)
+          setState(data !== undefined ? { data, error: null } : { data: null, error: errorOf(error, response.status) });
       },
       () => live && setState({ data: null, error: NETWORK_ERROR }),
     );
@@ -41,7 +45,10 @@ export interface Action<A extends unknown[]> {
  * NETWORK_ERROR) when it fails, `onData` with its answer when it succeeds. A call started later wins:
  * an earlier one answering last is dropped, and nothing is set once the component is gone.
  */
-export function useAction<A extends unknown[], T>(call: (...args: A) => Promise<Answer<T>>, onData: (data: T, ...args: A) => void): Action<A> {
+export function useAction<A extends unknown[], T>(
+  call: (...args: A) => Promise<Answer<T>>,
+  onData: (data: T, ...args: A) => void,
+): Action<A> {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const latest = useRef(0);

@@ -2,7 +2,6 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { errorOf, NETWORK_ERROR, type ApiError } from './api';
 import type { Answer } from './load';
 
-
 export interface Polled<T> {
   data: T | null;
   error: ApiError | null;
@@ -20,7 +19,11 @@ export interface Polled<T> {
  * when the service answers 429 or 503 it waits as long as Retry-After says before asking again, so
  * a dashboard left open behind a rate limit does not spend the team's budget. `load` null: not yet.
  */
-export function usePolling<T>(load: (() => Promise<Answer<T>>) | null, deps: readonly unknown[], everyMs: number): Polled<T> {
+export function usePolling<T>(
+  load: (() => Promise<Answer<T>>) | null,
+  deps: readonly unknown[],
+  everyMs: number,
+): Polled<T> {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [at, setAt] = useState<Date | null>(null);

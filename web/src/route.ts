@@ -15,13 +15,15 @@ export interface Route {
 export function parseRoute(hash: string): Route {
   const [name = '', ...rest] = hash.replace(/^#\/?/, '').split('/');
   const page = Object.hasOwn(PAGES, name) ? (name as PageName) : 'plans';
-  const args = rest.filter((s) => s !== '').map((s) => {
-    try {
-      return decodeURIComponent(s);
-    } catch {
-      return s;
-    }
-  });
+  const args = rest
+    .filter((s) => s !== '')
+    .map((s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return s;
+      }
+    });
   return { page, args };
 }
 

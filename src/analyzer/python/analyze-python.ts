@@ -8,7 +8,10 @@ import { pythonParser } from './parser.js';
 import { readPythonModule, type PyClass, type PyModule } from './python-module.js';
 
 /** What a name in a module stands for. */
-type Binding = { kind: 'module'; path: string } | { kind: 'symbol'; path: string; name: string } | { kind: 'package'; dotted: string };
+type Binding =
+  | { kind: 'module'; path: string }
+  | { kind: 'symbol'; path: string; name: string }
+  | { kind: 'package'; dotted: string };
 /** What a dotted name resolves to: a graph node, or a module. */
 type Target = { kind: 'node'; id: string } | { kind: 'module'; path: string };
 
@@ -101,7 +104,9 @@ class PythonLinker {
   /** The node ids of a class's bases that the repository declares. */
   bases(cls: PyClass): string[] {
     const path = this.graph.node(cls.id)!.filePath;
-    return cls.bases.map((b) => this.resolve(path, b.split('.'))).flatMap((t) => (t?.kind === 'node' && this.classes.has(t.id) ? [t.id] : []));
+    return cls.bases
+      .map((b) => this.resolve(path, b.split('.')))
+      .flatMap((t) => (t?.kind === 'node' && this.classes.has(t.id) ? [t.id] : []));
   }
 
   /** `a.b.c` from a module: through module attributes and class attributes. */
@@ -135,7 +140,8 @@ class PythonLinker {
   /** The node a call site names: `f()`, `mod.f()`, `Class.m()`, `self.m()`, `super().m()`. */
   callee(mod: PyModule, call: PyModule['calls'][number]): string | undefined {
     const [head, second, ...more] = call.parts;
-    if ((head === 'self' || head === 'cls') && call.classId && second && more.length === 0) return this.method(call.classId, second);
+    if ((head === 'self' || head === 'cls') && call.classId && second && more.length === 0)
+      return this.method(call.classId, second);
     if (head === 'super()' && call.classId && second && more.length === 0) {
       const cls = this.classes.get(call.classId);
       for (const base of cls ? this.bases(cls) : []) {
@@ -156,7 +162,13 @@ class PythonLinker {
  * relative, package `__init__` re-exports) and calls are resolved by name: in the module, through
  * `import` / `from x import y`, and over `self` / `super()` to the class and its bases.
  */
-export async function analyzePython(root: string, paths: string[], graph: GraphBuilder, progress: ProgressReporter, skipped: Array<{ filePath: string; reason: string }>): Promise<void> {
+export async function analyzePython(
+  root: string,
+  paths: string[],
+  graph: GraphBuilder,
+  progress: ProgressReporter,
+  skipped: Array<{ filePath: string; reason: string }>,
+): Promise<void> {
   if (paths.length === 0) return;
   const parser = await pythonParser();
   const modules = new Map<string, PyModule>();
@@ -188,21 +200,31 @@ export async function analyzePython(root: string, paths: string[], graph: GraphB
       const bases = linker.bases(cls);
       cls.bases.forEach((text) => {
         const target = linker.resolve(mod.path, text.split('.'));
-        if (target?.kind === 'node' && bases.includes(target.id)) graph.addEdge(cls.id, target.id, 'EXTENDS', { extendsType: text });
+        if (target?.kind === 'node' && bases.includes(target.id))
+          graph.addEdge(cls.id, target.id, 'EXTENDS', { extendsType: text });
       });
     }
     for (const call of mod.calls) {
       const id = linker.callee(mod, call);
       if (id) graph.addEdge(call.owner, id, 'CALLS', { calledName: call.parts.join('.') });
     }
-    for (const route of mod.routes) graph.addEdge(route.id, route.handlerId, 'HANDLES', { urlPath: route.urlPath, httpMethod: route.httpMethod, role: 'handler' });
+    for (const route of mod.routes)
+      graph.addEdge(route.id, route.handlerId, 'HANDLES', {
+        urlPath: route.urlPath,
+        httpMethod: route.httpMethod,
+        role: 'handler',
+      });
     if (mod.isTest) {
       graph.node(mod.fileId)!.metadata.testCases = mod.testCases;
       for (const imp of mod.imports) {
         for (const { name, alias } of imp.names ?? []) {
           const target = linker.resolve(mod.path, [alias ?? name]);
           // `from x import y` in a test binds y in the test module, so resolve it from there.
-          if (target?.kind === 'node') graph.addEdge(mod.fileId, target.id, 'TESTS', { importPath: `${'.'.repeat(imp.level)}${imp.module}`, testFileType: 'TEST' });
+          if (target?.kind === 'node')
+            graph.addEdge(mod.fileId, target.id, 'TESTS', {
+              importPath: `${'.'.repeat(imp.level)}${imp.module}`,
+              testFileType: 'TEST',
+            });
         }
       }
     }

@@ -45,7 +45,8 @@ export class PythonModuleIndex {
     const base = dirs.slice(0, dirs.length - (level - 1));
     const parts = [...base, ...(dotted ? dotted.split('.') : [])];
     const stem = parts.join('/');
-    for (const candidate of [`${stem}.py`, `${stem ? `${stem}/` : ''}__init__.py`]) if (this.files.has(candidate)) return candidate;
+    for (const candidate of [`${stem}.py`, `${stem ? `${stem}/` : ''}__init__.py`])
+      if (this.files.has(candidate)) return candidate;
     return undefined;
   }
 

@@ -43,7 +43,15 @@ export interface PyModule {
   testCases: string[];
 }
 
-const ROUTE_VERBS: Record<string, string> = { get: 'GET', post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE', head: 'HEAD', options: 'OPTIONS' };
+const ROUTE_VERBS: Record<string, string> = {
+  get: 'GET',
+  post: 'POST',
+  put: 'PUT',
+  patch: 'PATCH',
+  delete: 'DELETE',
+  head: 'HEAD',
+  options: 'OPTIONS',
+};
 
 /** The class whose body is being read, for methods and `self` calls. */
 interface ClassScope {
@@ -114,14 +122,20 @@ function decoratorRoutes(decorator: SyntaxNode): Array<{ method: string; path: s
   if (!path.startsWith('/')) return [];
   if (verb in ROUTE_VERBS) return [{ method: ROUTE_VERBS[verb]!, path }];
   if (verb !== 'route') return [];
-  const methods = args.find((a) => a.type === 'keyword_argument' && a.childForFieldName('name')?.text === 'methods')?.childForFieldName('value');
-  const listed = named(methods ?? null).filter((m) => m.type === 'string').map((m) => stringValue(m.text).toUpperCase());
+  const methods = args
+    .find((a) => a.type === 'keyword_argument' && a.childForFieldName('name')?.text === 'methods')
+    ?.childForFieldName('value');
+  const listed = named(methods ?? null)
+    .filter((m) => m.type === 'string')
+    .map((m) => stringValue(m.text).toUpperCase());
   return (listed.length > 0 ? listed : ['GET']).map((method) => ({ method, path }));
 }
 
 function imports(statement: SyntaxNode): PyImport[] {
   const aliased = (n: SyntaxNode) =>
-    n.type === 'aliased_import' ? { name: n.childForFieldName('name')!.text, alias: n.childForFieldName('alias')?.text } : { name: n.text };
+    n.type === 'aliased_import'
+      ? { name: n.childForFieldName('name')!.text, alias: n.childForFieldName('alias')?.text }
+      : { name: n.text };
   if (statement.type === 'import_statement') {
     return named(statement).map((n) => {
       const { name, alias } = aliased(n);
@@ -138,7 +152,12 @@ function imports(statement: SyntaxNode): PyImport[] {
     module = named(moduleNode).find((c) => c.type === 'dotted_name')?.text ?? '';
   }
   const wildcard = named(statement).some((c) => c.type === 'wildcard_import');
-  const names = wildcard ? [] : statement.childrenForFieldName('name').filter((c): c is SyntaxNode => c !== null).map(aliased);
+  const names = wildcard
+    ? []
+    : statement
+        .childrenForFieldName('name')
+        .filter((c): c is SyntaxNode => c !== null)
+        .map(aliased);
   return [{ module, level, names }];
 }
 
@@ -148,22 +167,53 @@ function imports(statement: SyntaxNode): PyImport[] {
  * with docstrings as technicalSummary and Flask/FastAPI-style route decorators as ROUTE nodes;
  * returns its imports and call sites for the linking pass.
  */
-export function readPythonModule(tree: Tree, source: string, path: string, isTest: boolean, graph: GraphBuilder): PyModule {
+export function readPythonModule(
+  tree: Tree,
+  source: string,
+  path: string,
+  isTest: boolean,
+  graph: GraphBuilder,
+): PyModule {
   const root = tree.rootNode;
   const fileId = `file::${path}`;
-  const mod: PyModule = { path, fileId, isTest, symbols: new Map(), classes: new Map(), imports: [], calls: [], routes: [], testCases: [] };
+  const mod: PyModule = {
+    path,
+    fileId,
+    isTest,
+    symbols: new Map(),
+    classes: new Map(),
+    imports: [],
+    calls: [],
+    routes: [],
+    testCases: [],
+  };
   graph.addNode(fileNode(path, source, 'python', isTest, docstring(root)));
 
-  const node = (id: string, name: string, type: NodeType, range: SyntaxNode, doc: string | undefined, metadata: Record<string, unknown>): GraphNode => {
+  const node = (
+    id: string,
+    name: string,
+    type: NodeType,
+    range: SyntaxNode,
+    doc: string | undefined,
+    metadata: Record<string, unknown>,
+  ): GraphNode => {
     const { rawCode, truncated } = clipCode(range.text);
     return {
-      id, name, type, filePath: path,
+      id,
+      name,
+      type,
+      filePath: path,
       startLine: range.startPosition.row + 1,
       endLine: range.endPosition.row + 1,
       rawCode,
       parentFile: fileId,
       ...(doc ? { technicalSummary: doc } : {}),
-      metadata: { language: 'python', ...metadata, ...(doc ? { summarySource: 'doc-comment' } : {}), ...(truncated ? { rawCodeTruncated: true } : {}) },
+      metadata: {
+        language: 'python',
+        ...metadata,
+        ...(doc ? { summarySource: 'doc-comment' } : {}),
+        ...(truncated ? { rawCodeTruncated: true } : {}),
+      },
     };
   };
 
@@ -176,11 +226,15 @@ export function readPythonModule(tree: Tree, source: string, path: string, isTes
     if (definition.type === 'class_definition') {
       if (scope) return undefined; // nested classes belong to their class
       const id = `${path}::${name}`;
-      const bases = named(definition.childForFieldName('superclasses')).filter((b) => b.type === 'identifier' || b.type === 'attribute').map((b) => b.text);
+      const bases = named(definition.childForFieldName('superclasses'))
+        .filter((b) => b.type === 'identifier' || b.type === 'attribute')
+        .map((b) => b.text);
       const cls: PyClass = { id, bases, methods: new Map() };
       if (!mod.symbols.has(name)) mod.symbols.set(name, id);
       if (!mod.classes.has(name)) mod.classes.set(name, cls);
-      const added = graph.addNode(node(id, name, 'CLASS', wrapper, docstring(body), { bases, decorators, methodNames: [] }));
+      const added = graph.addNode(
+        node(id, name, 'CLASS', wrapper, docstring(body), { bases, decorators, methodNames: [] }),
+      );
       walk(body, id, { cls, className: name }, 'class');
       if (added.id === id) added.metadata.methodNames = [...cls.methods.keys()];
       return id;
@@ -189,7 +243,11 @@ export function readPythonModule(tree: Tree, source: string, path: string, isTes
     const type: NodeType = scope ? 'METHOD' : 'FUNCTION';
     const metadata: Record<string, unknown> = { params: params(definition), isAsync: isAsync(definition), decorators };
     if (scope) {
-      Object.assign(metadata, { className: scope.className, isStatic: decorators.includes('staticmethod'), isConstructor: name === '__init__' });
+      Object.assign(metadata, {
+        className: scope.className,
+        isStatic: decorators.includes('staticmethod'),
+        isConstructor: name === '__init__',
+      });
       if (!scope.cls.methods.has(name)) scope.cls.methods.set(name, id);
     } else {
       metadata.exported = !name.startsWith('_');
@@ -200,7 +258,13 @@ export function readPythonModule(tree: Tree, source: string, path: string, isTes
     for (const decorator of decoratorsOf(wrapper)) {
       for (const route of decoratorRoutes(decorator)) {
         const routeId = `${path}::${route.method} ${route.path}`;
-        graph.addNode(node(routeId, `${route.method} ${route.path}`, 'ROUTE', wrapper, undefined, { urlPath: route.path, httpMethod: route.method, routeKind: 'backend' }));
+        graph.addNode(
+          node(routeId, `${route.method} ${route.path}`, 'ROUTE', wrapper, undefined, {
+            urlPath: route.path,
+            httpMethod: route.method,
+            routeKind: 'backend',
+          }),
+        );
         mod.routes.push({ id: routeId, handlerId: id, urlPath: route.path, httpMethod: route.method });
       }
     }
@@ -209,11 +273,20 @@ export function readPythonModule(tree: Tree, source: string, path: string, isTes
   };
 
   /** Visits statements and expressions: definitions where they make nodes, imports, calls. */
-  const walk = (at: SyntaxNode | null, owner: string, scope: ClassScope | null, level: 'module' | 'class' | 'function') => {
+  const walk = (
+    at: SyntaxNode | null,
+    owner: string,
+    scope: ClassScope | null,
+    level: 'module' | 'class' | 'function',
+  ) => {
     if (!at) return;
     for (const child of named(at)) {
       const wrapped = child.type === 'decorated_definition' ? child.childForFieldName('definition') : child;
-      if (wrapped && (wrapped.type === 'function_definition' || wrapped.type === 'class_definition') && level !== 'function') {
+      if (
+        wrapped &&
+        (wrapped.type === 'function_definition' || wrapped.type === 'class_definition') &&
+        level !== 'function'
+      ) {
         for (const d of decoratorsOf(child)) walk(d, owner, scope, level);
         define(wrapped, child, level === 'class' ? scope : null);
         continue;

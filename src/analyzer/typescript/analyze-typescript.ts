@@ -10,17 +10,25 @@ import { fileDocComment } from './doc-comment.js';
 import { createAnalysisProgram } from './program.js';
 import { collectReferences } from './references.js';
 
-const languageOf = (path: string) => (JAVASCRIPT_EXTENSIONS.some((e) => path.endsWith(e)) ? 'javascript' : 'typescript');
+const languageOf = (path: string) =>
+  JAVASCRIPT_EXTENSIONS.some((e) => path.endsWith(e)) ? 'javascript' : 'typescript';
 
 /**
  * Adds the graph of the repository's TypeScript and JavaScript files (`paths`: repo-relative) to
  * `graph`: one Program over all of them, declarations first (every file), then the references
  * the type checker resolves across files.
  */
-export function analyzeTypeScript(root: string, paths: string[], graph: GraphBuilder, progress: ProgressReporter): void {
+export function analyzeTypeScript(
+  root: string,
+  paths: string[],
+  graph: GraphBuilder,
+  progress: ProgressReporter,
+): void {
   if (paths.length === 0) return;
   const byFileName = new Map(paths.map((p) => [join(root, p), p]));
-  const { program, resolveModule } = createAnalysisProgram(root, [...byFileName.keys()], (n) => progress.step('parsing', n));
+  const { program, resolveModule } = createAnalysisProgram(root, [...byFileName.keys()], (n) =>
+    progress.step('parsing', n),
+  );
   const ctx: TsContext = { checker: program.getTypeChecker(), graph, declarationIds: new Map(), owners: new Map() };
 
   const files: TsFile[] = [];

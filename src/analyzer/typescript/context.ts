@@ -23,7 +23,8 @@ export interface TsFile {
   isTest: boolean;
 }
 
-export const lineOf = (sourceFile: ts.SourceFile, pos: number) => sourceFile.getLineAndCharacterOfPosition(pos).line + 1;
+export const lineOf = (sourceFile: ts.SourceFile, pos: number) =>
+  sourceFile.getLineAndCharacterOfPosition(pos).line + 1;
 
 /**
  * A graph node for a declaration: the lines and code of `range` (from its first token, without

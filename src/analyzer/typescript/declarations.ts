@@ -2,7 +2,13 @@ import ts from 'typescript';
 import type { NodeType } from '../commit-file.js';
 import { declarationNode, type TsContext, type TsFile } from './context.js';
 
-type FunctionLike = ts.FunctionDeclaration | ts.FunctionExpression | ts.ArrowFunction | ts.MethodDeclaration | ts.ConstructorDeclaration | ts.AccessorDeclaration;
+type FunctionLike =
+  | ts.FunctionDeclaration
+  | ts.FunctionExpression
+  | ts.ArrowFunction
+  | ts.MethodDeclaration
+  | ts.ConstructorDeclaration
+  | ts.AccessorDeclaration;
 
 /** Wrappers whose first argument is the component itself: `memo(() => …)`, `React.forwardRef(…)`. */
 const COMPONENT_WRAPPERS = /(^|\.)(memo|forwardRef|observer)$/;
@@ -15,15 +21,24 @@ function exportedNames(sourceFile: ts.SourceFile): Map<string, 'named' | 'defaul
   const names = new Map<string, 'named' | 'default'>();
   const how = (node: ts.Node) => (hasModifier(node, ts.SyntaxKind.DefaultKeyword) ? 'default' : 'named');
   for (const statement of sourceFile.statements) {
-    if (ts.isExportDeclaration(statement) && !statement.moduleSpecifier && statement.exportClause && ts.isNamedExports(statement.exportClause)) {
+    if (
+      ts.isExportDeclaration(statement) &&
+      !statement.moduleSpecifier &&
+      statement.exportClause &&
+      ts.isNamedExports(statement.exportClause)
+    ) {
       for (const element of statement.exportClause.elements) {
-        names.set((element.propertyName ?? element.name).getText(sourceFile), element.name.getText(sourceFile) === 'default' ? 'default' : 'named');
+        names.set(
+          (element.propertyName ?? element.name).getText(sourceFile),
+          element.name.getText(sourceFile) === 'default' ? 'default' : 'named',
+        );
       }
     } else if (ts.isExportAssignment(statement) && ts.isIdentifier(statement.expression)) {
       names.set(statement.expression.text, 'default');
     } else if (hasModifier(statement, ts.SyntaxKind.ExportKeyword)) {
       if (ts.isVariableStatement(statement)) {
-        for (const d of statement.declarationList.declarations) if (ts.isIdentifier(d.name)) names.set(d.name.text, 'named');
+        for (const d of statement.declarationList.declarations)
+          if (ts.isIdentifier(d.name)) names.set(d.name.text, 'named');
       } else {
         const name = (statement as ts.DeclarationStatement).name;
         names.set(name && ts.isIdentifier(name) ? name.text : 'default', how(statement));
@@ -58,13 +73,21 @@ function functionMetadata(fn: FunctionLike, sourceFile: ts.SourceFile): Record<s
 function unwrap(expression: ts.Expression, sourceFile: ts.SourceFile): ts.Expression {
   let e = expression;
   for (;;) {
-    if (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isTypeAssertionExpression(e)) e = e.expression;
-    else if (ts.isCallExpression(e) && COMPONENT_WRAPPERS.test(e.expression.getText(sourceFile)) && e.arguments[0]) e = e.arguments[0];
+    if (
+      ts.isParenthesizedExpression(e) ||
+      ts.isAsExpression(e) ||
+      ts.isSatisfiesExpression(e) ||
+      ts.isTypeAssertionExpression(e)
+    )
+      e = e.expression;
+    else if (ts.isCallExpression(e) && COMPONENT_WRAPPERS.test(e.expression.getText(sourceFile)) && e.arguments[0])
+      e = e.arguments[0];
     else return e;
   }
 }
 
-const isFunctionValue = (e: ts.Expression): e is ts.ArrowFunction | ts.FunctionExpression => ts.isArrowFunction(e) || ts.isFunctionExpression(e);
+const isFunctionValue = (e: ts.Expression): e is ts.ArrowFunction | ts.FunctionExpression =>
+  ts.isArrowFunction(e) || ts.isFunctionExpression(e);
 
 /** A function or class a variable or property holds (those make nodes; other values do not). */
 function holdsDefinition(d: ts.VariableDeclaration | ts.PropertyDeclaration): boolean {
@@ -112,14 +135,26 @@ function memberName(member: ts.ClassElement, sourceFile: ts.SourceFile): string 
   if (ts.isConstructorDeclaration(member)) return 'constructor';
   const name = member.name;
   if (!name) return undefined;
-  if (ts.isIdentifier(name) || ts.isPrivateIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name)) return name.text;
+  if (ts.isIdentifier(name) || ts.isPrivateIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name))
+    return name.text;
   return name.getText(sourceFile);
 }
 
-function addClass(ctx: TsContext, file: TsFile, cls: ts.ClassDeclaration | ts.ClassExpression, name: string, nameNode: ts.Node | undefined, range: ts.Node, exported: 'named' | 'default' | undefined) {
+function addClass(
+  ctx: TsContext,
+  file: TsFile,
+  cls: ts.ClassDeclaration | ts.ClassExpression,
+  name: string,
+  nameNode: ts.Node | undefined,
+  range: ts.Node,
+  exported: 'named' | 'default' | undefined,
+) {
   const { sourceFile } = file;
   const id = `${file.path}::${name}`;
-  const heritage = (token: ts.SyntaxKind) => (cls.heritageClauses ?? []).filter((h) => h.token === token).flatMap((h) => h.types.map((t) => t.getText(sourceFile)));
+  const heritage = (token: ts.SyntaxKind) =>
+    (cls.heritageClauses ?? [])
+      .filter((h) => h.token === token)
+      .flatMap((h) => h.types.map((t) => t.getText(sourceFile)));
   const extendsType = heritage(ts.SyntaxKind.ExtendsKeyword)[0];
   const isReactComponent = extendsType !== undefined && /(^|\.)(Pure)?Component(<|$)/.test(extendsType);
   const members: Array<{ member: ts.ClassElement; name: string }> = [];
@@ -130,52 +165,90 @@ function addClass(ctx: TsContext, file: TsFile, cls: ts.ClassDeclaration | ts.Cl
   const docAnchors = claim(ctx, id, cls, nameNode);
   if (docAnchors) {
     ctx.graph.addNode(
-      declarationNode(file, id, name, isReactComponent ? 'COMPONENT' : 'CLASS', range, [range, ...docAnchors.slice(1)], {
-        exported: exported !== undefined,
-        ...(exported ? { exportType: exported } : {}),
-        isAbstract: hasModifier(cls, ts.SyntaxKind.AbstractKeyword),
-        ...(extendsType ? { extendsType } : {}),
-        implementsTypes: heritage(ts.SyntaxKind.ImplementsKeyword),
-        methodNames: [...new Set(members.filter(({ member }) => !ts.isPropertyDeclaration(member) || isMethodProperty(member)).map((m) => m.name))],
-        ...(isReactComponent ? { isReactComponent: true } : {}),
-      }),
+      declarationNode(
+        file,
+        id,
+        name,
+        isReactComponent ? 'COMPONENT' : 'CLASS',
+        range,
+        [range, ...docAnchors.slice(1)],
+        {
+          exported: exported !== undefined,
+          ...(exported ? { exportType: exported } : {}),
+          isAbstract: hasModifier(cls, ts.SyntaxKind.AbstractKeyword),
+          ...(extendsType ? { extendsType } : {}),
+          implementsTypes: heritage(ts.SyntaxKind.ImplementsKeyword),
+          methodNames: [
+            ...new Set(
+              members
+                .filter(({ member }) => !ts.isPropertyDeclaration(member) || isMethodProperty(member))
+                .map((m) => m.name),
+            ),
+          ],
+          ...(isReactComponent ? { isReactComponent: true } : {}),
+        },
+      ),
     );
   }
   for (const { member, name: label } of members) addMember(ctx, file, name, member, label);
 }
 
-const isMethodProperty = (member: ts.PropertyDeclaration) => member.initializer !== undefined && isFunctionValue(member.initializer);
+const isMethodProperty = (member: ts.PropertyDeclaration) =>
+  member.initializer !== undefined && isFunctionValue(member.initializer);
 
 function addMember(ctx: TsContext, file: TsFile, className: string, member: ts.ClassElement, label: string) {
   const { sourceFile } = file;
   const id = `${file.path}::${className}.${label}`;
   let fn: FunctionLike | undefined;
   if (ts.isMethodDeclaration(member) || ts.isConstructorDeclaration(member) || ts.isAccessor(member)) fn = member;
-  else if (ts.isPropertyDeclaration(member) && member.initializer && isFunctionValue(member.initializer)) fn = member.initializer;
+  else if (ts.isPropertyDeclaration(member) && member.initializer && isFunctionValue(member.initializer))
+    fn = member.initializer;
   if (!fn) return;
   // Constructors have no name to find their overloads by: the one with a body stands for them all.
-  const constructors = ts.isConstructorDeclaration(member) ? member.parent.members.filter(ts.isConstructorDeclaration) : [];
+  const constructors = ts.isConstructorDeclaration(member)
+    ? member.parent.members.filter(ts.isConstructorDeclaration)
+    : [];
   if (constructors.some((c) => c.body) && ts.isConstructorDeclaration(member) && !member.body) {
     ctx.declarationIds.set(member, id);
     return;
   }
   const docAnchors = claim(ctx, id, member, member.name)?.concat(constructors.filter((c) => c !== member));
   if (!docAnchors) return;
-  const kind = ts.isConstructorDeclaration(member) ? 'constructor' : ts.isGetAccessor(member) ? 'getter' : ts.isSetAccessor(member) ? 'setter' : ts.isPropertyDeclaration(member) ? 'property' : 'method';
+  const kind = ts.isConstructorDeclaration(member)
+    ? 'constructor'
+    : ts.isGetAccessor(member)
+      ? 'getter'
+      : ts.isSetAccessor(member)
+        ? 'setter'
+        : ts.isPropertyDeclaration(member)
+          ? 'property'
+          : 'method';
   ctx.graph.addNode(
     declarationNode(file, id, `${className}.${label}`, 'METHOD', member, docAnchors, {
       className,
       kind,
       ...functionMetadata(fn, sourceFile),
       isStatic: hasModifier(member, ts.SyntaxKind.StaticKeyword),
-      isPrivate: hasModifier(member, ts.SyntaxKind.PrivateKeyword) || (member.name !== undefined && ts.isPrivateIdentifier(member.name)),
+      isPrivate:
+        hasModifier(member, ts.SyntaxKind.PrivateKeyword) ||
+        (member.name !== undefined && ts.isPrivateIdentifier(member.name)),
       isAbstract: hasModifier(member, ts.SyntaxKind.AbstractKeyword),
       isConstructor: kind === 'constructor',
     }),
   );
 }
 
-function addFunction(ctx: TsContext, file: TsFile, declaration: ts.Declaration, fn: ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression, name: string, nameNode: ts.Node | undefined, range: ts.Node, docAnchor: ts.Node, exported: 'named' | 'default' | undefined) {
+function addFunction(
+  ctx: TsContext,
+  file: TsFile,
+  declaration: ts.Declaration,
+  fn: ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression,
+  name: string,
+  nameNode: ts.Node | undefined,
+  range: ts.Node,
+  docAnchor: ts.Node,
+  exported: 'named' | 'default' | undefined,
+) {
   const id = `${file.path}::${name}`;
   if (fn !== declaration) ctx.owners.set(fn, id);
   const docAnchors = claim(ctx, id, declaration, nameNode);
@@ -205,15 +278,31 @@ export function collectDeclarations(ctx: TsContext, file: TsFile): void {
     } else if (ts.isClassDeclaration(statement)) {
       const name = statement.name?.text ?? 'default';
       addClass(ctx, file, statement, name, statement.name, statement, exports.get(name));
-    } else if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isEnumDeclaration(statement)) {
+    } else if (
+      ts.isInterfaceDeclaration(statement) ||
+      ts.isTypeAliasDeclaration(statement) ||
+      ts.isEnumDeclaration(statement)
+    ) {
       const name = statement.name.text;
       const id = `${file.path}::${name}`;
       const docAnchors = claim(ctx, id, statement, statement.name);
       if (!docAnchors) continue;
       const type: NodeType = ts.isEnumDeclaration(statement) ? 'ENUM' : 'INTERFACE';
-      const kind = ts.isTypeAliasDeclaration(statement) ? { kind: 'type' } : ts.isInterfaceDeclaration(statement) ? { kind: 'interface' } : {};
-      const members = ts.isEnumDeclaration(statement) ? { members: statement.members.map((m) => m.name.getText(sourceFile)) } : {};
-      ctx.graph.addNode(declarationNode(file, id, name, type, statement, docAnchors, { ...kind, ...members, exported: exports.has(name) }));
+      const kind = ts.isTypeAliasDeclaration(statement)
+        ? { kind: 'type' }
+        : ts.isInterfaceDeclaration(statement)
+          ? { kind: 'interface' }
+          : {};
+      const members = ts.isEnumDeclaration(statement)
+        ? { members: statement.members.map((m) => m.name.getText(sourceFile)) }
+        : {};
+      ctx.graph.addNode(
+        declarationNode(file, id, name, type, statement, docAnchors, {
+          ...kind,
+          ...members,
+          exported: exports.has(name),
+        }),
+      );
     } else if (ts.isVariableStatement(statement)) {
       const declarations = statement.declarationList.declarations;
       for (const declaration of declarations) {
@@ -222,7 +311,8 @@ export function collectDeclarations(ctx: TsContext, file: TsFile): void {
         const name = declaration.name.text;
         // One declaration in the statement: its lines and code include `export const`.
         const range = declarations.length === 1 ? statement : declaration;
-        if (isFunctionValue(value)) addFunction(ctx, file, declaration, value, name, declaration.name, range, statement, exports.get(name));
+        if (isFunctionValue(value))
+          addFunction(ctx, file, declaration, value, name, declaration.name, range, statement, exports.get(name));
         else if (ts.isClassExpression(value)) {
           addClass(ctx, file, value, name, undefined, range, exports.get(name));
           ctx.declarationIds.set(declaration, `${file.path}::${name}`); // `new Name()` refers to the variable
@@ -230,8 +320,10 @@ export function collectDeclarations(ctx: TsContext, file: TsFile): void {
       }
     } else if (ts.isExportAssignment(statement)) {
       const value = unwrap(statement.expression, sourceFile);
-      if (isFunctionValue(value)) addFunction(ctx, file, statement, value, 'default', undefined, statement, statement, 'default');
-      else if (ts.isClassExpression(value)) addClass(ctx, file, value, value.name?.text ?? 'default', undefined, statement, 'default');
+      if (isFunctionValue(value))
+        addFunction(ctx, file, statement, value, 'default', undefined, statement, statement, 'default');
+      else if (ts.isClassExpression(value))
+        addClass(ctx, file, value, value.name?.text ?? 'default', undefined, statement, 'default');
     }
   }
 }

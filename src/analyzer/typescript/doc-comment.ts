@@ -70,6 +70,9 @@ export function fileDocComment(sourceFile: ts.SourceFile): string | undefined {
   const found = groups(source, ts.getLeadingCommentRanges(source, 0) ?? []);
   const candidate = found.find((g) => isDocumentation(g.text));
   if (!candidate) return undefined;
-  const attached = first !== undefined && candidate === found[found.length - 1] && adjacent(source, candidate.end, first.getStart(sourceFile));
+  const attached =
+    first !== undefined &&
+    candidate === found[found.length - 1] &&
+    adjacent(source, candidate.end, first.getStart(sourceFile));
   return attached ? undefined : candidate.text;
 }

@@ -8,14 +8,19 @@ function repoResolutionOptions(root: string): ts.CompilerOptions {
   const read = ts.readConfigFile(configPath, ts.sys.readFile);
   if (read.error || !read.config) return {};
   // No file enumeration: the analyzer chooses the files (readDirectory answers nothing).
-  const parsed = ts.parseJsonConfigFileContent(read.config, { ...ts.sys, readDirectory: () => [] }, root, undefined, configPath);
+  const parsed = ts.parseJsonConfigFileContent(
+    read.config,
+    { ...ts.sys, readDirectory: () => [] },
+    root,
+    undefined,
+    configPath,
+  );
   const { paths, baseUrl, rootDirs, jsxImportSource } = parsed.options;
   const options: ts.CompilerOptions = { paths, baseUrl, rootDirs, jsxImportSource };
   // `paths` without `baseUrl` resolve against the config's folder (an internal option of tsc).
   if (paths && parsed.options.pathsBasePath) options.pathsBasePath = parsed.options.pathsBasePath;
   return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
 }
-
 
 /**
  * The standard library's parsed files, shared by every analysis in this process (a source file is
@@ -36,7 +41,11 @@ export interface AnalysisProgram {
  * node_modules (and files outside `root`) are not loaded: their calls would be dropped anyway,
  * and loading their declarations would cost most of the time. `onParsed` is called once per repository file parsed.
  */
-export function createAnalysisProgram(root: string, files: string[], onParsed: (count: number) => void): AnalysisProgram {
+export function createAnalysisProgram(
+  root: string,
+  files: string[],
+  onParsed: (count: number) => void,
+): AnalysisProgram {
   const options: ts.CompilerOptions = {
     ...repoResolutionOptions(root),
     allowJs: true,

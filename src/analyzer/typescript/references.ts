@@ -20,8 +20,17 @@ export interface ReferenceScope {
 }
 
 function moduleSpecifierOf(node: ts.Node): ts.StringLiteralLike | undefined {
-  if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteralLike(node.moduleSpecifier)) return node.moduleSpecifier;
-  if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteralLike(node.moduleReference.expression)) {
+  if (
+    (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+    node.moduleSpecifier &&
+    ts.isStringLiteralLike(node.moduleSpecifier)
+  )
+    return node.moduleSpecifier;
+  if (
+    ts.isImportEqualsDeclaration(node) &&
+    ts.isExternalModuleReference(node.moduleReference) &&
+    ts.isStringLiteralLike(node.moduleReference.expression)
+  ) {
     return node.moduleReference.expression;
   }
   if (ts.isCallExpression(node) && node.arguments.length === 1 && ts.isStringLiteralLike(node.arguments[0]!)) {
@@ -43,17 +52,23 @@ function linkImport(scope: ReferenceScope, node: ts.Node, specifier: ts.StringLi
   const subjects: ts.Node[] = [];
   const clause = node.importClause;
   if (clause.name) subjects.push(clause.name);
-  if (clause.namedBindings && ts.isNamedImports(clause.namedBindings)) subjects.push(...clause.namedBindings.elements.map((e) => e.name));
+  if (clause.namedBindings && ts.isNamedImports(clause.namedBindings))
+    subjects.push(...clause.namedBindings.elements.map((e) => e.name));
   const metadata = { importPath: specifier.text, testFileType: 'TEST' };
   for (const subject of subjects) {
     const id = targetNodeId(ctx, subject);
     if (id) ctx.graph.addEdge(file.fileId, id, 'TESTS', metadata);
   }
-  if (clause.namedBindings && ts.isNamespaceImport(clause.namedBindings)) ctx.graph.addEdge(file.fileId, targetFileId, 'TESTS', metadata);
+  if (clause.namedBindings && ts.isNamespaceImport(clause.namedBindings))
+    ctx.graph.addEdge(file.fileId, targetFileId, 'TESTS', metadata);
 }
 
 /** EXTENDS / IMPLEMENTS from a class or interface node to the in-repo types it names. */
-function linkHeritage(scope: ReferenceScope, declaration: ts.ClassLikeDeclaration | ts.InterfaceDeclaration, owner: string): void {
+function linkHeritage(
+  scope: ReferenceScope,
+  declaration: ts.ClassLikeDeclaration | ts.InterfaceDeclaration,
+  owner: string,
+): void {
   const { ctx, file } = scope;
   if (ctx.declarationIds.get(declaration) !== owner) return;
   for (const clause of declaration.heritageClauses ?? []) {
@@ -61,7 +76,13 @@ function linkHeritage(scope: ReferenceScope, declaration: ts.ClassLikeDeclaratio
     for (const type of clause.types) {
       const id = targetNodeId(ctx, type.expression);
       const text = type.getText(file.sourceFile);
-      if (id && id !== owner) ctx.graph.addEdge(owner, id, implementing ? 'IMPLEMENTS' : 'EXTENDS', implementing ? { implementsType: text } : { extendsType: text });
+      if (id && id !== owner)
+        ctx.graph.addEdge(
+          owner,
+          id,
+          implementing ? 'IMPLEMENTS' : 'EXTENDS',
+          implementing ? { implementsType: text } : { extendsType: text },
+        );
     }
   }
 }
@@ -88,10 +109,19 @@ function addRoutes(scope: ReferenceScope, call: ts.CallExpression): string | und
       endLine: lineOf(sourceFile, call.getEnd()),
       rawCode,
       parentFile: file.fileId,
-      metadata: { urlPath: route.path, httpMethod: method, isDynamic: params.length > 0 || route.path.includes('*'), params, routeKind: 'backend' },
+      metadata: {
+        urlPath: route.path,
+        httpMethod: method,
+        isDynamic: params.length > 0 || route.path.includes('*'),
+        params,
+        routeKind: 'backend',
+      },
     });
     route.handlers.forEach((handler, i) => {
-      const target = ts.isArrowFunction(handler) || ts.isFunctionExpression(handler) || ts.isCallExpression(handler) ? undefined : targetNodeId(ctx, handler);
+      const target =
+        ts.isArrowFunction(handler) || ts.isFunctionExpression(handler) || ts.isCallExpression(handler)
+          ? undefined
+          : targetNodeId(ctx, handler);
       const role = i === route.handlers.length - 1 ? 'handler' : 'middleware';
       if (target) ctx.graph.addEdge(id, target, 'HANDLES', { urlPath: route.path, httpMethod: method, role });
     });
@@ -99,11 +129,17 @@ function addRoutes(scope: ReferenceScope, call: ts.CallExpression): string | und
   return ids[0];
 }
 
-function linkCall(scope: ReferenceScope, callee: ts.Expression, owner: string, extra: Record<string, unknown> = {}): void {
+function linkCall(
+  scope: ReferenceScope,
+  callee: ts.Expression,
+  owner: string,
+  extra: Record<string, unknown> = {},
+): void {
   const at = ts.isPropertyAccessExpression(callee) ? callee.name : callee;
   if (!ts.isIdentifier(at) && !ts.isPrivateIdentifier(at)) return;
   const id = targetNodeId(scope.ctx, at);
-  if (id) scope.ctx.graph.addEdge(owner, id, 'CALLS', { calledName: calleeText(callee, scope.file.sourceFile), ...extra });
+  if (id)
+    scope.ctx.graph.addEdge(owner, id, 'CALLS', { calledName: calleeText(callee, scope.file.sourceFile), ...extra });
 }
 
 /**
@@ -121,7 +157,12 @@ export function collectReferences(scope: ReferenceScope): void {
     if (ts.isClassLike(node) || ts.isInterfaceDeclaration(node)) linkHeritage(scope, node, owner);
     if (ts.isCallExpression(node)) {
       if (node.expression.kind !== ts.SyntaxKind.ImportKeyword) linkCall(scope, node.expression, owner);
-      if (file.isTest && TEST_CALLS.test(node.expression.getText(file.sourceFile)) && node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])) {
+      if (
+        file.isTest &&
+        TEST_CALLS.test(node.expression.getText(file.sourceFile)) &&
+        node.arguments[0] &&
+        ts.isStringLiteralLike(node.arguments[0])
+      ) {
         scope.testCases.push(node.arguments[0].text);
       }
       owner = addRoutes(scope, node) ?? owner;

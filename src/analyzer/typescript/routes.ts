@@ -10,12 +10,27 @@ export interface RouteCall {
 }
 
 const VERB_METHODS: Record<string, string> = {
-  get: 'GET', post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE', del: 'DELETE', head: 'HEAD', options: 'OPTIONS', all: 'ALL',
+  get: 'GET',
+  post: 'POST',
+  put: 'PUT',
+  patch: 'PATCH',
+  delete: 'DELETE',
+  del: 'DELETE',
+  head: 'HEAD',
+  options: 'OPTIONS',
+  all: 'ALL',
 };
 
-const literalText = (e: ts.Expression | undefined) => (e && (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) ? e.text : undefined);
-const isHandler = (e: ts.Expression) => ts.isArrowFunction(e) || ts.isFunctionExpression(e) || ts.isIdentifier(e) || ts.isPropertyAccessExpression(e) || ts.isCallExpression(e);
-const isRoutePath = (path: string | undefined): path is string => path !== undefined && (path.startsWith('/') || path === '*');
+const literalText = (e: ts.Expression | undefined) =>
+  e && (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) ? e.text : undefined;
+const isHandler = (e: ts.Expression) =>
+  ts.isArrowFunction(e) ||
+  ts.isFunctionExpression(e) ||
+  ts.isIdentifier(e) ||
+  ts.isPropertyAccessExpression(e) ||
+  ts.isCallExpression(e);
+const isRoutePath = (path: string | undefined): path is string =>
+  path !== undefined && (path.startsWith('/') || path === '*');
 
 function property(object: ts.ObjectLiteralExpression, name: string): ts.Expression | undefined {
   for (const p of object.properties) {
@@ -48,7 +63,10 @@ export function routeOf(call: ts.CallExpression): RouteCall | null {
     const path = literalText(property(options, 'url') ?? property(options, 'path'));
     const method = property(options, 'method');
     const handler = property(options, 'handler');
-    const methods = method && ts.isArrayLiteralExpression(method) ? method.elements.map((m) => literalText(m)) : [literalText(method)];
+    const methods =
+      method && ts.isArrayLiteralExpression(method)
+        ? method.elements.map((m) => literalText(m))
+        : [literalText(method)];
     if (!isRoutePath(path) || !handler || methods.length === 0 || methods.some((m) => m === undefined)) return null;
     return { methods: methods.map((m) => m!.toUpperCase()), path, handlers: [handler] };
   }

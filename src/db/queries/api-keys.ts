@@ -29,7 +29,10 @@ export async function listApiKeys(db: Kysely<Database>): Promise<ApiKeyRow[]> {
 }
 
 /** The live (not revoked) key with this token hash, with the hash to compare. */
-export async function findLiveKeyByHash(db: Kysely<Database>, tokenHash: string): Promise<(ApiKeyRow & { token_hash: string }) | undefined> {
+export async function findLiveKeyByHash(
+  db: Kysely<Database>,
+  tokenHash: string,
+): Promise<(ApiKeyRow & { token_hash: string }) | undefined> {
   return db
     .selectFrom('api_keys')
     .select([...columns, 'token_hash'])

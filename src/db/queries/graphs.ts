@@ -18,12 +18,16 @@ export type EdgeRow = Omit<Selectable<GraphEdgesTable>, 'graph_id' | 'commit_has
 
 /** JSON for a jsonb parameter; Postgres text cannot hold NUL, so NULs inside strings are dropped. */
 function jsonParam(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' && v.includes('\0') ? v.replaceAll('\0', '') : v));
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'string' && v.includes('\0') ? v.replaceAll('\0', '') : v,
+  );
 }
 
 /** Serialises concurrent uploads of one commit (the lock ends with the transaction). */
 export async function lockCommit(trx: Db, graphId: string, commitHash: string): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtext('graph-commit'), hashtext(${graphId} || ' ' || ${commitHash}))`.execute(trx);
+  await sql`select pg_advisory_xact_lock(hashtext('graph-commit'), hashtext(${graphId} || ' ' || ${commitHash}))`.execute(
+    trx,
+  );
 }
 
 export type GraphIdentity = { graph_id: string; repo: string };
@@ -43,7 +47,10 @@ export async function findGraph(db: Db, by: { repo?: string; graphId?: string })
 }
 
 /** Creates the graph (or touches it) and returns it; concurrent creators get the same row. */
-export async function upsertGraph(trx: Db, g: { graphId: string; repo: string; branch: string | null; createdBy: string | null }): Promise<GraphIdentity> {
+export async function upsertGraph(
+  trx: Db,
+  g: { graphId: string; repo: string; branch: string | null; createdBy: string | null },
+): Promise<GraphIdentity> {
   const row = await sql<GraphIdentity>`
     insert into code_graphs (graph_id, repo, default_branch, created_by)
     values (${g.graphId}, ${g.repo}, ${g.branch}, ${g.createdBy})
@@ -57,10 +64,20 @@ export async function replaceCommit(
   trx: Db,
   c: { graphId: string; commitHash: string; branch: string | null; analyzedAt: Date; createdBy: string | null },
 ): Promise<void> {
-  await trx.deleteFrom('graph_commits').where('graph_id', '=', c.graphId).where('commit_hash', '=', c.commitHash).execute();
+  await trx
+    .deleteFrom('graph_commits')
+    .where('graph_id', '=', c.graphId)
+    .where('commit_hash', '=', c.commitHash)
+    .execute();
   await trx
     .insertInto('graph_commits')
-    .values({ graph_id: c.graphId, commit_hash: c.commitHash, branch: c.branch, analyzed_at: c.analyzedAt, created_by: c.createdBy })
+    .values({
+      graph_id: c.graphId,
+      commit_hash: c.commitHash,
+      branch: c.branch,
+      analyzed_at: c.analyzedAt,
+      created_by: c.createdBy,
+    })
     .execute();
 }
 
@@ -90,7 +107,9 @@ export async function insertEdges(trx: Db, graphId: string, commitHash: string, 
   await sql`
     insert into graph_edges (graph_id, commit_hash, seq, from_id, to_id, type, metadata)
     select ${graphId}, ${commitHash}, r.seq, r.from_id, r.to_id, r.type, r.metadata
-      from jsonb_to_recordset(${jsonParam(rows)}::jsonb) as r(seq integer, from_id text, to_id text, type text, metadata jsonb)`.execute(trx);
+      from jsonb_to_recordset(${jsonParam(rows)}::jsonb) as r(seq integer, from_id text, to_id text, type text, metadata jsonb)`.execute(
+    trx,
+  );
 }
 
 /** Scores from the file's nodeScores map, for nodes that carried none of their own. */
@@ -102,7 +121,12 @@ export async function analyzeGraphTables(db: Db): Promise<void> {
   await sql`analyze graph_nodes, graph_edges`.execute(db);
 }
 
-export async function applyNodeScores(trx: Db, graphId: string, commitHash: string, scores: Record<string, number>): Promise<void> {
+export async function applyNodeScores(
+  trx: Db,
+  graphId: string,
+  commitHash: string,
+  scores: Record<string, number>,
+): Promise<void> {
   await sql`
     update graph_nodes n set score = s.value::double precision
       from jsonb_each_text(${jsonParam(scores)}::jsonb) s
@@ -113,7 +137,15 @@ export async function applyNodeScores(trx: Db, graphId: string, commitHash: stri
 /** Completes the commit's row; returns when it was uploaded. */
 export async function finishCommit(
   trx: Db,
-  c: { graphId: string; commitHash: string; analyzedAt: Date; nodes: number; edges: number; stats: unknown; extra: Record<string, unknown> | null },
+  c: {
+    graphId: string;
+    commitHash: string;
+    analyzedAt: Date;
+    nodes: number;
+    edges: number;
+    stats: unknown;
+    extra: Record<string, unknown> | null;
+  },
 ): Promise<Date> {
   const row = await trx
     .updateTable('graph_commits')
@@ -173,7 +205,10 @@ export async function deleteGraph(db: Db, graphId: string): Promise<boolean> {
 }
 
 /** A node as the tools show it, with its search rank. */
-export type NodeHit = Pick<Selectable<GraphNodesTable>, 'seq' | 'node_id' | 'name' | 'type' | 'file_path' | 'start_line' | 'end_line' | 'score'> & {
+export type NodeHit = Pick<
+  Selectable<GraphNodesTable>,
+  'seq' | 'node_id' | 'name' | 'type' | 'file_path' | 'start_line' | 'end_line' | 'score'
+> & {
   rank: number;
   exact: boolean;
 };
@@ -212,7 +247,8 @@ export async function findSymbols(
   const lexemes = (config: string, text: string) =>
     sql`select unnest(tsvector_to_array(to_tsvector(${sql.lit(config)}::regconfig, ${text}))) as lex`;
   // Each lexeme quoted for tsquery input, backslashes and quotes escaped.
-  const quote = (column: string) => sql`'''' || replace(replace(${sql.ref(column)}, '\\', '\\\\'), '''', '''''') || ''''`;
+  const quote = (column: string) =>
+    sql`'''' || replace(replace(${sql.ref(column)}, '\\', '\\\\'), '''', '''''') || ''''`;
   const wordsCte = sql`words as (${lexemes('simple', q.words)}), prose as (${lexemes('english', q.prose)} except select lex from words)`;
 
   // 1. The queries: any word (identifier words and prose stems), and the strict one — every part of
@@ -279,7 +315,11 @@ export interface NodeDetail extends Omit<Selectable<GraphNodesTable>, 'graph_id'
 }
 
 /** The nodes with this id (all copies, in file order), or — when none has it — named so (any case), best first. */
-export async function nodesById(db: Db, g: { graphId: string; commitHash: string }, nodeId: string): Promise<NodeDetail[]> {
+export async function nodesById(
+  db: Db,
+  g: { graphId: string; commitHash: string },
+  nodeId: string,
+): Promise<NodeDetail[]> {
   const rows = await sql<NodeDetail>`
     select n.seq, n.node_id, n.name, n.type, n.file_path, n.start_line, n.end_line, n.technical_summary,
            n.business_summary, n.security_severity, n.security_summary, n.code, n.score, n.metadata, n.extra,
@@ -299,7 +339,11 @@ const named = (name: string) =>
  * `Ky.retry`), GHOSTs left out, one row per node id, in node id order (resolve_context's focus reads
  * them so); {@link nodesNamed} gives them best scored first.
  */
-export async function nodesByName(db: Db, g: { graphId: string; commitHash: string }, name: string): Promise<Array<{ node_id: string }>> {
+export async function nodesByName(
+  db: Db,
+  g: { graphId: string; commitHash: string },
+  name: string,
+): Promise<Array<{ node_id: string }>> {
   const rows = await sql<{ node_id: string }>`
     select distinct on (n.node_id) n.node_id, n.score, n.type from graph_nodes n
      where n.graph_id = ${g.graphId} and n.commit_hash = ${g.commitHash} and n.type <> 'GHOST'
@@ -312,7 +356,12 @@ export async function nodesByName(db: Db, g: { graphId: string; commitHash: stri
  * The nodes {@link nodesByName} finds, best scored first (no score last, then by id): the node a
  * symbol name locates and, after it, the others it could mean. At most `limit`.
  */
-export async function nodesNamed(db: Db, g: { graphId: string; commitHash: string }, name: string, limit: number): Promise<string[]> {
+export async function nodesNamed(
+  db: Db,
+  g: { graphId: string; commitHash: string },
+  name: string,
+  limit: number,
+): Promise<string[]> {
   const rows = await sql<{ node_id: string }>`
     select node_id from (
       select distinct on (n.node_id) n.node_id, n.score from graph_nodes n
@@ -343,7 +392,8 @@ export async function neighbours(
   direction: 'in' | 'out',
   limit: number,
 ): Promise<{ rows: Neighbour[]; total: number }> {
-  const [self, other] = direction === 'in' ? [sql.ref('e.to_id'), sql.ref('e.from_id')] : [sql.ref('e.from_id'), sql.ref('e.to_id')];
+  const [self, other] =
+    direction === 'in' ? [sql.ref('e.to_id'), sql.ref('e.from_id')] : [sql.ref('e.from_id'), sql.ref('e.to_id')];
   const rows = await sql<Neighbour & { total: number }>`
     with edges as (
       select distinct ${other} as node_id, e.type as edge_type from graph_edges e
@@ -362,11 +412,26 @@ export async function neighbours(
 /** What a packet shows of a node. */
 export type PacketNodeRow = Pick<
   Selectable<GraphNodesTable>,
-  'node_id' | 'name' | 'type' | 'file_path' | 'start_line' | 'end_line' | 'technical_summary' | 'business_summary' | 'security_severity' | 'security_summary' | 'code' | 'score'
+  | 'node_id'
+  | 'name'
+  | 'type'
+  | 'file_path'
+  | 'start_line'
+  | 'end_line'
+  | 'technical_summary'
+  | 'business_summary'
+  | 'security_severity'
+  | 'security_summary'
+  | 'code'
+  | 'score'
 >;
 
 /** The first copy of each of these node ids. */
-export async function nodesByIds(db: Db, g: { graphId: string; commitHash: string }, ids: string[]): Promise<PacketNodeRow[]> {
+export async function nodesByIds(
+  db: Db,
+  g: { graphId: string; commitHash: string },
+  ids: string[],
+): Promise<PacketNodeRow[]> {
   if (ids.length === 0) return [];
   const rows = await sql<PacketNodeRow>`
     select distinct on (n.node_id) n.node_id, n.name, n.type, n.file_path, n.start_line, n.end_line, n.technical_summary,
@@ -378,7 +443,11 @@ export async function nodesByIds(db: Db, g: { graphId: string; commitHash: strin
 }
 
 /** The file nodes of these paths (a `focus` may name a file). */
-export async function fileNodes(db: Db, g: { graphId: string; commitHash: string }, paths: string[]): Promise<string[]> {
+export async function fileNodes(
+  db: Db,
+  g: { graphId: string; commitHash: string },
+  paths: string[],
+): Promise<string[]> {
   if (paths.length === 0) return [];
   const rows = await sql<{ node_id: string }>`
     select distinct node_id from graph_nodes
@@ -388,7 +457,11 @@ export async function fileNodes(db: Db, g: { graphId: string; commitHash: string
 }
 
 /** Edges among these nodes, one per (from, to, type). */
-export async function edgesAmong(db: Db, g: { graphId: string; commitHash: string }, ids: string[]): Promise<Array<{ from_id: string; to_id: string; type: string }>> {
+export async function edgesAmong(
+  db: Db,
+  g: { graphId: string; commitHash: string },
+  ids: string[],
+): Promise<Array<{ from_id: string; to_id: string; type: string }>> {
   if (ids.length === 0) return [];
   const rows = await sql<{ from_id: string; to_id: string; type: string }>`
     select distinct from_id, to_id, type from graph_edges

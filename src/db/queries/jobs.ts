@@ -42,7 +42,12 @@ export async function claimJob(db: Kysely<Database>, leaseMs: number): Promise<J
 }
 
 /** Records progress and renews the lease; false when the job is no longer this runner's (finished elsewhere). */
-export async function reportProgress(db: Kysely<Database>, id: string, progress: Record<string, unknown>, leaseMs: number): Promise<boolean> {
+export async function reportProgress(
+  db: Kysely<Database>,
+  id: string,
+  progress: Record<string, unknown>,
+  leaseMs: number,
+): Promise<boolean> {
   const result = await sql`
     update jobs set progress = ${JSON.stringify(progress)}::jsonb, leased_until = now() + ${leaseMs} * interval '1 millisecond'
      where id = ${id} and status = 'running'`.execute(db);

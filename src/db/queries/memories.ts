@@ -6,8 +6,18 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 /** The columns a memory is read back with (not the vector, not the tsvector). */
 type MemoryColumn =
-  | 'id' | 'task_id' | 'content' | 'content_type' | 'content_format' | 'keywords' | 'importance_score' | 'source'
-  | 'embedding_model' | 'embedding_dims' | 'created_by' | 'created_at';
+  | 'id'
+  | 'task_id'
+  | 'content'
+  | 'content_type'
+  | 'content_format'
+  | 'keywords'
+  | 'importance_score'
+  | 'source'
+  | 'embedding_model'
+  | 'embedding_dims'
+  | 'created_by'
+  | 'created_at';
 
 /** A memory as read back: those columns, its project's title and its access counts. */
 export type MemoryRow = Pick<Selectable<SemanticMemoryTable>, MemoryColumn> &
@@ -26,7 +36,16 @@ export function vectorLiteral(vector: readonly number[]): string {
 
 export type NewMemory = Pick<
   SemanticMemoryTable,
-  'id' | 'task_id' | 'content' | 'content_type' | 'content_format' | 'keywords' | 'importance_score' | 'content_hash' | 'source' | 'created_by'
+  | 'id'
+  | 'task_id'
+  | 'content'
+  | 'content_type'
+  | 'content_format'
+  | 'keywords'
+  | 'importance_score'
+  | 'content_hash'
+  | 'source'
+  | 'created_by'
 > & {
   /** Exact project title, case-insensitive; it must exist (see insertMemory). */
   project: string;
@@ -40,9 +59,7 @@ export type NewMemory = Pick<
 };
 
 export type InsertOutcome =
-  | { kind: 'inserted'; memory: MemoryRow }
-  | { kind: 'duplicate'; memory: MemoryRow }
-  | { kind: 'no-project' };
+  { kind: 'inserted'; memory: MemoryRow } | { kind: 'duplicate'; memory: MemoryRow } | { kind: 'no-project' };
 
 /**
  * Stores a memory in one statement: into the project titled `project` (case-insensitive), with its
@@ -101,7 +118,9 @@ async function findByHash(db: Db, projectId: string, contentHash: string): Promi
   const result = await sql<MemoryRow>`
     select ${memoryColumns}
       from semantic_memory m left join intervention_plans p on p.id = m.project_id ${accessJoin}
-     where coalesce(m.project_id, '') = ${projectId} and m.content_hash = ${contentHash} and m.archived_at is null`.execute(db);
+     where coalesce(m.project_id, '') = ${projectId} and m.content_hash = ${contentHash} and m.archived_at is null`.execute(
+    db,
+  );
   return result.rows[0];
 }
 
@@ -176,13 +195,17 @@ export interface SearchHit extends MemoryRow {
  * cannot see how selective the parameters are.
  */
 function filterSql(f: SearchFilters, { indexable = true } = {}): RawBuilder<unknown> {
-  const col = (name: string, type: string) => (indexable ? sql.ref(`m.${name}`) : sql`(${sql.ref(`m.${name}`)} ${sql.raw(type)})`);
+  const col = (name: string, type: string) =>
+    indexable ? sql.ref(`m.${name}`) : sql`(${sql.ref(`m.${name}`)} ${sql.raw(type)})`;
   const parts: RawBuilder<unknown>[] = [sql`m.archived_at is null`];
   if (f.project !== undefined) {
-    parts.push(sql`${col('project_id', "|| ''")} = (select id from intervention_plans where lower(title) = lower(${f.project}))`);
+    parts.push(
+      sql`${col('project_id', "|| ''")} = (select id from intervention_plans where lower(title) = lower(${f.project}))`,
+    );
   }
   if (f.content_type !== undefined) parts.push(sql`${col('content_type', "|| ''")} = ${f.content_type}`);
-  if (f.keywords !== undefined && f.keywords.length > 0) parts.push(sql`${col('keywords', "|| '{}'::text[]")} @> ${f.keywords}::text[]`);
+  if (f.keywords !== undefined && f.keywords.length > 0)
+    parts.push(sql`${col('keywords', "|| '{}'::text[]")} @> ${f.keywords}::text[]`);
   parts.push(...dateFilterParts(f, col('created_at', "+ interval '0 s'")));
   const all = sql.join(parts, sql` and `);
   // One opaque condition: the planner guesses half the rows pass it (not 0.5 % per test), so even
@@ -357,7 +380,11 @@ const EXACT_SCAN_RATIO = 1000;
  * query's dimension (iterative scan, see client.ts). Both are in the statement; one runs. Vectors
  * still staged in embedding jobs (see insertMemory) are scanned exactly beside either.
  */
-function vectorBranchSql(p: SearchParams, vector: NonNullable<SearchParams['vector']>, where: RawBuilder<unknown>): RawBuilder<unknown> {
+function vectorBranchSql(
+  p: SearchParams,
+  vector: NonNullable<SearchParams['vector']>,
+  where: RawBuilder<unknown>,
+): RawBuilder<unknown> {
   const dims = sql.lit(vector.dims);
   const literal = vectorLiteral(vector.values);
   // Half precision, as the vectors are stored (migrations/0005): the HNSW index's own expression.

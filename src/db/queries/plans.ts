@@ -102,7 +102,11 @@ const planColumns = [
 ] as const;
 
 /** One page of plans, highest priority first then newest, and the number of all matching plans. */
-export async function listPlans(db: Db, filter: { status?: PlanStatus | undefined }, page: { limit: number; offset: number }) {
+export async function listPlans(
+  db: Db,
+  filter: { status?: PlanStatus | undefined },
+  page: { limit: number; offset: number },
+) {
   let rows = db.selectFrom('intervention_plans').select(planColumns);
   let count = db.selectFrom('intervention_plans').select((eb) => eb.fn.countAll<number>().as('n'));
   if (filter.status) {
@@ -110,7 +114,13 @@ export async function listPlans(db: Db, filter: { status?: PlanStatus | undefine
     count = count.where('status', '=', filter.status);
   }
   const [plans, total] = await Promise.all([
-    rows.orderBy('priority', 'desc').orderBy('created_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    rows
+      .orderBy('priority', 'desc')
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
     count.executeTakeFirstOrThrow(),
   ]);
   return { plans, total: Number(total.n) };
@@ -141,7 +151,16 @@ export async function phasesWithCounts(db: Db, planIds: string[]) {
           .as('c'),
       (join) => join.onTrue(),
     )
-    .select(['ph.id', 'ph.plan_id', 'ph.name', 'ph.status', 'ph.sequence_order', 'c.tasks_total', 'c.tasks_completed', 'c.tasks_skipped'])
+    .select([
+      'ph.id',
+      'ph.plan_id',
+      'ph.name',
+      'ph.status',
+      'ph.sequence_order',
+      'c.tasks_total',
+      'c.tasks_completed',
+      'c.tasks_skipped',
+    ])
     .where('ph.plan_id', 'in', planIds)
     .orderBy('ph.plan_id')
     .orderBy('ph.sequence_order')

@@ -84,7 +84,13 @@ export async function listTasks(
     count = count.where('t.phase_id', 'in', phaseIds);
   }
   const [found, total] = await Promise.all([
-    rows.orderBy('t.priority', 'desc').orderBy('t.created_at', 'desc').orderBy('t.id').limit(page.limit).offset(page.offset).execute(),
+    rows
+      .orderBy('t.priority', 'desc')
+      .orderBy('t.created_at', 'desc')
+      .orderBy('t.id')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
     count.executeTakeFirstOrThrow(),
   ]);
   return { rows: found, total: Number(total.n) };

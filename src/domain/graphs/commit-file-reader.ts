@@ -105,7 +105,11 @@ interface Unit {
  * Throws CommitFileFormatError when the text is not JSON or not an object at the top,
  * CommitFileLimitError when a bound passes; errors of the stages and of the sink pass as they are.
  */
-export async function readCommitFile(stages: Array<Readable | Duplex>, sink: CommitFileSink, limits: CommitFileLimits): Promise<void> {
+export async function readCommitFile(
+  stages: Array<Readable | Duplex>,
+  sink: CommitFileSink,
+  limits: CommitFileLimits,
+): Promise<void> {
   // Strings and keys arrive as pieces (the tokeniser keeps none of them), so that their size is
   // checked before they are whole and their text is joined here, flat; numbers are packed by the
   // tokeniser too, their pieces counted.
@@ -148,12 +152,25 @@ export async function readCommitFile(stages: Array<Readable | Duplex>, sink: Com
   const tooLarge = (u: Unit, inValues: boolean): CommitFileLimitError => {
     const field = u.name + u.step;
     if (u.kind === 'field') {
-      const most = inValues ? `${limits.maxFieldValues.toLocaleString('en')} values (keys included)` : `${sizeText(limits.maxFields)} of JSON`;
-      return new CommitFileLimitError(field, `the top-level fields other than nodes, edges, allNodes, allEdges and nodeScores may hold at most ${most} together`);
+      const most = inValues
+        ? `${limits.maxFieldValues.toLocaleString('en')} values (keys included)`
+        : `${sizeText(limits.maxFields)} of JSON`;
+      return new CommitFileLimitError(
+        field,
+        `the top-level fields other than nodes, edges, allNodes, allEdges and nodeScores may hold at most ${most} together`,
+      );
     }
-    const what = u.kind === 'entry' ? 'a nodeScores entry' : array === 'nodes' || array === 'allNodes' ? 'a node' : 'an edge';
-    if (inValues) return new CommitFileLimitError(field, `holds more than ${limits.maxElementValues.toLocaleString('en')} values (keys included), the most ${what} may hold`);
-    return new CommitFileLimitError(field, `larger than ${sizeText(limits.maxElement)} of JSON, the most ${what} may hold`);
+    const what =
+      u.kind === 'entry' ? 'a nodeScores entry' : array === 'nodes' || array === 'allNodes' ? 'a node' : 'an edge';
+    if (inValues)
+      return new CommitFileLimitError(
+        field,
+        `holds more than ${limits.maxElementValues.toLocaleString('en')} values (keys included), the most ${what} may hold`,
+      );
+    return new CommitFileLimitError(
+      field,
+      `larger than ${sizeText(limits.maxElement)} of JSON, the most ${what} may hold`,
+    );
   };
 
   /** Counts `n` characters into the unit; refuses past its budget. */
@@ -196,7 +213,8 @@ export async function readCommitFile(stages: Array<Readable | Duplex>, sink: Com
           u.assembler = new Assembler();
           u.rootIsArray = token.name === 'startArray';
         }
-        if (++u.depth > limits.maxDepth) throw new CommitFileLimitError(u.name + u.step, `must be nested at most ${limits.maxDepth} levels deep`);
+        if (++u.depth > limits.maxDepth)
+          throw new CommitFileLimitError(u.name + u.step, `must be nested at most ${limits.maxDepth} levels deep`);
         u.assembler!.consume(token);
         return;
       case 'endObject':
@@ -279,7 +297,8 @@ export async function readCommitFile(stages: Array<Readable | Duplex>, sink: Com
       batchValues += done.values;
     }
     index++;
-    if (batch.length < limits.batchSize && batchChars < limits.batchChars && batchValues < limits.batchValues) return null;
+    if (batch.length < limits.batchSize && batchChars < limits.batchChars && batchValues < limits.batchValues)
+      return null;
     const into = mode === 'array' ? 'array' : 'entries';
     const arrayName = array;
     const field = key;
@@ -322,7 +341,8 @@ export async function readCommitFile(stages: Array<Readable | Duplex>, sink: Com
           return null;
         case 'stringChunk':
           entryKeyChars += token.value.length;
-          if (entryKeyChars > limits.maxElement) throw new CommitFileLimitError(key, `has a key longer than ${sizeText(limits.maxElement)}`);
+          if (entryKeyChars > limits.maxElement)
+            throw new CommitFileLimitError(key, `has a key longer than ${sizeText(limits.maxElement)}`);
           text.add(token.value);
           return null;
         case 'endKey':
@@ -339,7 +359,10 @@ export async function readCommitFile(stages: Array<Readable | Duplex>, sink: Com
       case 'stringChunk':
         fieldsUsed += token.name === 'startKey' ? 3 : token.value.length;
         if (fieldsUsed > limits.maxFields) {
-          throw new CommitFileLimitError('(body)', `the top-level keys and the fields other than nodes, edges, allNodes, allEdges and nodeScores may hold at most ${sizeText(limits.maxFields)} of JSON together`);
+          throw new CommitFileLimitError(
+            '(body)',
+            `the top-level keys and the fields other than nodes, edges, allNodes, allEdges and nodeScores may hold at most ${sizeText(limits.maxFields)} of JSON together`,
+          );
         }
         if (token.name === 'startKey') text.start();
         else text.add(token.value);
@@ -407,7 +430,11 @@ export async function readCommitFile(stages: Array<Readable | Duplex>, sink: Com
     final(callback) {
       const ended = () => {
         if (top === 'done') return null;
-        return new CommitFileFormatError(top === 'start' ? 'the body is empty: a commit file is a JSON object' : 'the commit file ends before its closing brace');
+        return new CommitFileFormatError(
+          top === 'start'
+            ? 'the body is empty: a commit file is a JSON object'
+            : 'the commit file ends before its closing brace',
+        );
       };
       run(decoder.end()).then(() => callback(ended()), callback);
     },

@@ -30,11 +30,21 @@ export function queryWords(query: string): string {
 }
 
 /** Words too common to require of a match (they still score). */
-const STOP_WORDS = new Set('a an the and or of to in on for with by is are was be it its this that as at from how what which who why when where does do'.split(' '));
+const STOP_WORDS = new Set(
+  'a an the and or of to in on for with by is are was be it its this that as at from how what which who why when where does do'.split(
+    ' ',
+  ),
+);
 
 /** The parts every strict match must have: the query's identifier words less stop words. */
 export function queryParts(query: string): string[] {
-  return [...new Set(identifierWords(query).split(' ').filter((w) => w && !STOP_WORDS.has(w)))];
+  return [
+    ...new Set(
+      identifierWords(query)
+        .split(' ')
+        .filter((w) => w && !STOP_WORDS.has(w)),
+    ),
+  ];
 }
 
 /** The arguments of the symbol search (db/queries/graphs.ts findSymbols) for a query. */
@@ -77,7 +87,8 @@ export function renderSymbols(out: FindSymbolsResult): string {
   const head = `${out.total} symbol${out.total === 1 ? '' : 's'} for "${out.query}" in ${out.repo} @ ${out.commitHash.slice(0, 10)}`;
   if (out.total === 0) return `${head}. Try other words, or resolve_context for a question in plain words.`;
   const lines = out.symbols.map(
-    (s, i) => `${i + 1}. ${s.nodeId}  ${s.type.toLowerCase()}  ${s.filePath}:${s.startLine}-${s.endLine}${s.exactMatch ? '  (exact)' : `  r=${s.relevance}`}`,
+    (s, i) =>
+      `${i + 1}. ${s.nodeId}  ${s.type.toLowerCase()}  ${s.filePath}:${s.startLine}-${s.endLine}${s.exactMatch ? '  (exact)' : `  r=${s.relevance}`}`,
   );
   return [head, ...lines].join('\n');
 }

@@ -66,7 +66,13 @@ export async function getNode(
     if (of.length > 0) {
       copy = Number(addressed[2]);
       // A copy the id does not have is not found: answering another copy would be inventing.
-      if (copy < 1 || copy > of.length) throw missing(graph, 'node', input.node, of.map((c) => `${id}#${c.copy}`));
+      if (copy < 1 || copy > of.length)
+        throw missing(
+          graph,
+          'node',
+          input.node,
+          of.map((c) => `${id}#${c.copy}`),
+        );
       copies = of;
     }
   }
@@ -102,7 +108,8 @@ export async function getNode(
   if (parts.has('technical')) result.node.technicalSummary = n.technical_summary;
   if (parts.has('business')) result.node.businessSummary = n.business_summary;
   if (parts.has('security')) {
-    result.node.security = n.security_severity || n.security_summary ? { severity: n.security_severity, summary: n.security_summary } : null;
+    result.node.security =
+      n.security_severity || n.security_summary ? { severity: n.security_severity, summary: n.security_summary } : null;
   }
   if (parts.has('metadata')) {
     result.node.metadata = n.metadata;
@@ -122,7 +129,8 @@ export async function getNode(
   return result;
 }
 
-const refLine = (r: NodeRef) => `  ${r.edgeType.toLowerCase()} ${r.nodeId}  ${r.type.toLowerCase()}${r.filePath ? `  ${r.filePath}:${r.startLine}` : ''}`;
+const refLine = (r: NodeRef) =>
+  `  ${r.edgeType.toLowerCase()} ${r.nodeId}  ${r.type.toLowerCase()}${r.filePath ? `  ${r.filePath}:${r.startLine}` : ''}`;
 
 export function renderNode(out: GetNodeResult): string {
   const n = out.node;
@@ -130,8 +138,10 @@ export function renderNode(out: GetNodeResult): string {
     `${n.nodeId}${n.copies > 1 ? ` (copy ${n.copy} of ${n.copies}: ${n.nodeId}#1…#${n.copies})` : ''}`,
     `${n.type.toLowerCase()} ${n.name} — ${n.filePath || '(no file)'}:${n.startLine}-${n.endLine}  [${out.repo} @ ${out.commitHash.slice(0, 10)}]`,
   ];
-  if (out.located === 'name' && out.alternatives.length > 0) lines.push(`Located by name; also: ${out.alternatives.join(', ')}`);
-  if (n.technicalSummary !== undefined) lines.push(`Technical: ${n.technicalSummary ?? '(no summary: structure-only graph)'}`);
+  if (out.located === 'name' && out.alternatives.length > 0)
+    lines.push(`Located by name; also: ${out.alternatives.join(', ')}`);
+  if (n.technicalSummary !== undefined)
+    lines.push(`Technical: ${n.technicalSummary ?? '(no summary: structure-only graph)'}`);
   if (n.businessSummary !== undefined && n.businessSummary) lines.push(`Business: ${n.businessSummary}`);
   if (n.security) lines.push(`Security: ${[n.security.severity, n.security.summary].filter(Boolean).join(' — ')}`);
   if (out.callers) {

@@ -3,17 +3,16 @@ import { deleteGraph as deleteGraphRows, listGraphs as listGraphRows } from '../
 import { notFound } from '../../errors.js';
 import type { Context } from '../context.js';
 
-export const GraphSummarySchema = z
-  .object({
-    graphId: z.string(),
-    repo: z.string(),
-    latestCommit: z.string().nullable().describe('The commit analyzed last'),
-    analyzedAt: z.string().nullable(),
-    uploadedAt: z.string().nullable(),
-    nodes: z.number().int(),
-    edges: z.number().int(),
-    commits: z.number().int().describe('Commits kept (GRAPH_RETENTION)'),
-  });
+export const GraphSummarySchema = z.object({
+  graphId: z.string(),
+  repo: z.string(),
+  latestCommit: z.string().nullable().describe('The commit analyzed last'),
+  analyzedAt: z.string().nullable(),
+  uploadedAt: z.string().nullable(),
+  nodes: z.number().int(),
+  edges: z.number().int(),
+  commits: z.number().int().describe('Commits kept (GRAPH_RETENTION)'),
+});
 export type GraphSummary = z.output<typeof GraphSummarySchema>;
 
 /** Every uploaded graph with its latest commit (the one analyzed last). */
@@ -34,13 +33,20 @@ export async function listGraphs(ctx: Pick<Context, 'db'>): Promise<{ graphs: Gr
 }
 
 /** Deletes a graph and every commit of it. */
-export async function deleteGraph(ctx: Pick<Context, 'db'>, input: { graphId: string }): Promise<{ success: true; graphId: string }> {
-  if (!(await deleteGraphRows(ctx.db, input.graphId))) throw notFound(`graphId: no graph with id "${input.graphId}"`, { graphId: input.graphId });
+export async function deleteGraph(
+  ctx: Pick<Context, 'db'>,
+  input: { graphId: string },
+): Promise<{ success: true; graphId: string }> {
+  if (!(await deleteGraphRows(ctx.db, input.graphId)))
+    throw notFound(`graphId: no graph with id "${input.graphId}"`, { graphId: input.graphId });
   return { success: true, graphId: input.graphId };
 }
 
 /** One graph's summary with its latest commit's statistics and branch; null when there is no such graph. */
-export async function graphMeta(ctx: Pick<Context, 'db'>, graphId: string): Promise<(GraphSummary & { branch: string | null; stats: unknown }) | null> {
+export async function graphMeta(
+  ctx: Pick<Context, 'db'>,
+  graphId: string,
+): Promise<(GraphSummary & { branch: string | null; stats: unknown }) | null> {
   const { graphs } = await listGraphs(ctx);
   const graph = graphs.find((g) => g.graphId === graphId);
   if (!graph) return null;

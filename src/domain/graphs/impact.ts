@@ -71,9 +71,24 @@ async function locate(ctx: Pick<Context, 'db'>, graph: ResolvedGraph, target: st
  * it) or along it (downstream). One recursive statement; cycle-safe because every row carries its
  * hop and the walk stops at the radius (UNION drops repeats).
  */
-export async function walk(ctx: Pick<Context, 'db'>, g: Graph, nodeId: string, direction: 'upstream' | 'downstream', radius: number): Promise<Dependent[]> {
-  const [near, far] = direction === 'upstream' ? [sql.ref('e.to_id'), sql.ref('e.from_id')] : [sql.ref('e.from_id'), sql.ref('e.to_id')];
-  const rows = await sql<{ node_id: string; hop: number; via: string; name: string | null; type: string | null; file_path: string | null; start_line: number | null }>`
+export async function walk(
+  ctx: Pick<Context, 'db'>,
+  g: Graph,
+  nodeId: string,
+  direction: 'upstream' | 'downstream',
+  radius: number,
+): Promise<Dependent[]> {
+  const [near, far] =
+    direction === 'upstream' ? [sql.ref('e.to_id'), sql.ref('e.from_id')] : [sql.ref('e.from_id'), sql.ref('e.to_id')];
+  const rows = await sql<{
+    node_id: string;
+    hop: number;
+    via: string;
+    name: string | null;
+    type: string | null;
+    file_path: string | null;
+    start_line: number | null;
+  }>`
     with recursive reach(node_id, hop, via) as (
       select ${nodeId}::text, 0, ''::text
       union
@@ -104,7 +119,14 @@ async function diff(ctx: Pick<Context, 'db'>, graphId: string, from: string, to:
            coalesce(extra->>'codeHash', md5(coalesce(code, ''))) as h
       from graph_nodes where graph_id = ${graphId} and commit_hash = ${commit} and type <> 'GHOST'
      order by node_id, seq`;
-  const rows = await sql<{ change: Change['change']; node_id: string; name: string; type: string; file_path: string; start_line: number }>`
+  const rows = await sql<{
+    change: Change['change'];
+    node_id: string;
+    name: string;
+    type: string;
+    file_path: string;
+    start_line: number;
+  }>`
     select case when f.node_id is null then 'ADDED' when t.node_id is null then 'REMOVED' else 'CODECHANGED' end as change,
            coalesce(t.node_id, f.node_id) as node_id, coalesce(t.name, f.name) as name, coalesce(t.type, f.type) as type,
            coalesce(t.file_path, f.file_path) as file_path, coalesce(t.start_line, f.start_line) as start_line
@@ -120,7 +142,9 @@ export async function impact(
   input: { target?: string; direction: Direction; radius: number; from?: string; to?: string; repo?: string },
 ): Promise<ImpactResult> {
   if ((input.from === undefined) !== (input.to === undefined)) {
-    throw validationError([{ field: input.from === undefined ? 'from' : 'to', message: 'from and to go together (a commit range)' }]);
+    throw validationError([
+      { field: input.from === undefined ? 'from' : 'to', message: 'from and to go together (a commit range)' },
+    ]);
   }
   if (input.from !== undefined && input.to !== undefined) {
     const to = await resolveGraph(ctx, input.repo, input.to);
@@ -131,9 +155,19 @@ export async function impact(
       let dependents: Change['dependents'] = [];
       if (i < CHANGES_WITH_DEPENDENTS) {
         const holder = c.change === 'REMOVED' ? from : to;
-        dependents = (await walk(ctx, holder, c.node_id, 'upstream', 1)).slice(0, 20).map((d) => ({ nodeId: d.nodeId, filePath: d.filePath, startLine: d.startLine, via: d.via }));
+        dependents = (await walk(ctx, holder, c.node_id, 'upstream', 1))
+          .slice(0, 20)
+          .map((d) => ({ nodeId: d.nodeId, filePath: d.filePath, startLine: d.startLine, via: d.via }));
       }
-      listed.push({ change: c.change, nodeId: c.node_id, name: c.name, type: c.type, filePath: c.file_path, startLine: c.start_line, dependents });
+      listed.push({
+        change: c.change,
+        nodeId: c.node_id,
+        name: c.name,
+        type: c.type,
+        filePath: c.file_path,
+        startLine: c.start_line,
+        dependents,
+      });
     }
     return {
       mode: 'range',
@@ -148,11 +182,15 @@ export async function impact(
       provenance: provenanceOf(to),
     };
   }
-  if (input.target === undefined) throw validationError([{ field: 'target', message: 'give a target (nodeId or symbol name), or from and to commits' }]);
+  if (input.target === undefined)
+    throw validationError([
+      { field: 'target', message: 'give a target (nodeId or symbol name), or from and to commits' },
+    ]);
 
   const graph = await resolveGraph(ctx, input.repo);
   const node = await locate(ctx, graph, input.target);
-  const directions: Array<'upstream' | 'downstream'> = input.direction === 'both' ? ['upstream', 'downstream'] : [input.direction];
+  const directions: Array<'upstream' | 'downstream'> =
+    input.direction === 'both' ? ['upstream', 'downstream'] : [input.direction];
   let dependents: Dependent[] = [];
   let truncated = false;
   for (const direction of directions) {
@@ -172,7 +210,13 @@ export async function impact(
     graphId: graph.graphId,
     repo: graph.repo,
     commitHash: graph.commitHash,
-    target: { nodeId: node.node_id, name: node.name, type: node.type, filePath: node.file_path, startLine: node.start_line },
+    target: {
+      nodeId: node.node_id,
+      name: node.name,
+      type: node.type,
+      filePath: node.file_path,
+      startLine: node.start_line,
+    },
     direction: input.direction,
     radius: input.radius,
     dependents: dependents.slice(0, TOTAL_LIMIT),
@@ -189,7 +233,9 @@ export function renderImpact(out: ImpactResult): string {
   if (out.mode === 'range') {
     const head = `${out.total} changed node(s) in ${out.repo} ${out.from!.slice(0, 10)}..${out.to!.slice(0, 10)}${out.truncated ? ' (list truncated)' : ''}`;
     const lines = out.changes!.map((c) => {
-      const deps = c.dependents.length ? ` ← ${c.dependents.map((d) => where(d.filePath, d.startLine)).join(', ')}` : '';
+      const deps = c.dependents.length
+        ? ` ← ${c.dependents.map((d) => where(d.filePath, d.startLine)).join(', ')}`
+        : '';
       return `${c.change} ${where(c.filePath, c.startLine)} ${c.name} (${c.type.toLowerCase()})${deps}`;
     });
     return [head, ...lines].join('\n');
@@ -199,7 +245,8 @@ export function renderImpact(out: ImpactResult): string {
     `${out.direction} of ${t.nodeId} (${where(t.filePath, t.startLine)}), radius ${out.radius}, in ${out.repo} @ ${out.commitHash.slice(0, 10)}: ` +
     `${out.total} node(s)${out.truncated ? ` — truncated: more than ${HOP1_LIMIT} at hop 1, the walk stopped there` : ''}`;
   const lines = out.dependents!.map(
-    (d) => `${out.direction === 'both' ? `${d.direction === 'upstream' ? '↑' : '↓'} ` : ''}${d.hop} ${where(d.filePath, d.startLine)} ${d.name} (${d.via.toLowerCase()})`,
+    (d) =>
+      `${out.direction === 'both' ? `${d.direction === 'upstream' ? '↑' : '↓'} ` : ''}${d.hop} ${where(d.filePath, d.startLine)} ${d.name} (${d.via.toLowerCase()})`,
   );
   return [head, ...lines].join('\n');
 }

@@ -31,7 +31,12 @@ export async function locateByName(
  * message ("not found; did you mean …") and as `details.suggestions` (node ids, best first), for a
  * caller to pick from, never taken as the answer.
  */
-async function unknownNode(ctx: Pick<Context, 'db'>, graph: ResolvedGraph, field: string, wanted: string): Promise<AppError> {
+async function unknownNode(
+  ctx: Pick<Context, 'db'>,
+  graph: ResolvedGraph,
+  field: string,
+  wanted: string,
+): Promise<AppError> {
   const hits = await findSymbols(ctx.db, graph, symbolQuery(wanted, MAX_SUGGESTIONS));
   return missing(graph, field, wanted, [...new Set(hits.map((h) => h.node_id))]);
 }

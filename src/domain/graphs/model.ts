@@ -39,7 +39,13 @@ export type Provenance = z.output<typeof ProvenanceSchema>;
  * The far end of an edge as the tools show it: a node the commit does not hold is a GHOST
  * reference, named from its id (`path::Name` → `Name`).
  */
-export function edgeEnd(row: { node_id: string; name: string | null; type: string | null; file_path: string | null; start_line: number | null }) {
+export function edgeEnd(row: {
+  node_id: string;
+  name: string | null;
+  type: string | null;
+  file_path: string | null;
+  start_line: number | null;
+}) {
   return {
     nodeId: row.node_id,
     name: row.name ?? row.node_id.split('::').pop() ?? row.node_id,

@@ -70,7 +70,11 @@ export function microSummary(row: Pick<PacketNodeRow, 'business_summary' | 'tech
 }
 
 /** Up to `limit` lines of a node's code that name a word of the task, with their line numbers; reads the code only until they are found. */
-export function snippetLines(row: Pick<PacketNodeRow, 'code' | 'start_line'>, words: string[], limit: number): string[] {
+export function snippetLines(
+  row: Pick<PacketNodeRow, 'code' | 'start_line'>,
+  words: string[],
+  limit: number,
+): string[] {
   const code = row.code;
   if (!code || words.length === 0) return [];
   const found: string[] = [];
@@ -79,7 +83,8 @@ export function snippetLines(row: Pick<PacketNodeRow, 'code' | 'start_line'>, wo
     if (end === -1) end = code.length;
     const line = code.slice(start, end);
     const lower = line.toLowerCase();
-    if (words.some((w) => lower.includes(w))) found.push(`  L${row.start_line + i}: ${line.trim().slice(0, SNIPPET_CHARS)}`);
+    if (words.some((w) => lower.includes(w)))
+      found.push(`  L${row.start_line + i}: ${line.trim().slice(0, SNIPPET_CHARS)}`);
     start = end + 1;
   }
   return found;
@@ -103,7 +108,11 @@ export function nodeTexts(words: string[], snippetsPerNode: number): (row: Packe
   return (row) => {
     let texts = cache.get(row);
     if (!texts) {
-      texts = { micro: microSummary(row), snippets: snippetLines(row, words, snippetsPerNode), security: securityText(row) };
+      texts = {
+        micro: microSummary(row),
+        snippets: snippetLines(row, words, snippetsPerNode),
+        security: securityText(row),
+      };
       cache.set(row, texts);
     }
     return texts;

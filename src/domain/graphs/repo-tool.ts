@@ -100,11 +100,21 @@ const ANALYZE_HELP =
 /** `repo`: list the graphs, a graph's health (summary coverage, dependency cycles), its freshness, or how to analyze. */
 export async function repoTool(
   ctx: Pick<Context, 'db' | 'defaultRepo' | 'jobs' | 'caller'>,
-  input: { action: RepoAction; repo?: string | undefined; commit?: string | undefined; path?: string | undefined; branch?: string | undefined },
+  input: {
+    action: RepoAction;
+    repo?: string | undefined;
+    commit?: string | undefined;
+    path?: string | undefined;
+    branch?: string | undefined;
+  },
 ): Promise<RepoResult> {
   if (input.action === 'list') {
     const { graphs } = await listGraphs(ctx);
-    return { action: 'list', repos: graphs, message: graphs.length ? `${graphs.length} code graph(s)` : `No code graph uploaded yet. ${ANALYZE_HELP}` };
+    return {
+      action: 'list',
+      repos: graphs,
+      message: graphs.length ? `${graphs.length} code graph(s)` : `No code graph uploaded yet. ${ANALYZE_HELP}`,
+    };
   }
   if (input.action === 'analyze') {
     if (input.path === undefined) return { action: 'analyze', message: ANALYZE_HELP };
@@ -118,10 +128,16 @@ export async function repoTool(
   }
 
   const graph = await resolveGraph(ctx, input.repo);
-  const base = { graphId: graph.graphId, repo: graph.repo, commitHash: graph.commitHash, provenance: provenanceOf(graph) };
+  const base = {
+    graphId: graph.graphId,
+    repo: graph.repo,
+    commitHash: graph.commitHash,
+    provenance: provenanceOf(graph),
+  };
   if (input.action === 'freshness') {
     const asked = input.commit?.trim() || null;
-    const fresh = asked === null ? null : graph.commitHash === asked || (asked.length >= 7 && graph.commitHash.startsWith(asked));
+    const fresh =
+      asked === null ? null : graph.commitHash === asked || (asked.length >= 7 && graph.commitHash.startsWith(asked));
     const message =
       asked === null
         ? `Latest uploaded commit of ${graph.repo}: ${graph.commitHash} (analyzed ${graph.analyzedAt}). Pass commit=<your HEAD> to compare.`
@@ -136,10 +152,14 @@ export async function repoTool(
   const coverage = await sql<{ nodes: number; with_summary: number }>`
     select count(*)::int as nodes,
            count(*) filter (where technical_summary is not null or business_summary is not null)::int as with_summary
-      from graph_nodes where graph_id = ${g.graphId} and commit_hash = ${g.commitHash} and type <> 'GHOST'`.execute(ctx.db);
+      from graph_nodes where graph_id = ${g.graphId} and commit_hash = ${g.commitHash} and type <> 'GHOST'`.execute(
+    ctx.db,
+  );
   const edges = await sql<{ from_id: string; to_id: string }>`
     select distinct e.from_id, e.to_id from graph_edges e
-     where e.graph_id = ${g.graphId} and e.commit_hash = ${g.commitHash} and e.type in ('CALLS', 'IMPORTS') and e.from_id <> e.to_id`.execute(ctx.db);
+     where e.graph_id = ${g.graphId} and e.commit_hash = ${g.commitHash} and e.type in ('CALLS', 'IMPORTS') and e.from_id <> e.to_id`.execute(
+    ctx.db,
+  );
   const all = cyclesOf(edges.rows.map((e) => [e.from_id, e.to_id]));
   const { nodes, with_summary } = coverage.rows[0]!;
   const ratio = nodes === 0 ? 0 : Math.round((with_summary / nodes) * 1000) / 1000;
@@ -161,11 +181,16 @@ export function renderRepo(out: RepoResult): string {
     if (!out.repos?.length) return out.message;
     return [
       out.message,
-      ...out.repos.map((g) => `- ${g.repo} (${g.graphId}) @ ${g.latestCommit?.slice(0, 10) ?? '-'}: ${g.nodes} nodes, ${g.edges} edges, analyzed ${g.analyzedAt}, ${g.commits} commit(s) kept`),
+      ...out.repos.map(
+        (g) =>
+          `- ${g.repo} (${g.graphId}) @ ${g.latestCommit?.slice(0, 10) ?? '-'}: ${g.nodes} nodes, ${g.edges} edges, analyzed ${g.analyzedAt}, ${g.commits} commit(s) kept`,
+      ),
     ].join('\n');
   }
   if (out.action === 'health') {
-    const cycles = (out.cycles ?? []).slice(0, 10).map((c, i) => `  ${i + 1}. (${c.length}) ${c.slice(0, 8).join(' → ')}${c.length > 8 ? ' …' : ''}`);
+    const cycles = (out.cycles ?? [])
+      .slice(0, 10)
+      .map((c, i) => `  ${i + 1}. (${c.length}) ${c.slice(0, 8).join(' → ')}${c.length > 8 ? ' …' : ''}`);
     return [out.message, ...cycles].join('\n');
   }
   return out.message;

@@ -1,4 +1,11 @@
-import { edgesAmong, fileNodes, findSymbols, nodesByIds, nodesByName, type PacketNodeRow } from '../../db/queries/graphs.js';
+import {
+  edgesAmong,
+  fileNodes,
+  findSymbols,
+  nodesByIds,
+  nodesByName,
+  type PacketNodeRow,
+} from '../../db/queries/graphs.js';
 import type { Context } from '../context.js';
 import { symbolQuery } from './find-symbols.js';
 import { walk } from './impact.js';
@@ -6,7 +13,15 @@ import type { Provenance } from './model.js';
 import { nodeTexts, type NodeTexts } from './packet-text.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
 
-export const INTENTS = ['pinpoint', 'reference-list', 'flow', 'overview', 'concept', 'security-audit', 'exploratory'] as const;
+export const INTENTS = [
+  'pinpoint',
+  'reference-list',
+  'flow',
+  'overview',
+  'concept',
+  'security-audit',
+  'exploratory',
+] as const;
 export type Intent = (typeof INTENTS)[number];
 
 /** How each intent expands from its seeds (design.md §7). */
@@ -38,7 +53,11 @@ const MAX_FILES = 8;
 const SNIPPETS_PER_FILE = 2;
 const RRF_K = 60;
 /** Words of a task too common to pick snippet lines by. */
-const STOP_WORDS = new Set('the and are how what does did for with this that from when where which who why into our not can was were has have its use used uses'.split(' '));
+const STOP_WORDS = new Set(
+  'the and are how what does did for with this that from when where which who why into our not can was were has have its use used uses'.split(
+    ' ',
+  ),
+);
 
 export interface ResolveContextResult {
   graphId: string;
@@ -68,8 +87,21 @@ export function defaultBudget(intent: Intent, nodes: number): number {
 
 export const approxTokens = (text: string) => Math.ceil(text.length / 4);
 
-const isTest = (r: PacketNodeRow) => r.type === 'TEST' || /(^|\/)(tests?|__tests__|specs?|e2e)(\/|$)|[._-](test|spec)s?\.[a-z]+$/i.test(r.file_path);
-const DEFINITIONS = new Set(['FUNCTION', 'METHOD', 'CLASS', 'INTERFACE', 'ENUM', 'COMPONENT', 'HOOK', 'ROUTE', 'STRUCT', 'TRAIT', 'STATE_STORE']);
+const isTest = (r: PacketNodeRow) =>
+  r.type === 'TEST' || /(^|\/)(tests?|__tests__|specs?|e2e)(\/|$)|[._-](test|spec)s?\.[a-z]+$/i.test(r.file_path);
+const DEFINITIONS = new Set([
+  'FUNCTION',
+  'METHOD',
+  'CLASS',
+  'INTERFACE',
+  'ENUM',
+  'COMPONENT',
+  'HOOK',
+  'ROUTE',
+  'STRUCT',
+  'TRAIT',
+  'STATE_STORE',
+]);
 
 /** The heuristic channel: the analyzer's structural score, definitions over files, tests last, security first when auditing. */
 function heuristic(r: PacketNodeRow, intent: Intent): number {
@@ -96,7 +128,9 @@ function render(
     const a = answer.row;
     out.push(`ANSWER ${ids.get(a.node_id)!.slice(1)}`);
     out.push(`ANSWER ${a.name} (${a.type === 'FILE' ? 'file' : 'symbol'}) — ${a.file_path}:${a.start_line}`);
-    out.push(`WHAT ${texts(a).micro ?? 'no summary in this graph (structure only): read the code with get_node include=["code"]'}`);
+    out.push(
+      `WHAT ${texts(a).micro ?? 'no summary in this graph (structure only): read the code with get_node include=["code"]'}`,
+    );
   } else {
     out.push('ANSWER 0');
     out.push(`WHAT nothing in the graph matches "${task}"`);
@@ -106,11 +140,14 @@ function render(
   for (const c of nodes) {
     const r = c.row;
     const micro = texts(r).micro;
-    out.push(`${ids.get(r.node_id)} ${r.name} ${r.type.toLowerCase()} ${r.file_path}:${r.start_line}-${r.end_line}${micro ? `  m:${micro}` : ''}`);
+    out.push(
+      `${ids.get(r.node_id)} ${r.name} ${r.type.toLowerCase()} ${r.file_path}:${r.start_line}-${r.end_line}${micro ? `  m:${micro}` : ''}`,
+    );
   }
   const flow = edges.filter((e) => ids.has(e.from_id) && ids.has(e.to_id));
   out.push(`FLOW ${flow.length}`);
-  for (const e of flow) out.push(`${ids.get(e.from_id)} -${e.type.toLowerCase().replace(/_/g, '-')}-> ${ids.get(e.to_id)}`);
+  for (const e of flow)
+    out.push(`${ids.get(e.from_id)} -${e.type.toLowerCase().replace(/_/g, '-')}-> ${ids.get(e.to_id)}`);
 
   // Files in the order their best node ranks; at most MAX_FILES in full, the rest as pointers.
   const files = new Map<string, Candidate[]>();
@@ -137,7 +174,8 @@ function render(
 
   const sec = nodes.filter((c) => c.row.security_summary || c.row.security_severity);
   out.push(`SEC ${sec.length}`);
-  for (const c of sec) out.push(`${ids.get(c.row.node_id)} ${c.row.security_severity ?? 'note'}: ${texts(c.row).security}`);
+  for (const c of sec)
+    out.push(`${ids.get(c.row.node_id)} ${c.row.security_severity ?? 'note'}: ${texts(c.row).security}`);
   out.push(`IDMAP ${nodes.map((c) => `${ids.get(c.row.node_id)}=${c.row.node_id}`).join(' ')}`);
   out.push(`NEXT ${next}`);
   return out.join('\n');
@@ -200,9 +238,18 @@ export async function resolveContext(
     present.sort((a, b) => better(a[1], b[1]));
     present.forEach(([c], i) => (c.score += 1 / (RRF_K + i + 1)));
   };
-  rankBy(candidates.map((c) => [c, c.lexical]), (a, b) => a - b);
-  rankBy(candidates.map((c) => [c, c.hop]), (a, b) => a - b);
-  rankBy(candidates.map((c) => [c, heuristic(c.row, intent)]), (a, b) => b - a);
+  rankBy(
+    candidates.map((c) => [c, c.lexical]),
+    (a, b) => a - b,
+  );
+  rankBy(
+    candidates.map((c) => [c, c.hop]),
+    (a, b) => a - b,
+  );
+  rankBy(
+    candidates.map((c) => [c, heuristic(c.row, intent)]),
+    (a, b) => b - a,
+  );
   // The seeds lead — the focus, then the best lexical hits in their order (the first is the ANSWER) —
   // then everything else in the fused order.
   const seedRank = (c: Candidate) => {
@@ -210,7 +257,9 @@ export async function resolveContext(
     if (focus !== -1) return focus;
     return c.seed && c.lexical !== null ? MAX_FOCUS * 3 + c.lexical : Infinity;
   };
-  candidates.sort((a, b) => seedRank(a) - seedRank(b) || b.score - a.score || a.row.node_id.localeCompare(b.row.node_id));
+  candidates.sort(
+    (a, b) => seedRank(a) - seedRank(b) || b.score - a.score || a.row.node_id.localeCompare(b.row.node_id),
+  );
 
   const nodeCount = await countNodes(ctx, g);
   const budget = input.tokenBudget ?? defaultBudget(intent, nodeCount);
@@ -222,7 +271,11 @@ export async function resolveContext(
     : top.exact
       ? `exact match for "${top.name}"`
       : `closest match for "${input.task.slice(0, 80)}" is "${top.name}" — verify intent`;
-  const edges = await edgesAmong(ctx.db, g, candidates.map((c) => c.row.node_id));
+  const edges = await edgesAmong(
+    ctx.db,
+    g,
+    candidates.map((c) => c.row.node_id),
+  );
   const snippetWords = [...new Set(search.words.split(' ').filter((w) => w.length >= 3 && !STOP_WORDS.has(w)))];
   const texts = nodeTexts(snippetWords, SNIPPETS_PER_FILE);
 
@@ -230,9 +283,14 @@ export async function resolveContext(
   let cut: Candidate[] = [];
   const nextHint = () => {
     const answer = included[0];
-    const drill = answer ? `get_node ${answer.row.node_id} include=["code"] for the source` : 'find_symbols with other words';
+    const drill = answer
+      ? `get_node ${answer.row.node_id} include=["code"] for the source`
+      : 'find_symbols with other words';
     if (cut.length === 0) return drill;
-    return `cut ${cut.length} lower-ranked node(s) to fit ${budget} tokens (${cut.slice(0, 5).map((c) => c.row.name).join(', ')}${cut.length > 5 ? ', …' : ''}): raise tokenBudget, or ${drill}`;
+    return `cut ${cut.length} lower-ranked node(s) to fit ${budget} tokens (${cut
+      .slice(0, 5)
+      .map((c) => c.row.name)
+      .join(', ')}${cut.length > 5 ? ', …' : ''}): raise tokenBudget, or ${drill}`;
   };
   let packet = render(g, included, edges, input.task, texts, confidence, nextHint());
   while (approxTokens(packet) > budget) {

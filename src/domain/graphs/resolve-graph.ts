@@ -15,7 +15,6 @@ export interface ResolvedGraph {
   latest: boolean;
 }
 
-
 export function provenanceOf(g: ResolvedGraph): Provenance {
   return {
     source: 'commit',
@@ -53,29 +52,46 @@ function describe(graphs: GraphSummary[]): string {
  * error listing the repos. The commit is `commitHash` (a full hash or a prefix of 7+ characters)
  * or the graph's latest.
  */
-export async function resolveGraph(ctx: Pick<Context, 'db' | 'defaultRepo'>, repo?: string, commitHash?: string): Promise<ResolvedGraph> {
+export async function resolveGraph(
+  ctx: Pick<Context, 'db' | 'defaultRepo'>,
+  repo?: string,
+  commitHash?: string,
+): Promise<ResolvedGraph> {
   const { graphs } = await listGraphs(ctx);
   const uploaded = graphs.filter((g) => g.latestCommit !== null);
   if (uploaded.length === 0) {
-    throw notFound('No code graph has been uploaded yet: run the analyzer and upload its output (POST /api/v1/graphs, or `devstream-hub upload`).', {
-      repos: [],
-    });
+    throw notFound(
+      'No code graph has been uploaded yet: run the analyzer and upload its output (POST /api/v1/graphs, or `devstream-hub upload`).',
+      {
+        repos: [],
+      },
+    );
   }
   const wanted = repo ?? ctx.defaultRepo;
   let graph: GraphSummary | undefined;
   if (wanted !== undefined) {
     const found = uploaded.filter((g) => matches(g, wanted));
     if (found.length === 0) {
-      throw notFound(`repo: no code graph matches "${wanted}"; uploaded: ${describe(uploaded)}`, { repos: uploaded.map((g) => g.repo) });
+      throw notFound(`repo: no code graph matches "${wanted}"; uploaded: ${describe(uploaded)}`, {
+        repos: uploaded.map((g) => g.repo),
+      });
     }
     // An exact name or id beats a path-suffix match.
-    graph = found.find((g) => g.graphId === wanted || g.repo.toLowerCase() === wanted.toLowerCase()) ?? (found.length === 1 ? found[0] : undefined);
-    if (!graph) throw validationError([{ field: 'repo', message: `"${wanted}" matches several graphs: ${describe(found)}; name one` }]);
+    graph =
+      found.find((g) => g.graphId === wanted || g.repo.toLowerCase() === wanted.toLowerCase()) ??
+      (found.length === 1 ? found[0] : undefined);
+    if (!graph)
+      throw validationError([
+        { field: 'repo', message: `"${wanted}" matches several graphs: ${describe(found)}; name one` },
+      ]);
   } else if (uploaded.length === 1) {
     graph = uploaded[0]!;
   } else {
     throw validationError([
-      { field: 'repo', message: `several code graphs are uploaded; name one with the repo argument, ?repo= on the MCP URL or an X-Repo header: ${describe(uploaded)}` },
+      {
+        field: 'repo',
+        message: `several code graphs are uploaded; name one with the repo argument, ?repo= on the MCP URL or an X-Repo header: ${describe(uploaded)}`,
+      },
     ]);
   }
 
@@ -89,20 +105,32 @@ export async function resolveGraph(ctx: Pick<Context, 'db' | 'defaultRepo'>, rep
       latest: true,
     };
   }
-  if (commitHash.length < 7) throw validationError([{ field: 'commitHash', message: 'must be a commit hash or a prefix of at least 7 characters' }]);
+  if (commitHash.length < 7)
+    throw validationError([
+      { field: 'commitHash', message: 'must be a commit hash or a prefix of at least 7 characters' },
+    ]);
   const rows = await sql<{ commit_hash: string; analyzed_at: Date; uploaded_at: Date }>`
     select commit_hash, analyzed_at, uploaded_at from graph_commits
      where graph_id = ${graph.graphId} and (commit_hash = ${commitHash} or commit_hash like ${commitHash.replace(/[\\%_]/g, '\\$&') + '%'})
      order by commit_hash = ${commitHash} desc limit 2`.execute(ctx.db);
   const exact = rows.rows.find((r) => r.commit_hash === commitHash);
   if (!exact && rows.rows.length > 1) {
-    throw validationError([{ field: 'commitHash', message: `"${commitHash}" matches several commits of ${graph.repo}; give more of the hash` }]);
+    throw validationError([
+      {
+        field: 'commitHash',
+        message: `"${commitHash}" matches several commits of ${graph.repo}; give more of the hash`,
+      },
+    ]);
   }
   const row = exact ?? rows.rows[0];
   if (!row) {
-    throw new AppError('NOT_FOUND', `commitHash: ${graph.repo} has no uploaded commit "${commitHash}" (latest: ${graph.latestCommit})`, {
-      details: { repo: graph.repo, latestCommit: graph.latestCommit },
-    });
+    throw new AppError(
+      'NOT_FOUND',
+      `commitHash: ${graph.repo} has no uploaded commit "${commitHash}" (latest: ${graph.latestCommit})`,
+      {
+        details: { repo: graph.repo, latestCommit: graph.latestCommit },
+      },
+    );
   }
   return {
     graphId: graph.graphId,

@@ -63,7 +63,7 @@ export const MAX_CODE_SCAN = 1_000_000;
  * regex searched the rest of the code again from every unclosed `/*` (quadratic).
  */
 function* blockComments(code: string): Generator<string> {
-  for (let at = code.indexOf('/*'); at !== -1; ) {
+  for (let at = code.indexOf('/*'); at !== -1;) {
     const open = at + 2;
     let body = open;
     let close = -1;
@@ -93,7 +93,7 @@ function* lineComments(code: string): Generator<string> {
  */
 function* hashComments(code: string): Generator<string> {
   const length = code.length;
-  for (let lineStart = 0; lineStart <= length; ) {
+  for (let lineStart = 0; lineStart <= length;) {
     let at = lineStart;
     while (at < length && isJsSpace(code.charCodeAt(at))) at++;
     const comment = code.charCodeAt(at) === 0x23 /* # */ && code.charCodeAt(at + 1) !== 0x21; /* ! */
@@ -117,7 +117,7 @@ function dropLeadingStars(text: string): string {
   const length = text.length;
   let out = '';
   let copied = 0;
-  for (let lineStart = 0; lineStart <= length; ) {
+  for (let lineStart = 0; lineStart <= length;) {
     let at = lineStart;
     while (at < length && isJsSpace(text.charCodeAt(at))) at++;
     if (text.charCodeAt(at) === 0x2a /* * */) {

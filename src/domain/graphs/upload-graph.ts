@@ -21,13 +21,22 @@ import { graphId as graphIdField, isWellFormed, name, unstorable } from '../../o
 import { toFieldIssues } from '../../operations/operation.js';
 import type { Caller } from '../context.js';
 import { mapYielding } from '../map-yielding.js';
-import { CommitFileFormatError, CommitFileLimitError, readCommitFile, sizeText, type CommitFileLimits, type ElementArray } from './commit-file-reader.js';
+import {
+  CommitFileFormatError,
+  CommitFileLimitError,
+  readCommitFile,
+  sizeText,
+  type CommitFileLimits,
+  type ElementArray,
+} from './commit-file-reader.js';
 import { identifierText, nameDocument, pathDocument, proseDocument, securityDocument } from './search-document.js';
 
 /** The query string of `POST /api/v1/graphs`. */
 export const UploadQuerySchema = z.strictObject({
   repo: name('repo').describe('Repository name: the graph is found by it (any case) from then on'),
-  graphId: graphIdField.optional().describe("The graph's id (default: the existing graph of this repo, else a hash of its name)"),
+  graphId: graphIdField
+    .optional()
+    .describe("The graph's id (default: the existing graph of this repo, else a hash of its name)"),
   commit: name('commit', 100).optional().describe("Commit hash (default: the file's commitHash)"),
   branch: name('branch').optional().describe('Branch the commit is on'),
 });
@@ -44,7 +53,20 @@ export const UploadResultSchema = z.object({
 export type UploadResult = z.output<typeof UploadResultSchema>;
 
 /** Node fields kept in columns; every other field of a node is kept in `extra`. */
-const NODE_FIELDS = new Set(['id', 'name', 'type', 'filePath', 'startLine', 'endLine', 'rawCode', 'technicalSummary', 'businessSummary', 'security', 'score', 'metadata']);
+const NODE_FIELDS = new Set([
+  'id',
+  'name',
+  'type',
+  'filePath',
+  'startLine',
+  'endLine',
+  'rawCode',
+  'technicalSummary',
+  'businessSummary',
+  'security',
+  'score',
+  'metadata',
+]);
 const EDGE_FIELDS = new Set(['from', 'to', 'type']);
 /** Top-level fields read for themselves; the rest are kept in the commit's `extra`. */
 const FILE_FIELDS = new Set(['commitHash', 'analyzedAt', 'stats', 'nodeScores']);
@@ -118,7 +140,8 @@ function keyText(v: string, field: string): void {
 
 function line(v: unknown, field: string): number {
   if (v === undefined || v === null) return 0;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 2_147_483_647) throw bad(field, 'must be a whole number ≥ 0');
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 2_147_483_647)
+    throw bad(field, 'must be a whole number ≥ 0');
   return v;
 }
 
@@ -129,16 +152,21 @@ export function nodeRow(raw: unknown, seq: number, field: string): NodeRow {
   const { id, name, type, filePath } = raw;
   if (typeof id !== 'string' || id.trim() === '') throw bad(`${field}.id`, 'must be a non-empty string');
   keyText(id, `${field}.id`);
-  if (typeof type !== 'string' || type.trim() === '' || type.length > MAX_TEXT) throw bad(`${field}.type`, 'must be a non-empty string of at most 200 characters');
+  if (typeof type !== 'string' || type.trim() === '' || type.length > MAX_TEXT)
+    throw bad(`${field}.type`, 'must be a non-empty string of at most 200 characters');
   if (name !== undefined && typeof name !== 'string') throw bad(`${field}.name`, 'must be a string');
   if (typeof name === 'string') keyText(name, `${field}.name`);
-  if (filePath !== undefined && filePath !== null && typeof filePath !== 'string') throw bad(`${field}.filePath`, 'must be a string');
+  if (filePath !== undefined && filePath !== null && typeof filePath !== 'string')
+    throw bad(`${field}.filePath`, 'must be a string');
   const metadata = raw.metadata;
-  if (metadata !== undefined && metadata !== null && !isObject(metadata)) throw bad(`${field}.metadata`, 'must be an object');
+  if (metadata !== undefined && metadata !== null && !isObject(metadata))
+    throw bad(`${field}.metadata`, 'must be an object');
   const security = raw.security;
-  if (security !== undefined && security !== null && !isObject(security)) throw bad(`${field}.security`, 'must be an object');
+  if (security !== undefined && security !== null && !isObject(security))
+    throw bad(`${field}.security`, 'must be an object');
   const score = raw.score;
-  if (score !== undefined && score !== null && (typeof score !== 'number' || !Number.isFinite(score))) throw bad(`${field}.score`, 'must be a number');
+  if (score !== undefined && score !== null && (typeof score !== 'number' || !Number.isFinite(score)))
+    throw bad(`${field}.score`, 'must be a number');
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw)) if (!NODE_FIELDS.has(k)) extra[k] = v;
 
@@ -167,7 +195,10 @@ export function nodeRow(raw: unknown, seq: number, field: string): NodeRow {
     name_doc: nameDocument(nodeName),
     path_doc: pathDocument(path),
     // Without summaries, the code's own documentation and vocabulary stand in for them.
-    prose: proseDocument([technical, business].filter((t): t is string => t !== null), code),
+    prose: proseDocument(
+      [technical, business].filter((t): t is string => t !== null),
+      code,
+    ),
     idents: !hasSummary && code ? identifierText(code) : '',
     security_doc: securityDocument(security ? (str(security.summary) ?? null) : null),
   };
@@ -181,7 +212,8 @@ export function edgeRow(raw: unknown, seq: number, field: string): EdgeRow {
   if (typeof to !== 'string' || to === '') throw bad(`${field}.to`, 'must be a non-empty string');
   keyText(from, `${field}.from`);
   keyText(to, `${field}.to`);
-  if (typeof type !== 'string' || type === '' || type.length > MAX_TEXT) throw bad(`${field}.type`, 'must be a non-empty string of at most 200 characters');
+  if (typeof type !== 'string' || type === '' || type.length > MAX_TEXT)
+    throw bad(`${field}.type`, 'must be a non-empty string of at most 200 characters');
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw)) if (!EDGE_FIELDS.has(k)) extra[k] = v;
   // An edge's metadata object, with any other field of the edge beside it.
@@ -207,7 +239,11 @@ export interface UploadDeps {
  * transaction, so a failed or invalid upload stores nothing and a re-upload of the commit replaces
  * it whole. Older commits past the retention are dropped.
  */
-export async function uploadGraph(deps: UploadDeps, rawQuery: unknown, body: Array<Readable | Duplex>): Promise<UploadResult> {
+export async function uploadGraph(
+  deps: UploadDeps,
+  rawQuery: unknown,
+  body: Array<Readable | Duplex>,
+): Promise<UploadResult> {
   const parsed = UploadQuerySchema.safeParse(rawQuery ?? {});
   if (!parsed.success) throw validationError(toFieldIssues(parsed.error));
   const query = parsed.data;
@@ -215,10 +251,14 @@ export async function uploadGraph(deps: UploadDeps, rawQuery: unknown, body: Arr
   const existing = await findGraph(deps.db, { repo: query.repo, graphId: query.graphId });
   const byRepo = existing.find((g) => g.repo.toLowerCase() === query.repo.toLowerCase());
   if (query.graphId !== undefined && existing.some((g) => g.graph_id === query.graphId && g !== byRepo)) {
-    throw new AppError('CONFLICT', `graphId "${query.graphId}" belongs to another repo`, { details: { graphs: existing } });
+    throw new AppError('CONFLICT', `graphId "${query.graphId}" belongs to another repo`, {
+      details: { graphs: existing },
+    });
   }
   if (query.graphId !== undefined && byRepo && byRepo.graph_id !== query.graphId) {
-    throw new AppError('CONFLICT', `repo "${query.repo}" already has graph "${byRepo.graph_id}"`, { details: { graphs: existing } });
+    throw new AppError('CONFLICT', `repo "${query.repo}" already has graph "${byRepo.graph_id}"`, {
+      details: { graphs: existing },
+    });
   }
   const wantedId = byRepo?.graph_id ?? query.graphId ?? graphIdFor(query.repo);
 
@@ -240,8 +280,14 @@ export async function uploadGraph(deps: UploadDeps, rawQuery: unknown, body: Arr
 
     const begin = async () => {
       if (graph) return;
-      if (commitHash === null) throw bad('commitHash', 'the file must give its commitHash before its nodes, or pass ?commit=');
-      graph = await upsertGraph(trx, { graphId: wantedId, repo: query.repo, branch: query.branch ?? null, createdBy: deps.caller.name });
+      if (commitHash === null)
+        throw bad('commitHash', 'the file must give its commitHash before its nodes, or pass ?commit=');
+      graph = await upsertGraph(trx, {
+        graphId: wantedId,
+        repo: query.repo,
+        branch: query.branch ?? null,
+        createdBy: deps.caller.name,
+      });
       await lockCommit(trx, graph.graph_id, commitHash);
       await replaceCommit(trx, {
         graphId: graph.graph_id,
@@ -255,78 +301,97 @@ export async function uploadGraph(deps: UploadDeps, rawQuery: unknown, body: Arr
     /** Scores are applied row by row: no more of them than the graph could use (a bound on the work). */
     const checkScoreCount = () => {
       const most = NODE_SCORES_PER_NODE * counts.nodes + NODE_SCORES_SLACK;
-      if (scoreCount > most) throw bad('nodeScores', `has more than ${most} entries (${NODE_SCORES_PER_NODE} per node of the file, plus ${NODE_SCORES_SLACK})`);
+      if (scoreCount > most)
+        throw bad(
+          'nodeScores',
+          `has more than ${most} entries (${NODE_SCORES_PER_NODE} per node of the file, plus ${NODE_SCORES_SLACK})`,
+        );
     };
 
     try {
-      await readCommitFile(body, {
-        field(key, value) {
-          const problem = unstorable(key);
-          if (problem) throw bad('(body)', `key ${JSON.stringify(key)}: ${problem}`);
-          checkValue(value, key);
-          if (key === 'commitHash') {
-            if (typeof value !== 'string' || value.trim() === '' || value.length > 100 || value.includes('\0')) {
-              throw bad('commitHash', 'must be a non-empty string of at most 100 characters');
+      await readCommitFile(
+        body,
+        {
+          field(key, value) {
+            const problem = unstorable(key);
+            if (problem) throw bad('(body)', `key ${JSON.stringify(key)}: ${problem}`);
+            checkValue(value, key);
+            if (key === 'commitHash') {
+              if (typeof value !== 'string' || value.trim() === '' || value.length > 100 || value.includes('\0')) {
+                throw bad('commitHash', 'must be a non-empty string of at most 100 characters');
+              }
+              commitHash ??= value.trim();
+            } else if (key === 'analyzedAt') {
+              const at = typeof value === 'string' || typeof value === 'number' ? new Date(value) : null;
+              if (at === null || Number.isNaN(at.getTime())) throw bad('analyzedAt', 'must be an ISO 8601 date-time');
+              // Postgres keeps 4713 BC to 294276 AD; an analysis is of this era.
+              if (at.getUTCFullYear() < 1 || at.getUTCFullYear() > 9999)
+                throw bad('analyzedAt', 'must be a date-time of the years 1 to 9999');
+              analyzedAt = at;
+            } else if (key === 'stats') {
+              stats = value;
+            } else if (key === 'nodeScores') {
+              // Not an object (an object arrives entry by entry): ignored, as before.
+            } else if (key === 'nodes' || key === 'edges' || key === 'allNodes' || key === 'allEdges') {
+              // Not an array where an array of elements belongs (an array arrives element by element).
+              if (value !== null) throw bad(key, 'must be an array');
+            } else if (!FILE_FIELDS.has(key)) {
+              extra[key] = value;
             }
-            commitHash ??= value.trim();
-          } else if (key === 'analyzedAt') {
-            const at = typeof value === 'string' || typeof value === 'number' ? new Date(value) : null;
-            if (at === null || Number.isNaN(at.getTime())) throw bad('analyzedAt', 'must be an ISO 8601 date-time');
-            // Postgres keeps 4713 BC to 294276 AD; an analysis is of this era.
-            if (at.getUTCFullYear() < 1 || at.getUTCFullYear() > 9999) throw bad('analyzedAt', 'must be a date-time of the years 1 to 9999');
-            analyzedAt = at;
-          } else if (key === 'stats') {
-            stats = value;
-          } else if (key === 'nodeScores') {
-            // Not an object (an object arrives entry by entry): ignored, as before.
-          } else if (key === 'nodes' || key === 'edges' || key === 'allNodes' || key === 'allEdges') {
-            // Not an array where an array of elements belongs (an array arrives element by element).
-            if (value !== null) throw bad(key, 'must be an array');
-          } else if (!FILE_FIELDS.has(key)) {
-            extra[key] = value;
-          }
-        },
-        async entries(_field, _start, entries) {
-          for (const [id, score] of entries) {
-            const problem = unstorable(id);
-            if (problem) throw bad('nodeScores', `key ${JSON.stringify(id)}: ${problem}`);
-            if (typeof score !== 'number' || !Number.isFinite(score)) throw bad(`nodeScores.${id}`, 'must be a number');
-          }
-          scoreCount += entries.length;
-          if (nodesStored) {
-            checkScoreCount();
-            if (unscored) await applyNodeScores(trx, graph!.graph_id, commitHash!, Object.fromEntries(entries) as Record<string, number>);
-            return;
-          }
-          for (const entry of entries) {
-            earlyScoreChars += entry[0].length + 16;
-            if (earlyScoreChars > MAX_EARLY_SCORES) {
-              throw bad('nodeScores', `before the nodes, at most ${sizeText(MAX_EARLY_SCORES)} of it is held until they are stored: send nodeScores after the nodes (as DevLens writes it)`);
+          },
+          async entries(_field, _start, entries) {
+            for (const [id, score] of entries) {
+              const problem = unstorable(id);
+              if (problem) throw bad('nodeScores', `key ${JSON.stringify(id)}: ${problem}`);
+              if (typeof score !== 'number' || !Number.isFinite(score))
+                throw bad(`nodeScores.${id}`, 'must be a number');
             }
-            earlyScores.push(entry as [string, number]);
-          }
+            scoreCount += entries.length;
+            if (nodesStored) {
+              checkScoreCount();
+              if (unscored)
+                await applyNodeScores(
+                  trx,
+                  graph!.graph_id,
+                  commitHash!,
+                  Object.fromEntries(entries) as Record<string, number>,
+                );
+              return;
+            }
+            for (const entry of entries) {
+              earlyScoreChars += entry[0].length + 16;
+              if (earlyScoreChars > MAX_EARLY_SCORES) {
+                throw bad(
+                  'nodeScores',
+                  `before the nodes, at most ${sizeText(MAX_EARLY_SCORES)} of it is held until they are stored: send nodeScores after the nodes (as DevLens writes it)`,
+                );
+              }
+              earlyScores.push(entry as [string, number]);
+            }
+          },
+          arrayEnd(array) {
+            if (array === source.nodes) nodesStored = true;
+          },
+          async elements(array, start, values) {
+            const kind = array === 'nodes' || array === 'allNodes' ? 'nodes' : 'edges';
+            // `allNodes` / `allEdges` repeat `nodes` / `edges` in DevLens files: read only when those are missing.
+            if (source[kind] === null) source[kind] = array;
+            if (source[kind] !== array) return;
+            await begin();
+            if (kind === 'nodes') {
+              const rows = await mapYielding(values, (v, i) => nodeRow(v, start + i, `${array}[${start + i}]`));
+              unscored ||= rows.some((r) => r.score === null);
+              await insertNodes(trx, graph!.graph_id, commitHash!, rows);
+              counts.nodes += rows.length;
+            } else {
+              const rows = await mapYielding(values, (v, i) => edgeRow(v, start + i, `${array}[${start + i}]`));
+              await insertEdges(trx, graph!.graph_id, commitHash!, rows);
+              counts.edges += rows.length;
+            }
+          },
         },
-        arrayEnd(array) {
-          if (array === source.nodes) nodesStored = true;
-        },
-        async elements(array, start, values) {
-          const kind = array === 'nodes' || array === 'allNodes' ? 'nodes' : 'edges';
-          // `allNodes` / `allEdges` repeat `nodes` / `edges` in DevLens files: read only when those are missing.
-          if (source[kind] === null) source[kind] = array;
-          if (source[kind] !== array) return;
-          await begin();
-          if (kind === 'nodes') {
-            const rows = await mapYielding(values, (v, i) => nodeRow(v, start + i, `${array}[${start + i}]`));
-            unscored ||= rows.some((r) => r.score === null);
-            await insertNodes(trx, graph!.graph_id, commitHash!, rows);
-            counts.nodes += rows.length;
-          } else {
-            const rows = await mapYielding(values, (v, i) => edgeRow(v, start + i, `${array}[${start + i}]`));
-            await insertEdges(trx, graph!.graph_id, commitHash!, rows);
-            counts.edges += rows.length;
-          }
-        },
-      }, UPLOAD_LIMITS);
+        UPLOAD_LIMITS,
+      );
     } catch (error) {
       if (error instanceof CommitFileFormatError) throw bad('(body)', error.message);
       if (error instanceof CommitFileLimitError) throw bad(error.field, error.reason);
@@ -338,7 +403,8 @@ export async function uploadGraph(deps: UploadDeps, rawQuery: unknown, body: Arr
     const g = graph!;
     if (earlyScores.length > 0) {
       checkScoreCount();
-      if (unscored) await applyNodeScores(trx, g.graph_id, commitHash!, Object.fromEntries(earlyScores) as Record<string, number>);
+      if (unscored)
+        await applyNodeScores(trx, g.graph_id, commitHash!, Object.fromEntries(earlyScores) as Record<string, number>);
       earlyScores = [];
     }
     const uploadedAt = await finishCommit(trx, {

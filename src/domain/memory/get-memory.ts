@@ -11,7 +11,10 @@ export async function getMemory(ctx: Context, input: { memory_id: string }): Pro
 }
 
 /** Deletes a memory for good: its content, keywords and vector are erased (a tombstone keeps the id). */
-export async function deleteMemory(ctx: Context, input: { memory_id: string }): Promise<{ success: true; memory_id: string }> {
+export async function deleteMemory(
+  ctx: Context,
+  input: { memory_id: string },
+): Promise<{ success: true; memory_id: string }> {
   const id = input.memory_id.toLowerCase();
   if (!(await deleteMemoryRow(ctx.db, id))) throw notFound(`memory_id: no memory with id "${id}"`, { memory_id: id });
   return { success: true, memory_id: id };

@@ -31,10 +31,19 @@ export const SearchHitSchema = z.object({
   content_type: z.enum(CONTENT_TYPES),
   project: z.string().nullable(),
   keywords: z.array(z.string()),
-  rrf_score: z.number().describe('Reciprocal-rank-fusion score (k = 60): sum of weight / (60 + rank) over the branches'),
-  vector_rank: z.number().int().nullable().describe('Rank in the vector branch (1 = nearest); null when not among its candidates'),
+  rrf_score: z
+    .number()
+    .describe('Reciprocal-rank-fusion score (k = 60): sum of weight / (60 + rank) over the branches'),
+  vector_rank: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Rank in the vector branch (1 = nearest); null when not among its candidates'),
   keyword_rank: z.number().int().nullable().describe('Rank in the keyword branch; null when not among its candidates'),
-  distance: z.number().nullable().describe('Cosine distance to the query (0 = same direction); null without a vector match'),
+  distance: z
+    .number()
+    .nullable()
+    .describe('Cosine distance to the query (0 = same direction); null without a vector match'),
   created_at: isoTimestamp,
 });
 export type Hit = z.infer<typeof SearchHitSchema>;

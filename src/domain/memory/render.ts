@@ -26,7 +26,9 @@ export function renderStoredMemory(r: StoreMemoryResult, input: { content: strin
   const lines = [
     '✅ **Memory Stored Successfully**',
     '',
-    ...(r.duplicate ? ['♻️ **Duplicate**: this content was already stored in this project; this is that memory', ''] : []),
+    ...(r.duplicate
+      ? ['♻️ **Duplicate**: this content was already stored in this project; this is that memory', '']
+      : []),
     `📝 **Content Type**: ${r.content_type}`,
     `📁 **Project**: ${r.project ?? '(none)'}`,
     `📊 **Importance Score**: ${r.importance_score.toFixed(2)}`,

@@ -1,5 +1,11 @@
 import { fromDbError } from '../../db/errors.js';
-import { findDuplicate, insertMemory, type InsertOutcome, type MemoryRow, type NewMemory } from '../../db/queries/memories.js';
+import {
+  findDuplicate,
+  insertMemory,
+  type InsertOutcome,
+  type MemoryRow,
+  type NewMemory,
+} from '../../db/queries/memories.js';
 import { findOrCreatePlan } from '../../db/queries/plans.js';
 import type { ContentType } from '../../db/schema.js';
 import { AppError, validationError } from '../../errors.js';
@@ -83,7 +89,9 @@ export async function storeMemory(ctx: Context, input: StoreMemoryInput): Promis
   }
   const note = attempt.ok ? null : attempt.reason;
   if (note !== null && memory.enqueue && outcome.kind === 'inserted') {
-    ctx.notice('warning', `Stored without a vector (${note}); it will be embedded in the background`, { memory_id: outcome.memory.id });
+    ctx.notice('warning', `Stored without a vector (${note}); it will be embedded in the background`, {
+      memory_id: outcome.memory.id,
+    });
   }
   return result(outcome.memory, outcome.kind === 'duplicate', outcome.kind === 'duplicate' ? pending : note);
 }
@@ -96,12 +104,19 @@ export async function storeMemory(ctx: Context, input: StoreMemoryInput): Promis
 function tooLargeToIndex(error: unknown): AppError | undefined {
   if ((error as { code?: unknown } | null)?.code !== '54000') return undefined;
   return validationError([
-    { field: 'content', message: 'has too many distinct words to index (at most 1 MB of full-text entries per memory): split it into several memories' },
+    {
+      field: 'content',
+      message:
+        'has too many distinct words to index (at most 1 MB of full-text entries per memory): split it into several memories',
+    },
   ]);
 }
 
 /** Inserts into an existing project in one statement, or creates the project first (one transaction). */
-async function insertIntoProject(ctx: Context, memory: NewMemory): Promise<Exclude<InsertOutcome, { kind: 'no-project' }>> {
+async function insertIntoProject(
+  ctx: Context,
+  memory: NewMemory,
+): Promise<Exclude<InsertOutcome, { kind: 'no-project' }>> {
   const first = await insertMemory(ctx.db, memory);
   if (first.kind !== 'no-project') return first;
   const { outcome, created } = await ctx.db.transaction().execute(async (trx) => {
@@ -111,7 +126,9 @@ async function insertIntoProject(ctx: Context, memory: NewMemory): Promise<Exclu
     } catch (error) {
       const dbError = fromDbError(error);
       if (dbError.status === 503) throw dbError;
-      throw new AppError('AUTO_CREATE_FAILED', `could not find or create project "${memory.project}"`, { cause: error });
+      throw new AppError('AUTO_CREATE_FAILED', `could not find or create project "${memory.project}"`, {
+        cause: error,
+      });
     }
     const second = await insertMemory(trx, memory);
     if (second.kind === 'no-project') throw new Error(`project "${plan.title}" vanished while the memory was stored`);

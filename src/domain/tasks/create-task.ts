@@ -58,17 +58,24 @@ export async function createTask(ctx: Context, input: CreateTaskInput): Promise<
       // An unreachable database is that, not a failed auto-creation.
       const dbError = fromDbError(error);
       if (dbError.status === 503) throw dbError;
-      throw new AppError('AUTO_CREATE_FAILED', `could not find or create project "${projectTitle}" / phase "${input.phase_name}"`, {
-        cause: error,
-      });
+      throw new AppError(
+        'AUTO_CREATE_FAILED',
+        `could not find or create project "${projectTitle}" / phase "${input.phase_name}"`,
+        {
+          cause: error,
+        },
+      );
     }
     const row = await insertTaskIntoNamedPhase(trx, task);
     if (!row) throw new Error(`phase "${phase.name}" of "${plan.title}" vanished while the task was created`);
     return { success: true as const, task: toTask(row), auto_created: { project: plan.created, phase: phase.created } };
   });
-  if (result.auto_created.project) ctx.notice('info', `Created project "${result.task.project}"`, { project: result.task.project });
+  if (result.auto_created.project)
+    ctx.notice('info', `Created project "${result.task.project}"`, { project: result.task.project });
   if (result.auto_created.phase) {
-    ctx.notice('info', `Created phase "${result.task.phase_name}" in "${result.task.project}"`, { phase: result.task.phase_name });
+    ctx.notice('info', `Created phase "${result.task.phase_name}" in "${result.task.project}"`, {
+      phase: result.task.phase_name,
+    });
   }
   return result;
 }

@@ -77,6 +77,9 @@ export async function getPlan(ctx: Context, input: { id: string }): Promise<{ pl
   const summary = summarize(plan, phases);
   const byPhase = groupBy(tasks, (t) => t.phase_id);
   return {
-    plan: { ...summary, phases: summary.phases.map((ph) => ({ ...ph, tasks: (byPhase.get(ph.id) ?? []).map(toTask) })) },
+    plan: {
+      ...summary,
+      phases: summary.phases.map((ph) => ({ ...ph, tasks: (byPhase.get(ph.id) ?? []).map(toTask) })),
+    },
   };
 }

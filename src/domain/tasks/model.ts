@@ -28,7 +28,9 @@ export const PhaseSummarySchema = z.object({
   name: z.string(),
   status: z
     .enum(PHASE_STATUSES)
-    .describe('completed when every task is completed or skipped (at least one completed); active again when one is added or reopened'),
+    .describe(
+      'completed when every task is completed or skipped (at least one completed); active again when one is added or reopened',
+    ),
   sequence_order: z.number().int(),
   tasks_total: z.number().int(),
   tasks_completed: z.number().int(),

@@ -28,7 +28,8 @@ const PHASE_ICON: Record<PlanSummary['phases'][number]['status'], string> = {
 
 /** Text blocks show a preview; structuredContent always carries the whole text. */
 const PREVIEW_CHARS = 160;
-const preview = (text: string) => (text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1).trimEnd()}…` : text);
+const preview = (text: string) =>
+  text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1).trimEnd()}…` : text;
 
 const percent = (done: number, total: number) => (total === 0 ? 0 : Math.round((done / total) * 100));
 
@@ -64,7 +65,9 @@ export function renderTaskList(
     out.tasks.length < out.total
       ? ` (showing ${input.offset + 1}–${input.offset + out.tasks.length}; use offset to see more)`
       : '';
-  lines.push(`📊 **Summary**: ${out.total} task${out.total === 1 ? '' : 's'} found${shown}${filters.length ? ` • ${filters.join(' • ')}` : ''}`);
+  lines.push(
+    `📊 **Summary**: ${out.total} task${out.total === 1 ? '' : 's'} found${shown}${filters.length ? ` • ${filters.join(' • ')}` : ''}`,
+  );
   return lines.join('\n');
 }
 
@@ -110,7 +113,8 @@ function renderPlanLines(plan: PlanSummary): string[] {
     `📈 Progress: ${percent(plan.phases_completed, plan.phases_total)}% phases (${plan.phases_completed}/${plan.phases_total}) • ` +
       `${percent(plan.tasks_completed, plan.tasks_total)}% tasks (${plan.tasks_completed}/${plan.tasks_total})`,
   ];
-  if (plan.estimated_hours !== null) lines.push(`⏱️ Time: ${(plan.actual_hours ?? 0).toFixed(1)}/${plan.estimated_hours} hours`);
+  if (plan.estimated_hours !== null)
+    lines.push(`⏱️ Time: ${(plan.actual_hours ?? 0).toFixed(1)}/${plan.estimated_hours} hours`);
   if (plan.description) lines.push(`📝 ${preview(plan.description)}`);
   if (plan.objectives.length) {
     lines.push('🎯 **Objectives**:', ...plan.objectives.map((o, i) => `   ${i + 1}. ${o}`));
@@ -119,7 +123,9 @@ function renderPlanLines(plan: PlanSummary): string[] {
   if (plan.phases.length) {
     lines.push('', '   📁 **Phases**:');
     for (const ph of plan.phases) {
-      lines.push(`   ${PHASE_ICON[ph.status]} ${ph.name} (${ph.status}) — ${ph.tasks_completed}/${ph.tasks_total} tasks done`);
+      lines.push(
+        `   ${PHASE_ICON[ph.status]} ${ph.name} (${ph.status}) — ${ph.tasks_completed}/${ph.tasks_total} tasks done`,
+      );
     }
   }
   return lines;
@@ -136,7 +142,9 @@ export function renderPlanList(
     out.plans.length < out.total
       ? ` (showing ${input.offset + 1}–${input.offset + out.plans.length}; use offset to see more)`
       : '';
-  lines.push(`📊 **Summary**: ${out.total} plan${out.total === 1 ? '' : 's'} found${shown}${input.status ? ` • Status: ${input.status}` : ''}`);
+  lines.push(
+    `📊 **Summary**: ${out.total} plan${out.total === 1 ? '' : 's'} found${shown}${input.status ? ` • Status: ${input.status}` : ''}`,
+  );
   return lines.join('\n');
 }
 

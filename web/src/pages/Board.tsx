@@ -15,7 +15,13 @@ type Columns = Record<Status, TaskList>;
 
 const STATUSES: readonly Status[] = ['pending', 'active', 'completed', 'failed', 'skipped'];
 /** What a task usually becomes next: the status the move dialog offers first. */
-const NEXT: Record<Status, Status> = { pending: 'active', active: 'completed', completed: 'active', failed: 'active', skipped: 'pending' };
+const NEXT: Record<Status, Status> = {
+  pending: 'active',
+  active: 'completed',
+  completed: 'active',
+  failed: 'active',
+  skipped: 'pending',
+};
 /** The board reloads this often while the tab is visible (five small calls, one per column). */
 const REFRESH_MS = 10_000;
 /** The most cards one column shows (highest priority first); its count is of all its tasks. */
@@ -29,10 +35,15 @@ const DRAG_TYPE = 'application/x-devstream-task';
  * the board. Any failed call fails the whole refresh (its answer, Retry-After included, is returned).
  */
 async function loadColumns(project: string): Promise<Answer<Columns>> {
-  const answers = await Promise.all(STATUSES.map((status) => api.GET('/api/v1/tasks', { params: { query: { project, status, limit: PER_COLUMN } } })));
+  const answers = await Promise.all(
+    STATUSES.map((status) => api.GET('/api/v1/tasks', { params: { query: { project, status, limit: PER_COLUMN } } })),
+  );
   const failed = answers.find((a) => a.data === undefined);
   if (failed) return { error: failed.error, response: failed.response };
-  return { data: Object.fromEntries(STATUSES.map((s, i) => [s, answers[i]!.data!])) as Columns, response: answers[0]!.response };
+  return {
+    data: Object.fromEntries(STATUSES.map((s, i) => [s, answers[i]!.data!])) as Columns,
+    response: answers[0]!.response,
+  };
 }
 
 /** The tasks of one project in columns by status; keys with `write` move them by drag or menu, with notes. */
@@ -56,7 +67,10 @@ export function Board({ args }: { args: string[] }) {
 
   const board = usePolling(project === null ? null : () => loadColumns(project), [project], REFRESH_MS);
   const columns = project === null ? null : board.data;
-  const byId = useMemo(() => new Map(columns ? STATUSES.flatMap((s) => columns[s].tasks.map((t) => [t.id, t] as const)) : []), [columns]);
+  const byId = useMemo(
+    () => new Map(columns ? STATUSES.flatMap((s) => columns[s].tasks.map((t) => [t.id, t] as const)) : []),
+    [columns],
+  );
 
   const onDrop = (to: Status) => (event: DragEvent) => {
     event.preventDefault();
@@ -71,7 +85,11 @@ export function Board({ args }: { args: string[] }) {
       <div className="toolbar">
         <h1 id="board-title">Tasks</h1>
         <label htmlFor={pickId}>Project</label>
-        <select id={pickId} value={project ?? ''} onChange={(e) => window.location.assign(href('tasks', e.target.value))}>
+        <select
+          id={pickId}
+          value={project ?? ''}
+          onChange={(e) => window.location.assign(href('tasks', e.target.value))}
+        >
           {project === null && <option value="">choose…</option>}
           {project !== null && !projects.names?.includes(project) && <option value={project}>{project}</option>}
           {projects.names?.map((name) => (
@@ -96,7 +114,9 @@ export function Board({ args }: { args: string[] }) {
       <p className="status" role="status" ref={said} tabIndex={-1}>
         {moved?.text}
       </p>
-      {projects.names?.length === 0 && project === null && <p className="status">No plans yet: agents create them with their first task.</p>}
+      {projects.names?.length === 0 && project === null && (
+        <p className="status">No plans yet: agents create them with their first task.</p>
+      )}
       {project !== null && columns === null && !board.error && <p className="status">Loading…</p>}
       {columns && (
         <div className="columns">
@@ -116,7 +136,12 @@ export function Board({ args }: { args: string[] }) {
                 </h2>
                 <ul aria-label={`${status} tasks`}>
                   {tasks.map((task) => (
-                    <TaskCard key={task.id} task={task} canWrite={canWrite} onMove={() => setMoving({ task, to: NEXT[task.status] })} />
+                    <TaskCard
+                      key={task.id}
+                      task={task}
+                      canWrite={canWrite}
+                      onMove={() => setMoving({ task, to: NEXT[task.status] })}
+                    />
                   ))}
                 </ul>
                 {total > tasks.length && (
@@ -171,7 +196,8 @@ function TaskCard({ task, canWrite, onMove }: { task: Task; canWrite: boolean; o
     >
       <h3>{task.title}</h3>
       <p className="meta">
-        <span className="badge">P{task.priority}</span> <span className="badge">{task.task_type}</span> phase {task.phase_name}
+        <span className="badge">P{task.priority}</span> <span className="badge">{task.task_type}</span> phase{' '}
+        {task.phase_name}
       </p>
       <dl className="times">
         {times(task).map(([label, iso]) => (
@@ -197,13 +223,27 @@ function TaskCard({ task, canWrite, onMove }: { task: Task; canWrite: boolean; o
  * `task` is the latest the board has, so a move by someone else while the dialog is open shows; the
  * dialog cannot be dismissed while its call is on the way (the move would land unannounced).
  */
-function MoveDialog({ task, from, to, onClose }: { task: Task; from: Status; to: Status; onClose(done: Status | null): void }) {
+function MoveDialog({
+  task,
+  from,
+  to,
+  onClose,
+}: {
+  task: Task;
+  from: Status;
+  to: Status;
+  onClose(done: Status | null): void;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   const ids = { title: useId(), status: useId(), notes: useId() };
   const [status, setStatus] = useState<Status>(to);
   const [notes, setNotes] = useState('');
   const move = useAction(
-    () => api.PATCH('/api/v1/tasks/{id}', { params: { path: { id: task.id } }, body: { status, ...(notes.trim() ? { notes } : {}) } }),
+    () =>
+      api.PATCH('/api/v1/tasks/{id}', {
+        params: { path: { id: task.id } },
+        body: { status, ...(notes.trim() ? { notes } : {}) },
+      }),
     (data) => onClose(data.task.status),
   );
 
@@ -237,7 +277,14 @@ function MoveDialog({ task, from, to, onClose }: { task: Task; from: Status; to:
           ))}
         </select>
         <label htmlFor={ids.notes}>Notes</label>
-        <textarea id={ids.notes} value={notes} onChange={(e) => setNotes(e.target.value)} rows={4} maxLength={20_000} aria-describedby={`${ids.notes}-hint`} />
+        <textarea
+          id={ids.notes}
+          value={notes}
+          onChange={(e) => setNotes(e.target.value)}
+          rows={4}
+          maxLength={20_000}
+          aria-describedby={`${ids.notes}-hint`}
+        />
         <p className="hint" id={`${ids.notes}-hint`}>
           Optional. Kept in the task's history and stored as a decision memory of {task.project}.
         </p>
@@ -258,6 +305,9 @@ function MoveDialog({ task, from, to, onClose }: { task: Task; from: Status; to:
 /** The plan (project) titles, for choosing a board. */
 function useProjects(): { names: string[] | null; error: ApiError | null } {
   const { data, error } = useLoad(() => api.GET('/api/v1/plans', { params: { query: { limit: 500 } } }), []);
-  const names = useMemo(() => (data ? data.plans.map((p) => p.title).sort((a, b) => a.localeCompare(b)) : null), [data]);
+  const names = useMemo(
+    () => (data ? data.plans.map((p) => p.title).sort((a, b) => a.localeCompare(b)) : null),
+    [data],
+  );
   return { names, error };
 }

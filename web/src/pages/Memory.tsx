@@ -60,14 +60,25 @@ export function MemoryPage() {
   const stored = (out: Stored) => {
     setStoring(false);
     const note = out.embedding_note ? ` Not embedded yet: ${out.embedding_note}` : '';
-    setDone({ text: out.duplicate ? `Already stored in ${out.project} as memory ${out.memory_id}: nothing new was written.` : `Stored memory ${out.memory_id} in ${out.project}.${note}` });
+    setDone({
+      text: out.duplicate
+        ? `Already stored in ${out.project} as memory ${out.memory_id}: nothing new was written.`
+        : `Stored memory ${out.memory_id} in ${out.project}.${note}`,
+    });
     void show.run(out.memory_id);
   };
 
   const deleted = (id: string) => {
     setOpen(null);
     setDone({ text: `Deleted memory ${id}.` });
-    setResult((r) => r && { ...r, results: r.results.filter((hit) => hit.memory_id !== id), total: r.total - (r.results.some((hit) => hit.memory_id === id) ? 1 : 0) });
+    setResult(
+      (r) =>
+        r && {
+          ...r,
+          results: r.results.filter((hit) => hit.memory_id !== id),
+          total: r.total - (r.results.some((hit) => hit.memory_id === id) ? 1 : 0),
+        },
+    );
   };
 
   return (
@@ -93,7 +104,14 @@ export function MemoryPage() {
         }}
       >
         <label htmlFor={ids.query}>Search</label>
-        <input id={ids.query} type="search" value={query} onChange={(e) => setQuery(e.target.value)} required maxLength={2000} />
+        <input
+          id={ids.query}
+          type="search"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          required
+          maxLength={2000}
+        />
         <label htmlFor={ids.type}>Type</label>
         <select id={ids.type} value={type} onChange={(e) => setType(e.target.value as ContentType | '')}>
           <option value="">any</option>
@@ -113,7 +131,8 @@ export function MemoryPage() {
       {result && (
         <div className="results">
           <p className="status" aria-live="polite">
-            {result.total} result{result.total === 1 ? '' : 's'} by <span className="badge">{result.method}</span> search
+            {result.total} result{result.total === 1 ? '' : 's'} by <span className="badge">{result.method}</span>{' '}
+            search
             {result.method_note ? ` (${result.method_note})` : ''}
           </p>
           <ol className="hits">
@@ -122,9 +141,12 @@ export function MemoryPage() {
                 <button type="button" className="hit" onClick={() => void show.run(hit.memory_id)}>
                   <span className="sr-only">Open memory {hit.memory_id}: </span>
                   <span className="meta">
-                    <span className="badge">{hit.content_type}</span> {hit.project} · vector {rank(hit.vector_rank)} · keyword {rank(hit.keyword_rank)}
+                    <span className="badge">{hit.content_type}</span> {hit.project} · vector {rank(hit.vector_rank)} ·
+                    keyword {rank(hit.keyword_rank)}
                   </span>
-                  <span className="excerpt">{hit.content.length > 240 ? `${hit.content.slice(0, 240)}…` : hit.content}</span>
+                  <span className="excerpt">
+                    {hit.content.length > 240 ? `${hit.content.slice(0, 240)}…` : hit.content}
+                  </span>
                 </button>
               </li>
             ))}
@@ -137,7 +159,15 @@ export function MemoryPage() {
 }
 
 /** One memory with its details; `canDelete` adds a Delete button that asks once more before deleting. */
-function MemoryDetail({ memory, canDelete, onDeleted }: { memory: Memory; canDelete: boolean; onDeleted(id: string): void }) {
+function MemoryDetail({
+  memory,
+  canDelete,
+  onDeleted,
+}: {
+  memory: Memory;
+  canDelete: boolean;
+  onDeleted(id: string): void;
+}) {
   const [confirming, setConfirming] = useState(false);
   const remove = useAction(
     () => api.DELETE('/api/v1/memories/{id}', { params: { path: { id: memory.memory_id } } }),
@@ -159,7 +189,11 @@ function MemoryDetail({ memory, canDelete, onDeleted }: { memory: Memory; canDel
           {new Date(memory.created_at).toLocaleString()} by {memory.created_by ?? 'anonymous'}
         </dd>
         <dt>Vector</dt>
-        <dd>{memory.embedding_model ? `${memory.embedding_model}, ${memory.embedding_dimensions} dimensions` : 'none yet (keyword search only)'}</dd>
+        <dd>
+          {memory.embedding_model
+            ? `${memory.embedding_model}, ${memory.embedding_dimensions} dimensions`
+            : 'none yet (keyword search only)'}
+        </dd>
         <dt>Found</dt>
         <dd>{memory.access_count} times</dd>
       </dl>
@@ -186,16 +220,32 @@ function MemoryDetail({ memory, canDelete, onDeleted }: { memory: Memory; canDel
 }
 
 /** A form for a new memory: content, type, project and keywords, stored with POST /api/v1/memories. */
-function StoreMemory({ defaultProject, onStored, onCancel }: { defaultProject: string; onStored(out: Stored): void; onCancel(): void }) {
+function StoreMemory({
+  defaultProject,
+  onStored,
+  onCancel,
+}: {
+  defaultProject: string;
+  onStored(out: Stored): void;
+  onCancel(): void;
+}) {
   const ids = { content: useId(), type: useId(), project: useId(), keywords: useId() };
   const [content, setContent] = useState('');
   const [type, setType] = useState<ContentType>('learning');
   const [project, setProject] = useState(defaultProject);
   const [keywords, setKeywords] = useState('');
   const store = useAction(() => {
-    const words = keywords.split(',').map((k) => k.trim()).filter(Boolean);
+    const words = keywords
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean);
     return api.POST('/api/v1/memories', {
-      body: { content, content_type: type, ...(project.trim() ? { project: project.trim() } : {}), ...(words.length ? { keywords: words } : {}) },
+      body: {
+        content,
+        content_type: type,
+        ...(project.trim() ? { project: project.trim() } : {}),
+        ...(words.length ? { keywords: words } : {}),
+      },
     });
   }, onStored);
 
@@ -206,7 +256,8 @@ function StoreMemory({ defaultProject, onStored, onCancel }: { defaultProject: s
         e.preventDefault();
         void store.run();
       }}
-      aria-labelledby={`${ids.content}-title`}>
+      aria-labelledby={`${ids.content}-title`}
+    >
       <h2 id={`${ids.content}-title`}>New memory</h2>
       <label htmlFor={ids.content}>Content</label>
       <textarea id={ids.content} value={content} onChange={(e) => setContent(e.target.value)} rows={5} required />
@@ -218,9 +269,20 @@ function StoreMemory({ defaultProject, onStored, onCancel }: { defaultProject: s
           ))}
         </select>
         <label htmlFor={ids.project}>In project</label>
-        <input id={ids.project} value={project} onChange={(e) => setProject(e.target.value)} maxLength={200} placeholder="the service's default" />
+        <input
+          id={ids.project}
+          value={project}
+          onChange={(e) => setProject(e.target.value)}
+          maxLength={200}
+          placeholder="the service's default"
+        />
         <label htmlFor={ids.keywords}>Keywords</label>
-        <input id={ids.keywords} value={keywords} onChange={(e) => setKeywords(e.target.value)} placeholder="comma, separated" />
+        <input
+          id={ids.keywords}
+          value={keywords}
+          onChange={(e) => setKeywords(e.target.value)}
+          placeholder="comma, separated"
+        />
       </div>
       <ErrorAlert error={store.error} />
       <div className="actions">

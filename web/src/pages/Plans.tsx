@@ -31,7 +31,10 @@ function hours(plan: Plan): string | null {
 export function Plans() {
   const [status, setStatus] = useState<Status | ''>('');
   const filterId = useId();
-  const { data, error } = useLoad(() => api.GET('/api/v1/plans', { params: { query: { limit: 500, ...(status ? { status } : {}) } } }), [status]);
+  const { data, error } = useLoad(
+    () => api.GET('/api/v1/plans', { params: { query: { limit: 500, ...(status ? { status } : {}) } } }),
+    [status],
+  );
   const plans = data?.plans ?? null;
 
   return (

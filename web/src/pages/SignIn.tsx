@@ -13,14 +13,24 @@ export function SignIn({ reason, onKey }: { reason: string; onKey(key: string): 
       <h1>DevStream Hub</h1>
       <form onSubmit={submit}>
         <label htmlFor={id}>API key</label>
-        <input id={id} type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} placeholder="dsh_…" required />
+        <input
+          id={id}
+          type="password"
+          autoComplete="off"
+          value={key}
+          onChange={(e) => setKey(e.target.value)}
+          placeholder="dsh_…"
+          required
+        />
         <button type="submit">Sign in</button>
         {reason && (
           <p role="alert" className="error">
             {reason}
           </p>
         )}
-        <p className="hint">The key stays in this browser tab until it closes. Ask an admin for one (POST /api/v1/keys).</p>
+        <p className="hint">
+          The key stays in this browser tab until it closes. Ask an admin for one (POST /api/v1/keys).
+        </p>
       </form>
     </main>
   );

@@ -30,7 +30,10 @@ export function ContextPacket({ graphId }: { graphId: string }) {
   const [budget, setBudget] = useState('');
   const [packet, setPacket] = useState<Packet | null>(null);
   const resolve = useAction(
-    () => api.POST('/api/v1/context', { body: { task, intent, repo: graphId, ...(budget ? { tokenBudget: Number(budget) } : {}) } }),
+    () =>
+      api.POST('/api/v1/context', {
+        body: { task, intent, repo: graphId, ...(budget ? { tokenBudget: Number(budget) } : {}) },
+      }),
     setPacket,
   );
 
@@ -46,7 +49,15 @@ export function ContextPacket({ graphId }: { graphId: string }) {
         }}
       >
         <label htmlFor={ids.task}>Question</label>
-        <input id={ids.task} type="search" value={task} onChange={(e) => setTask(e.target.value)} required maxLength={2000} placeholder="how does … work" />
+        <input
+          id={ids.task}
+          type="search"
+          value={task}
+          onChange={(e) => setTask(e.target.value)}
+          required
+          maxLength={2000}
+          placeholder="how does … work"
+        />
         <label htmlFor={ids.intent}>Intent</label>
         <select id={ids.intent} value={intent} onChange={(e) => setIntent(e.target.value as Intent)}>
           {INTENTS.map((i) => (
@@ -54,7 +65,17 @@ export function ContextPacket({ graphId }: { graphId: string }) {
           ))}
         </select>
         <label htmlFor={ids.budget}>Token budget</label>
-        <input id={ids.budget} type="number" min={500} max={100000} step={100} value={budget} onChange={(e) => setBudget(e.target.value)} placeholder="by intent" className="budget" />
+        <input
+          id={ids.budget}
+          type="number"
+          min={500}
+          max={100000}
+          step={100}
+          value={budget}
+          onChange={(e) => setBudget(e.target.value)}
+          placeholder="by intent"
+          className="budget"
+        />
         <button type="submit" disabled={resolve.busy}>
           Resolve
         </button>
@@ -63,8 +84,8 @@ export function ContextPacket({ graphId }: { graphId: string }) {
       {packet && (
         <div className="packet">
           <p className="status" aria-live="polite">
-            ≈ <strong>{packet.approxTokens} tokens</strong> of a {packet.budget}-token budget · intent {packet.intent} · commit{' '}
-            <code title={packet.commitHash}>{packet.commitHash.slice(0, 10)}</code>
+            ≈ <strong>{packet.approxTokens} tokens</strong> of a {packet.budget}-token budget · intent {packet.intent} ·
+            commit <code title={packet.commitHash}>{packet.commitHash.slice(0, 10)}</code>
           </p>
           <pre aria-label="Packet text" tabIndex={0}>
             {packet.packet}
@@ -73,7 +94,8 @@ export function ContextPacket({ graphId }: { graphId: string }) {
           <ul className="idmap">
             {idMap(packet.packet).map(([short, nodeId]) => (
               <li key={short}>
-                <span className="short">{short}</span> <a href={graphsHref.node(graphId, nodeId)}>
+                <span className="short">{short}</span>{' '}
+                <a href={graphsHref.node(graphId, nodeId)}>
                   <Breakable text={nodeId} />
                 </a>
               </li>

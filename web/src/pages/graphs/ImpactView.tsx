@@ -5,7 +5,11 @@ import { api } from '../../api';
 import { NodeLink } from './bits';
 import { type Impact } from './model';
 
-const DIRECTIONS = { upstream: 'upstream (what breaks)', downstream: 'downstream (what it uses)', both: 'both' } as const;
+const DIRECTIONS = {
+  upstream: 'upstream (what breaks)',
+  downstream: 'downstream (what it uses)',
+  both: 'both',
+} as const;
 type Direction = keyof typeof DIRECTIONS;
 
 type Dependent = NonNullable<Impact['dependents']>[number];

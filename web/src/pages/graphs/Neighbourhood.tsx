@@ -23,7 +23,9 @@ function column(count: number, side: -1 | 1): { x: number; y: number }[] {
  * both caller and callee is drawn once, on the callers' side; a self-call is a loop on the centre.
  */
 export function elements(centre: NodeDetail['node'], callers: Neighbour[], callees: Neighbour[]): ElementDefinition[] {
-  const nodes = new Map<string, { label: string; role: Role; ghost: boolean }>([[centre.nodeId, { label: centre.name, role: 'centre', ghost: false }]]);
+  const nodes = new Map<string, { label: string; role: Role; ghost: boolean }>([
+    [centre.nodeId, { label: centre.name, role: 'centre', ghost: false }],
+  ]);
   const edges = new Map<string, { source: string; target: string; label: string }>();
   for (const [list, role] of [
     [callers, 'caller'],
@@ -46,7 +48,12 @@ export function elements(centre: NodeDetail['node'], callers: Neighbour[], calle
     sides[role].forEach((id, i) => at.set(id, places[i]!));
   }
   return [
-    ...[...nodes].map(([id, n]) => ({ group: 'nodes' as const, data: { id, ...n }, position: at.get(id)!, classes: [n.role, n.ghost ? 'ghost' : ''].join(' ') })),
+    ...[...nodes].map(([id, n]) => ({
+      group: 'nodes' as const,
+      data: { id, ...n },
+      position: at.get(id)!,
+      classes: [n.role, n.ghost ? 'ghost' : ''].join(' '),
+    })),
     ...[...edges].map(([id, e]) => ({ group: 'edges' as const, data: { id, ...e } })),
   ];
 }
@@ -70,7 +77,16 @@ const STYLE = [
   },
   { selector: 'node.centre', style: { width: 22, height: 22, 'background-color': '#12263a', 'font-weight': 'bold' } },
   { selector: 'node.callee', style: { 'background-color': '#1d6b36' } },
-  { selector: 'node.ghost', style: { 'background-color': '#fff', 'border-width': 2, 'border-style': 'dashed', 'border-color': '#5a6370', color: '#3d4550' } },
+  {
+    selector: 'node.ghost',
+    style: {
+      'background-color': '#fff',
+      'border-width': 2,
+      'border-style': 'dashed',
+      'border-color': '#5a6370',
+      color: '#3d4550',
+    },
+  },
   {
     selector: 'edge',
     style: {
@@ -95,7 +111,17 @@ const STYLE = [
  * beside it carry the same links for keyboards and screen readers. `data-node-count` says how many
  * nodes are drawn once the drawing is done.
  */
-export function Neighbourhood({ graphId, node, callers, callees }: { graphId: string; node: NodeDetail['node']; callers: Neighbour[]; callees: Neighbour[] }) {
+export function Neighbourhood({
+  graphId,
+  node,
+  callers,
+  callees,
+}: {
+  graphId: string;
+  node: NodeDetail['node'];
+  callers: Neighbour[];
+  callees: Neighbour[];
+}) {
   const box = useRef<HTMLDivElement>(null);
   const [drawn, setDrawn] = useState<number | null>(null);
   const [failed, setFailed] = useState<string | null>(null);
@@ -120,7 +146,8 @@ export function Neighbourhood({ graphId, node, callers, callees }: { graphId: st
         const container = box.current;
         cy.on('tap', 'node', (event) => {
           const target = event.target as import('cytoscape').NodeSingular;
-          if (target.id() !== node.nodeId && !target.hasClass('ghost')) window.location.hash = graphsHref.node(graphId, target.id());
+          if (target.id() !== node.nodeId && !target.hasClass('ghost'))
+            window.location.hash = graphsHref.node(graphId, target.id());
         });
         cy.on('mouseover', 'node', (event) => {
           const target = event.target as import('cytoscape').NodeSingular;

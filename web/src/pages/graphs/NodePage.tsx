@@ -12,7 +12,17 @@ const ALL_PARTS = ['metadata', 'callers', 'callees', 'technical', 'business', 's
 const NONE: Neighbour[] = [];
 
 /** Callers or callees as links (the keyboard's way through the neighbourhood graph), with the edge type. */
-function Neighbours({ title, graphId, list, total }: { title: string; graphId: string; list: Neighbour[]; total: number }) {
+function Neighbours({
+  title,
+  graphId,
+  list,
+  total,
+}: {
+  title: string;
+  graphId: string;
+  list: Neighbour[];
+  total: number;
+}) {
   const id = `${title.toLowerCase()}-title`;
   return (
     <section aria-labelledby={id}>
@@ -30,7 +40,11 @@ function Neighbours({ title, graphId, list, total }: { title: string; graphId: s
           ))}
         </ul>
       )}
-      {list.length < total && <p className="status">Showing {list.length} of {total}.</p>}
+      {list.length < total && (
+        <p className="status">
+          Showing {list.length} of {total}.
+        </p>
+      )}
     </section>
   );
 }
@@ -99,7 +113,10 @@ function NotFound({ graphId, nodeId, suggestions }: { graphId: string; nodeId: s
 /** One node: summaries, code, its one-hop neighbourhood (drawn and listed) and what a change to it would break. */
 export function NodePage({ graphId, nodeId }: { graphId: string; nodeId: string }) {
   const { data, error } = useLoad(
-    () => api.GET('/api/v1/nodes/{nodeId}', { params: { path: { nodeId }, query: { repo: graphId, include: [...ALL_PARTS] } } }),
+    () =>
+      api.GET('/api/v1/nodes/{nodeId}', {
+        params: { path: { nodeId }, query: { repo: graphId, include: [...ALL_PARTS] } },
+      }),
     [graphId, nodeId],
   );
   const heading = useRef<HTMLHeadingElement>(null);
@@ -128,7 +145,8 @@ export function NodePage({ graphId, nodeId }: { graphId: string; nodeId: string 
         <Breakable text={node.name} />
       </h1>
       <p className="meta">
-        <span className="badge">{node.type.toLowerCase()}</span> <Breakable text={node.filePath} />:{node.startLine}-{node.endLine}
+        <span className="badge">{node.type.toLowerCase()}</span> <Breakable text={node.filePath} />:{node.startLine}-
+        {node.endLine}
         {node.score != null && (
           <>
             {' · '}
@@ -137,7 +155,8 @@ export function NodePage({ graphId, nodeId }: { graphId: string; nodeId: string 
             </span>
           </>
         )}
-        {node.copies > 1 && ` · copy ${node.copy} of ${node.copies} sharing this id`} · <code className="node-id">
+        {node.copies > 1 && ` · copy ${node.copy} of ${node.copies} sharing this id`} ·{' '}
+        <code className="node-id">
           <Breakable text={node.nodeId} />
         </code>
       </p>

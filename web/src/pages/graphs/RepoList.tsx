@@ -18,7 +18,8 @@ export function RepoList() {
       {!repos && !error && <p className="status">Loading…</p>}
       {repos?.length === 0 && (
         <p className="status">
-          No code graphs yet: run <code>devstream-hub analyze</code> or upload a DevLens graph (<code>POST /api/v1/graphs</code>).
+          No code graphs yet: run <code>devstream-hub analyze</code> or upload a DevLens graph (
+          <code>POST /api/v1/graphs</code>).
         </p>
       )}
       {repos && repos.length > 0 && (
@@ -30,11 +31,17 @@ export function RepoList() {
               <tr>
                 <th scope="col">Repository</th>
                 <th scope="col">Latest commit</th>
-                <th scope="col" className="num">Commits kept</th>
+                <th scope="col" className="num">
+                  Commits kept
+                </th>
                 <th scope="col">Analyzed</th>
                 <th scope="col">Uploaded</th>
-                <th scope="col" className="num">Nodes</th>
-                <th scope="col" className="num">Edges</th>
+                <th scope="col" className="num">
+                  Nodes
+                </th>
+                <th scope="col" className="num">
+                  Edges
+                </th>
               </tr>
             </thead>
             <tbody>

@@ -11,8 +11,9 @@ import { graphsHref, type Repo } from './model';
 function Facts({ repo }: { repo: Repo }) {
   return (
     <p className="meta">
-      commit <Commit hash={repo.latestCommit} /> · analyzed <When iso={repo.analyzedAt} /> · uploaded <When iso={repo.uploadedAt} /> · {repo.nodes} nodes,{' '}
-      {repo.edges} edges · {repo.commits} commit{repo.commits === 1 ? '' : 's'} kept
+      commit <Commit hash={repo.latestCommit} /> · analyzed <When iso={repo.analyzedAt} /> · uploaded{' '}
+      <When iso={repo.uploadedAt} /> · {repo.nodes} nodes, {repo.edges} edges · {repo.commits} commit
+      {repo.commits === 1 ? '' : 's'} kept
     </p>
   );
 }
@@ -52,7 +53,15 @@ export function RepoPage({ graphId, query }: { graphId: string; query: string })
         <h2 id="symbols-title">Find symbols</h2>
         <form className="search" role="search" aria-label="Symbols" onSubmit={search}>
           <label htmlFor={fieldId}>Symbol</label>
-          <input id={fieldId} type="search" value={text} onChange={(e) => setText(e.target.value)} required maxLength={2000} placeholder="name, path fragment or words" />
+          <input
+            id={fieldId}
+            type="search"
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            required
+            maxLength={2000}
+            placeholder="name, path fragment or words"
+          />
           <button type="submit">Find</button>
         </form>
         <ErrorAlert error={symbols.error} />
@@ -66,7 +75,11 @@ export function RepoPage({ graphId, query }: { graphId: string; query: string })
               {symbols.data.symbols.map((s) => (
                 <li key={s.nodeId}>
                   <NodeLink graphId={graphId} node={s} />{' '}
-                  {s.exactMatch ? <span className="badge exact">exact</span> : <span className="relevance">relevance {s.relevance.toFixed(2)}</span>}
+                  {s.exactMatch ? (
+                    <span className="badge exact">exact</span>
+                  ) : (
+                    <span className="relevance">relevance {s.relevance.toFixed(2)}</span>
+                  )}
                 </li>
               ))}
             </ol>

@@ -30,7 +30,13 @@ export function Commit({ hash }: { hash: string | null }) {
 }
 
 /** A node as a link to its page, with type and location; a GHOST (not in the commit) as plain text. */
-export function NodeLink({ graphId, node }: { graphId: string; node: { nodeId: string; name: string; type: string; filePath: string; startLine: number } }) {
+export function NodeLink({
+  graphId,
+  node,
+}: {
+  graphId: string;
+  node: { nodeId: string; name: string; type: string; filePath: string; startLine: number };
+}) {
   return (
     <>
       {isGhost(node) ? (
@@ -42,7 +48,8 @@ export function NodeLink({ graphId, node }: { graphId: string; node: { nodeId: s
           <Breakable text={node.name} />
         </a>
       )}{' '}
-      <span className="badge">{node.type.toLowerCase()}</span> <span className="where">
+      <span className="badge">{node.type.toLowerCase()}</span>{' '}
+      <span className="where">
         <Breakable text={where(node)} />
       </span>
     </>

@@ -14,7 +14,8 @@ export type Packet = Json<'/api/v1/context', 'post'>;
  */
 export const graphsHref = {
   list: () => href('graphs'),
-  repo: (graphId: string, query?: string) => (query ? href('graphs', 'repo', graphId, query) : href('graphs', 'repo', graphId)),
+  repo: (graphId: string, query?: string) =>
+    query ? href('graphs', 'repo', graphId, query) : href('graphs', 'repo', graphId),
   node: (graphId: string, nodeId: string) => href('graphs', 'node', graphId, nodeId),
 };
 
