@@ -1,5 +1,5 @@
 /**
- * The README's GitHub Actions recipe ("In CI", under "Building graphs"), run as written: its
+ * The GitHub Actions recipe of docs/code-graphs.md ("In CI"), run as written: its
  * checkouts simulated (a small git repository to analyze; a copy of this working tree, as the team's
  * copy of this project would be checked out), its `run:` lines run by bash in the job's folders with
  * the step's environment, against a listening server that requires an API key.
@@ -73,10 +73,10 @@ function parseYaml(text: string): Yaml {
 
 /** The recipe's steps, from the ```yaml block after "**In CI**". */
 async function recipeSteps(): Promise<Array<Record<string, any>>> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const at = readme.indexOf('**In CI**');
-  assert.ok(at >= 0, 'the README has its "In CI" recipe');
-  const yaml = /```yaml\n([\s\S]*?)```/.exec(readme.slice(at))?.[1];
+  const page = await readFile(join(ROOT, 'docs', 'code-graphs.md'), 'utf8');
+  const at = page.indexOf('**In CI**');
+  assert.ok(at >= 0, 'docs/code-graphs.md has its "In CI" recipe');
+  const yaml = /```yaml\n([\s\S]*?)```/.exec(page.slice(at))?.[1];
   assert.ok(yaml, 'the recipe is a yaml block');
   const workflow = parseYaml(yaml) as any;
   const jobs = Object.values(workflow.jobs) as any[];
@@ -153,7 +153,7 @@ function assertNoNpx(line: string): void {
   assert.doesNotMatch(line, /\bnpx\b/, 'the recipe runs no npx');
 }
 
-describe("the README's CI recipe", () => {
+describe("docs/code-graphs.md's CI recipe", () => {
   let workspace: string;
   let steps: Array<Record<string, any>>;
   let analyzeStep: Record<string, any>;

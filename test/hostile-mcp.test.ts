@@ -25,7 +25,7 @@ import {
 const ADMIN_TOKEN = 'hostile-mcp-admin-token-0123456789abcdefghij';
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const SEED = 20_260_719;
-/** How often open sessions' keys are checked against the database (README, Security: "Sessions"). */
+/** How often open sessions' keys are checked against the database (docs/security.md, "Sessions and limits"). */
 const KEY_RECHECK_MS = 5_000;
 
 const limits = (overrides: Partial<ServerConfig['limits']>): ServerConfig['limits'] => ({
