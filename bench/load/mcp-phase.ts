@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { CONTENT_TYPES, TASK_STATUSES, TASK_TYPES, type TaskStatus } from '../../src/db/schema.js';
+import { INTENTS } from '../../src/domain/graphs/resolve-context.js';
 import type { ServiceProcess } from '../lib/child.js';
 import type { SeededData } from '../lib/seed.js';
 import { PhaseRecorder } from './calls.js';
@@ -12,7 +13,6 @@ import {
   CLAUSES,
   GRAPH_NOUNS,
   GRAPH_VERBS,
-  INTENTS,
   LOAD_PHASES,
   LOAD_PROJECTS,
   TOPICS,

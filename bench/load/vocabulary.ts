@@ -67,16 +67,6 @@ export const GRAPH_NOUNS =
   'user order invoice session token cache query schema table index request response header payload message event queue worker job plan task memory graph node'.split(
     ' ',
   );
-export const INTENTS = [
-  'pinpoint',
-  'reference-list',
-  'flow',
-  'overview',
-  'concept',
-  'security-audit',
-  'exploratory',
-] as const;
-
 export const pickFrom = <T>(rand: () => number, list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
 
 export function weighted<T>(rand: () => number, items: ReadonlyArray<readonly [T, number]>): T {

@@ -32,6 +32,16 @@ const cases: Array<[string, (i: number) => object]> = [
 ];
 const only = process.argv[2] ? new RegExp(process.argv[2]) : null;
 const pct = (xs: number[], p: number) => xs.sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+const report = (name: string, xs: number[]) =>
+  console.log(
+    name.padEnd(24),
+    'p50',
+    pct(xs, 0.5).toFixed(1),
+    'p95',
+    pct(xs, 0.95).toFixed(1),
+    'max',
+    pct(xs, 1).toFixed(1),
+  );
 async function timed(url: string, path: string, body: object) {
   const r = await fetch(url + path, {
     method: 'POST',
@@ -53,15 +63,7 @@ for (const [svcName, svc] of [
       const ms = await timed(svc.url, '/api/v1/memories/search', body(i));
       if (i >= 30) xs.push(ms);
     }
-    console.log(
-      `${svcName} ${name}`.padEnd(24),
-      'p50',
-      pct(xs, 0.5).toFixed(1),
-      'p95',
-      pct(xs, 0.95).toFixed(1),
-      'max',
-      pct(xs, 1).toFixed(1),
-    );
+    report(`${svcName} ${name}`, xs);
   }
 }
 if (!only || only.test('store')) {
@@ -75,15 +77,7 @@ if (!only || only.test('store')) {
     });
     if (i >= 20) xs.push(ms);
   }
-  console.log(
-    'store'.padEnd(24),
-    'p50',
-    pct(xs, 0.5).toFixed(1),
-    'p95',
-    pct(xs, 0.95).toFixed(1),
-    'max',
-    pct(xs, 1).toFixed(1),
-  );
+  report('store', xs);
 }
 await hybrid.stop();
 await keyword.stop();
