@@ -26,6 +26,7 @@ import { openDb } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { identifierWords } from '../src/domain/graphs/search-document.js';
 import { testConfig } from '../test/helpers/server.js';
+import { CODE_NOUNS, CODE_VERBS } from './lib/code-words.js';
 import { scratchPglite, scratchPostgres } from './lib/scratch.js';
 import { prng } from './lib/seed.js';
 
@@ -92,25 +93,16 @@ function runChild(root: string, out: string): Promise<RunReport> {
 // ------------------------------------------------------------------------------------------------
 // A generated TypeScript tree: folders of files that import earlier files' functions and classes.
 
-const VERBS =
-  'get set create update delete find load save parse render build resolve compute validate merge apply handle fetch send read write open close start stop'.split(
-    ' ',
-  );
-const NOUNS =
-  'user order invoice session token cache query schema table column index request response header payload message event queue worker job plan task memory graph node edge repo commit branch file path config option'.split(
-    ' ',
-  );
-
 async function generateTree(dir: string, files: number, seed = 5): Promise<void> {
   const rand = prng(seed);
   const pick = <T>(list: T[]) => list[Math.floor(rand() * list.length)]!;
   const cap = (w: string) => w[0]!.toUpperCase() + w.slice(1);
-  const doc = () => `${cap(Array.from({ length: 8 }, () => pick([...VERBS, ...NOUNS])).join(' '))}.`;
+  const doc = () => `${cap(Array.from({ length: 8 }, () => pick([...CODE_VERBS, ...CODE_NOUNS])).join(' '))}.`;
   const made: Array<{ path: string; fn: string; cls: string }> = [];
   for (let i = 0; i < files; i++) {
-    const path = `src/${pick(NOUNS)}${i % 50}/${pick(NOUNS)}-${pick(NOUNS)}-${i}.ts`;
-    const fn = `${pick(VERBS)}${cap(pick(NOUNS))}${i}`;
-    const cls = `${cap(pick(NOUNS))}${cap(pick(NOUNS))}Service${i}`;
+    const path = `src/${pick(CODE_NOUNS)}${i % 50}/${pick(CODE_NOUNS)}-${pick(CODE_NOUNS)}-${i}.ts`;
+    const fn = `${pick(CODE_VERBS)}${cap(pick(CODE_NOUNS))}${i}`;
+    const cls = `${cap(pick(CODE_NOUNS))}${cap(pick(CODE_NOUNS))}Service${i}`;
     const deps = made.length
       ? Array.from({ length: 1 + Math.floor(rand() * 3) }, () => made[Math.floor(rand() * made.length)]!)
       : [];
@@ -125,7 +117,7 @@ async function generateTree(dir: string, files: number, seed = 5): Promise<void>
     lines.push(
       '',
       `/** ${doc()} */`,
-      `export interface ${cap(pick(NOUNS))}Shape${i} {`,
+      `export interface ${cap(pick(CODE_NOUNS))}Shape${i} {`,
       '  id: string;',
       '  size: number;',
       '}',
@@ -140,7 +132,7 @@ async function generateTree(dir: string, files: number, seed = 5): Promise<void>
       `/** ${doc()} */`,
       `export class ${cls}${unique[0] ? ` extends ${unique[0].cls}` : ''} {`,
       `  /** ${doc()} */`,
-      `  ${pick(VERBS)}(input: number): number {`,
+      `  ${pick(CODE_VERBS)}(input: number): number {`,
       `    return this.run(input) + ${fn}(input);`,
       '  }',
       '',

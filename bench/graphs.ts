@@ -13,6 +13,8 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { INTENTS } from '../src/domain/graphs/resolve-context.js';
+import { CODE_NOUNS, CODE_VERBS } from './lib/code-words.js';
 import { startService, type ServiceProcess } from './lib/child.js';
 import { scratchPglite, scratchPostgres } from './lib/scratch.js';
 import { rounded, summarize, type Summary } from './lib/stats.js';
@@ -22,7 +24,6 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const FIXTURES = join(ROOT, '../shared/fixtures/graphs/');
 const GOLD = join(ROOT, '../shared/bench/code-search/kysely-gold.json');
 const RESULTS_DIR = join(ROOT, 'bench/results/');
-const INTENTS = ['pinpoint', 'reference-list', 'flow', 'overview', 'concept', 'security-audit', 'exploratory'] as const;
 
 const USAGE = `npm run bench:graphs [-- --nodes 50000 --calls 200]
 
@@ -85,15 +86,6 @@ async function tool(
 // ------------------------------------------------------------------------------------------------
 // Synthetic graph: files of 5–50 symbols with camelCase names, a power-law call graph.
 
-const VERBS =
-  'get set create update delete find load save parse render build resolve compute validate merge apply handle fetch send read write open close start stop'.split(
-    ' ',
-  );
-const NOUNS =
-  'user order invoice session token cache query schema table column index request response header payload message event queue worker job plan task memory graph node edge repo commit branch file path config option'.split(
-    ' ',
-  );
-
 export function syntheticGraph(nodes: number, seed = 7): string {
   const rand = prng(seed);
   const pick = <T>(list: T[]) => list[Math.floor(rand() * list.length)]!;
@@ -104,8 +96,8 @@ export function syntheticGraph(nodes: number, seed = 7): string {
   const targets: string[] = []; // preferential attachment: a node appears once per call it received, plus once
   let fileNo = 0;
   while (out.length < nodes) {
-    const dir = `src/${pick(NOUNS)}${fileNo % 40}`;
-    const path = `${dir}/${pick(NOUNS)}${cap(pick(NOUNS))}${fileNo}.ts`;
+    const dir = `src/${pick(CODE_NOUNS)}${fileNo % 40}`;
+    const path = `${dir}/${pick(CODE_NOUNS)}${cap(pick(CODE_NOUNS))}${fileNo}.ts`;
     fileNo++;
     const symbols = 5 + Math.floor(rand() * 46);
     const fileId = `file::${path}`;
@@ -121,11 +113,11 @@ export function syntheticGraph(nodes: number, seed = 7): string {
     let line = 2;
     let className: string | null = null;
     for (let s = 0; s < symbols && out.length < nodes; s++) {
-      const name = `${pick(VERBS)}${cap(pick(NOUNS))}${cap(pick(NOUNS))}${s}`;
+      const name = `${pick(CODE_VERBS)}${cap(pick(CODE_NOUNS))}${cap(pick(CODE_NOUNS))}${s}`;
       let id: string;
       let type: string;
       if (s % 10 === 0) {
-        className = `${cap(pick(NOUNS))}${cap(pick(NOUNS))}Service${fileNo}`;
+        className = `${cap(pick(CODE_NOUNS))}${cap(pick(CODE_NOUNS))}Service${fileNo}`;
         id = `${path}::${className}`;
         type = 'CLASS';
       } else if (className && s % 10 < 5) {
@@ -135,8 +127,8 @@ export function syntheticGraph(nodes: number, seed = 7): string {
         id = `${path}::${name}`;
         type = 'FUNCTION';
       }
-      const docWords = Array.from({ length: 8 }, () => pick([...VERBS, ...NOUNS])).join(' ');
-      const rawCode = `/** ${cap(docWords)}. */\nexport function ${name}(input: ${cap(pick(NOUNS))}) {\n  const ${pick(NOUNS)} = ${pick(VERBS)}${cap(pick(NOUNS))}(input);\n  return ${pick(NOUNS)};\n}`;
+      const docWords = Array.from({ length: 8 }, () => pick([...CODE_VERBS, ...CODE_NOUNS])).join(' ');
+      const rawCode = `/** ${cap(docWords)}. */\nexport function ${name}(input: ${cap(pick(CODE_NOUNS))}) {\n  const ${pick(CODE_NOUNS)} = ${pick(CODE_VERBS)}${cap(pick(CODE_NOUNS))}(input);\n  return ${pick(CODE_NOUNS)};\n}`;
       out.push({
         id,
         name: id.split('::')[1],
@@ -294,7 +286,7 @@ async function main(): Promise<number> {
     const named = synth.nodes.filter((n) => n.type !== 'FILE');
     const pickNode = () => named[Math.floor(rand() * named.length)]!;
     const words = () =>
-      `${VERBS[Math.floor(rand() * VERBS.length)]} ${NOUNS[Math.floor(rand() * NOUNS.length)]} ${NOUNS[Math.floor(rand() * NOUNS.length)]}`;
+      `${CODE_VERBS[Math.floor(rand() * CODE_VERBS.length)]} ${CODE_NOUNS[Math.floor(rand() * CODE_NOUNS.length)]} ${CODE_NOUNS[Math.floor(rand() * CODE_NOUNS.length)]}`;
     const cases: Array<[string, string, () => Record<string, unknown>]> = [
       [
         'find_symbols (exact name)',

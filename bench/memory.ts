@@ -23,12 +23,12 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { FakeOllama } from '../test/helpers/fake-ollama.js';
 import { startService, type ServiceProcess } from './lib/child.js';
+import { dialect, LOCOMO_DIR, readJsonl, type Question, type Turn } from './lib/locomo.js';
 import { scratchPglite, scratchPostgres, type Scratch } from './lib/scratch.js';
 import { rounded, summarize, type Summary } from './lib/stats.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
-const LOCOMO_DIR = fileURLToPath(new URL('../../shared/bench/locomo/', import.meta.url));
 
 const QUALITY_TARGET = { recall10: 0.65, mrr: 0.5 };
 const SPEED_TARGET_MS = { search: 20, store: 10 };
@@ -47,27 +47,6 @@ const USAGE = `Usage: npm run bench:memory [-- options]
 DATABASE_URL: a Postgres server (with pgvector) on which the benchmark may create and drop a scratch
 database. OLLAMA_HOST (optional): a real Ollama with OLLAMA_EMBEDDING_MODEL pulled, for the hybrid
 quality run.`;
-
-interface Turn {
-  id: string;
-  conv: string;
-  content: string;
-}
-interface Question {
-  qid: string;
-  conv: string;
-  question: string;
-  category: number;
-  evidence: string[];
-}
-
-async function readJsonl<T>(file: string): Promise<T[]> {
-  const text = await readFile(file, 'utf8');
-  return text
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as T);
-}
 
 async function post(
   url: string,
@@ -284,24 +263,6 @@ interface Timed {
 
 function timedSummary(client: number[], server: number[]): Timed {
   return { client: rounded(summarize(client)), server: rounded(summarize(server)) };
-}
-
-const STOP_WORDS = new Set(
-  (
-    'a about above after again against all am an and any are as at be because been before being below between both but by ' +
-    'can did do does doing down during each few for from further had has have having he her here hers herself him himself his ' +
-    'how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ' +
-    'ourselves out over own same she should so some such than that the their theirs them themselves then there these they ' +
-    'this those through to too under until up very was we were what when where which while who whom why will with you your ' +
-    'yours yourself yourselves'
-  ).split(' '),
-);
-
-/** Project `copy`'s vocabulary: every word but the stop words gets a suffix of its own. */
-function dialect(text: string, copy: number): string {
-  if (copy === 0) return text;
-  const suffix = String.fromCharCode(97 + (copy % 26), 97 + (Math.floor(copy / 26) % 26), 122);
-  return text.replace(/[A-Za-z]{2,}/g, (w) => (STOP_WORDS.has(w.toLowerCase()) ? w : `${w}${suffix}`));
 }
 
 /** Deterministic pseudo-random numbers (mulberry32). */

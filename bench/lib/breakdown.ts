@@ -15,7 +15,7 @@ import { invoke } from '../../src/operations/invoke.js';
 import type { AnyOperation } from '../../src/operations/operation.js';
 import { createTaskOp, listPlansOp, listTasksOp, updateTaskOp } from '../../src/operations/tasks.js';
 import type { SeededData } from './seed.js';
-import { summarize, type Summary } from './stats.js';
+import { rounded, summarize, type Summary } from './stats.js';
 
 /**
  * Where a call's time goes, measured inside the bench process against the same database with the
@@ -47,20 +47,6 @@ export interface BreakdownResult {
   cases: Record<string, CaseBreakdown>;
   text: string;
 }
-
-const round = (s: Summary): Summary => {
-  const r = (x: number) => Math.round(x * 1000) / 1000;
-  return {
-    ...s,
-    mean: r(s.mean),
-    p50: r(s.p50),
-    p95: r(s.p95),
-    p99: r(s.p99),
-    min: r(s.min),
-    max: r(s.max),
-    stdev: r(s.stdev),
-  };
-};
 
 export async function runBreakdown(
   seeded: SeededData,
@@ -212,13 +198,13 @@ export async function runBreakdown(
       }
 
       const b: CaseBreakdown = {
-        handler_ms: round(summarize(handler)),
-        statements: stmtSql.map((s, j) => ({ sql: s, latency_ms: round(summarize(stmt[j] ?? [])) })),
-        render_ms: round(summarize(render)),
-        encode_mcp_ms: round(summarize(encMcp)),
-        encode_rest_ms: round(summarize(encRest)),
-        decode_mcp_ms: round(summarize(decMcp)),
-        decode_rest_ms: round(summarize(decRest)),
+        handler_ms: rounded(summarize(handler)),
+        statements: stmtSql.map((s, j) => ({ sql: s, latency_ms: rounded(summarize(stmt[j] ?? [])) })),
+        render_ms: rounded(summarize(render)),
+        encode_mcp_ms: rounded(summarize(encMcp)),
+        encode_rest_ms: rounded(summarize(encRest)),
+        decode_mcp_ms: rounded(summarize(decMcp)),
+        decode_rest_ms: rounded(summarize(decRest)),
         mcp_bytes: mcpBytes,
         rest_bytes: restBytes,
         explain,

@@ -49,3 +49,6 @@ export function rounded(s: Summary): Summary {
     stdev: r(s.stdev),
   };
 }
+
+/** Rounds to one decimal (rates and MiB in the results). */
+export const round1 = (x: number): number => Math.round(x * 10) / 10;

@@ -1,8 +1,8 @@
-// Evaluate winner.sql on LoCoMo (project-scoped, no other filters) + edge-case inputs.
-import { evaluate, row, header, DB } from './harness.ts';
+// Evaluate a statement file (default winner2.sql) on LoCoMo (project-scoped, no other filters) + edge-case inputs.
+import { evaluate, row, header, DB } from './harness.js';
 import fs from 'node:fs';
 import pg from 'pg';
-const sql = fs.readFileSync(new URL('./' + (process.argv[2] ?? 'winner.sql'), import.meta.url), 'utf8');
+const sql = fs.readFileSync(new URL('./' + (process.argv[2] ?? 'winner2.sql'), import.meta.url), 'utf8');
 console.log(header);
 console.log(row('winner', await evaluate(sql, { extra: () => [null, null, null, null] })));
 const c = new pg.Client(DB);

@@ -1,10 +1,10 @@
 // The one-project hybrid statement per query, on two connections: one forced to custom plans, one
 // to the generic plan (both prepared). Prints p50/p95 of each and the queries generic makes slower.
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { hybridSearchSql, type SearchParams } from '../../src/db/queries/memories.js';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { dialect, readLocomo } from '../lib/locomo.js';
 const base = '-c hnsw.ef_search=100 -c hnsw.iterative_scan=relaxed_order -c max_parallel_workers_per_gather=0';
 const mk = (mode: string) =>
   new pg.Client({ connectionString: process.env.DATABASE_URL, options: `${base} -c plan_cache_mode=${mode}` });
@@ -15,21 +15,7 @@ await generic.connect();
 const kysely = new Kysely<any>({
   dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 }) }),
 });
-const qs = readFileSync('../shared/bench/locomo/queries.jsonl', 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l).question as string);
-const STOP = new Set(
-  'a about above after again against all am an and any are as at be because been before being below between both but by can did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when where which while who whom why will with you your yours yourself yourselves'.split(
-    ' ',
-  ),
-);
-const dialect = (t: string, c: number) =>
-  c === 0
-    ? t
-    : t.replace(/[A-Za-z]{2,}/g, (w) =>
-        STOP.has(w.toLowerCase()) ? w : w + String.fromCharCode(97 + (c % 26), 97 + (Math.floor(c / 26) % 26), 122),
-      );
+const qs = (await readLocomo()).questions.map((q) => q.question);
 const mode = process.env.MODE ?? 'project';
 const tc: number[] = [];
 const tg: number[] = [];

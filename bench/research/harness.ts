@@ -1,14 +1,10 @@
 // Evaluation harness: runs a keyword-branch SQL variant for every LoCoMo question
 // ($1 = question text, $2 = project_id (conv), $3 = k) and computes metrics on the top 10.
 import pg from 'pg';
-import fs from 'node:fs';
+import { readLocomo, type Question } from '../lib/locomo.js';
 export const DB = process.env.DB ?? 'postgres://postgres@127.0.0.1:54329/kwresearch';
-export type Q = { qid: string; conv: string; question: string; category: number; evidence: string[] };
-export const queries: Q[] = fs
-  .readFileSync('/work/shared/bench/locomo/queries.jsonl', 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l));
+export type Q = Question;
+export const queries: Q[] = (await readLocomo()).questions;
 
 export type Metrics = { n: number; r5: number; r10: number; fr5: number; fr10: number; mrr: number };
 function agg(list: { ranked: string[]; ev: string[] }[]): Metrics {
@@ -45,7 +41,7 @@ export async function evaluate(sql: string, opts: { k?: number; conc?: number; e
     Array.from({ length: conc }, async () => {
       while (next < queries.length) {
         const i = next++;
-        const q = queries[i];
+        const q = queries[i]!;
         try {
           const r = await pool.query(sql, [q.question, q.conv, k, ...(opts.extra?.(q) ?? [])]);
           results[i] = { q, ranked: r.rows.map((x: any) => x.id) };
@@ -70,7 +66,7 @@ export async function evaluate(sql: string, opts: { k?: number; conc?: number; e
 export const f = (x: number) => x.toFixed(3);
 export function row(name: string, m: Awaited<ReturnType<typeof evaluate>>) {
   const c = m.byCat;
-  return `| ${name} | ${f(m.all.fr5)} | ${f(m.all.fr10)} | ${f(m.all.mrr)} | ${f(m.all.r5)} | ${f(m.all.r10)} | ${[1, 2, 3, 4].map((i) => f(c[i].fr10) + '/' + f(c[i].mrr)).join(' | ')} | ${(m.ms / queries.length).toFixed(2)} |`;
+  return `| ${name} | ${f(m.all.fr5)} | ${f(m.all.fr10)} | ${f(m.all.mrr)} | ${f(m.all.r5)} | ${f(m.all.r10)} | ${[1, 2, 3, 4].map((i) => f(c[i]!.fr10) + '/' + f(c[i]!.mrr)).join(' | ')} | ${(m.ms / queries.length).toFixed(2)} |`;
 }
 export const header =
   '| variant | R@5 (frac) | R@10 (frac) | MRR@10 | anyHit@5 | anyHit@10 | c1 R@10/MRR | c2 | c3 | c4 | ms/q |\n|---|---|---|---|---|---|---|---|---|---|---|';

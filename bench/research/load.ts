@@ -1,15 +1,12 @@
 // Load LoCoMo corpus into scratch DB: one project per conversation.
 import pg from 'pg';
+import { readLocomo } from '../lib/locomo.js';
 import fs from 'node:fs';
 const DB = process.env.DB ?? 'postgres://postgres@127.0.0.1:54329/kwresearch';
 const c = new pg.Client(DB);
 await c.connect();
 await c.query(fs.readFileSync(new URL('./schema.sql', import.meta.url), 'utf8'));
-const rows = fs
-  .readFileSync('/work/shared/bench/locomo/corpus.jsonl', 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l));
+const rows = (await readLocomo()).turns;
 const ids = new Set<string>();
 for (let i = 0; i < rows.length; i += 500) {
   const b = rows.slice(i, i + 500);

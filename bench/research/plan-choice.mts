@@ -2,9 +2,9 @@
 // and its time per run: DATABASE_URL=… tsx bench/research/plan-choice.mts ["bench 3"|all]
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
-import { readFileSync } from 'node:fs';
 import { hybridSearchSql } from '../../src/db/queries/memories.js';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { readLocomo } from '../lib/locomo.js';
 const client = new pg.Client({ connectionString: process.env.DATABASE_URL! });
 await client.connect();
 if (process.env.GENERIC) await client.query('set plan_cache_mode = force_generic_plan');
@@ -14,10 +14,7 @@ await client.query(
 const kysely = new Kysely<any>({
   dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL! }) }),
 });
-const qs = readFileSync('../shared/bench/locomo/queries.jsonl', 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l).question as string);
+const qs = (await readLocomo()).questions.map((q) => q.question);
 const scope = process.argv[2] ?? 'bench 3';
 const times: number[] = [];
 for (let i = 0; i < 60; i++) {

@@ -1,12 +1,8 @@
 // Give the scratch LoCoMo table a realistic created_at: corpus (= time) order, 1 minute apart.
 import pg from 'pg';
-import fs from 'node:fs';
-import { DB } from './harness.ts';
-const ids = fs
-  .readFileSync('/work/shared/bench/locomo/corpus.jsonl', 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l).id);
+import { readLocomo } from '../lib/locomo.js';
+import { DB } from './harness.js';
+const ids = (await readLocomo()).turns.map((t) => t.id);
 const c = new pg.Client(DB);
 await c.connect();
 await c.query(

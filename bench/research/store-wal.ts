@@ -1,17 +1,14 @@
 // The store path at SQL level with the WAL each store writes (full-page images after a checkpoint).
 // Usage: DATABASE_URL=… tsx bench/research/store-wal.ts [n] [--checkpoint]
-import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { openDb } from '../../src/db/client.js';
 import { findDuplicate, insertMemory } from '../../src/db/queries/memories.js';
 import { contentHash } from '../../src/domain/memory/classify.js';
 import { newId } from '../../src/domain/ids.js';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { readLocomo } from '../lib/locomo.js';
 const db = await openDb({ databaseUrl: process.env.DATABASE_URL! });
-const turns = readFileSync('../shared/bench/locomo/corpus.jsonl', 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l).content as string);
+const turns = (await readLocomo()).turns.map((t) => t.content);
 const n = Number(process.argv[2] ?? 300);
 if (process.argv.includes('--checkpoint')) await sql`checkpoint`.execute(db.kysely);
 const withVector = !process.argv.includes('--no-vector');

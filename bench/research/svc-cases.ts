@@ -1,8 +1,8 @@
 // The speed bench's measurement phase (search cases and single stores, server timing without the
 // embed call) against an already loaded DATABASE_URL (e.g. after bulk100k.ts): minutes, not a reload.
-import { readFileSync } from 'node:fs';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
 import { startService } from '../lib/child.js';
+import { dialect, readLocomo } from '../lib/locomo.js';
 const fake = await new FakeOllama().start();
 fake.dense = true;
 const env = {
@@ -14,21 +14,7 @@ const env = {
 };
 const hybrid = await startService({ cwd: process.cwd(), env });
 const keyword = await startService({ cwd: process.cwd(), env: { ...env, EMBEDDING_PROVIDER: 'none' } });
-const qs = readFileSync('../shared/bench/locomo/queries.jsonl', 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l).question as string);
-const STOP = new Set(
-  'a about above after again against all am an and any are as at be because been before being below between both but by can did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when where which while who whom why will with you your yours yourself yourselves'.split(
-    ' ',
-  ),
-);
-const dialect = (t: string, c: number) =>
-  c === 0
-    ? t
-    : t.replace(/[A-Za-z]{2,}/g, (w) =>
-        STOP.has(w.toLowerCase()) ? w : w + String.fromCharCode(97 + (c % 26), 97 + (Math.floor(c / 26) % 26), 122),
-      );
+const qs = (await readLocomo()).questions.map((q) => q.question);
 const TYPES = ['code', 'documentation', 'context', 'output', 'error', 'decision', 'learning'];
 const q = (i: number) => dialect(qs[(i * 7919) % qs.length]!, i % 17);
 const cases: Array<[string, (i: number) => object]> = [
@@ -46,6 +32,16 @@ const cases: Array<[string, (i: number) => object]> = [
 ];
 const only = process.argv[2] ? new RegExp(process.argv[2]) : null;
 const pct = (xs: number[], p: number) => xs.sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+const report = (name: string, xs: number[]) =>
+  console.log(
+    name.padEnd(24),
+    'p50',
+    pct(xs, 0.5).toFixed(1),
+    'p95',
+    pct(xs, 0.95).toFixed(1),
+    'max',
+    pct(xs, 1).toFixed(1),
+  );
 async function timed(url: string, path: string, body: object) {
   const r = await fetch(url + path, {
     method: 'POST',
@@ -67,15 +63,7 @@ for (const [svcName, svc] of [
       const ms = await timed(svc.url, '/api/v1/memories/search', body(i));
       if (i >= 30) xs.push(ms);
     }
-    console.log(
-      `${svcName} ${name}`.padEnd(24),
-      'p50',
-      pct(xs, 0.5).toFixed(1),
-      'p95',
-      pct(xs, 0.95).toFixed(1),
-      'max',
-      pct(xs, 1).toFixed(1),
-    );
+    report(`${svcName} ${name}`, xs);
   }
 }
 if (!only || only.test('store')) {
@@ -89,15 +77,7 @@ if (!only || only.test('store')) {
     });
     if (i >= 20) xs.push(ms);
   }
-  console.log(
-    'store'.padEnd(24),
-    'p50',
-    pct(xs, 0.5).toFixed(1),
-    'p95',
-    pct(xs, 0.95).toFixed(1),
-    'max',
-    pct(xs, 1).toFixed(1),
-  );
+  report('store', xs);
 }
 await hybrid.stop();
 await keyword.stop();

@@ -1,6 +1,6 @@
 // BM25 parameter sweep (exact project stats). Caveat: tuned on the evaluation set itself.
-import { evaluate, row, header } from './harness.ts';
-import { bm25 } from './variants.ts';
+import { evaluate, row, header } from './harness.js';
+import { bm25 } from './variants.js';
 console.log(header);
 const grid: any[] = [];
 for (const k1 of [0.6, 0.9, 1.2, 1.6, 2.2])

@@ -1,24 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { openDb, runPrepared } from '../../src/db/client.js';
 import { hybridSearchSql, type SearchParams } from '../../src/db/queries/memories.js';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { dialect, readLocomo } from '../lib/locomo.js';
 const db = await openDb({ databaseUrl: process.env.DATABASE_URL! });
-const qs = readFileSync('../shared/bench/locomo/queries.jsonl', 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l).question as string);
+const qs = (await readLocomo()).questions.map((q) => q.question);
 const copies = Number(process.env.COPIES ?? 3);
-const STOP = new Set(
-  'a about above after again against all am an and any are as at be because been before being below between both but by can did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when where which while who whom why will with you your yours yourself yourselves'.split(
-    ' ',
-  ),
-);
-const dialect = (t: string, c: number) =>
-  c === 0
-    ? t
-    : t.replace(/[A-Za-z]{2,}/g, (w) =>
-        STOP.has(w.toLowerCase()) ? w : w + String.fromCharCode(97 + (c % 26), 97 + (Math.floor(c / 26) % 26), 122),
-      );
 const nb = Number(process.env.NB ?? 0.4);
 for (const mode of (process.env.MODES ?? 'kw_project,kw_all,hy_project,hy_all,hy_type').split(',')) {
   const times: number[] = [];
@@ -37,12 +23,7 @@ for (const mode of (process.env.MODES ?? 'kw_project,kw_all,hy_project,hy_all,hy
       k: 30,
       weights: { vector: 1, keyword: 1, neighbours: nb },
       vector: mode.startsWith('hy')
-        ? {
-            values: FakeOllama.vector(q, 768, true),
-            model: 'nomic-embed-text',
-            dims: 768,
-            exact: process.env.EXACT === '1',
-          }
+        ? { values: FakeOllama.vector(q, 768, true), model: 'nomic-embed-text', dims: 768 }
         : undefined,
     };
     const t = performance.now();

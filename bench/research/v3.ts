@@ -177,7 +177,7 @@ for (const [m, t] of [
   [3, 20],
   [5, 10],
   [5, 20],
-])
+] as const)
   for (const w of [0.3, 0.5, 0.8, 1.2]) {
     V3[`prfB_m${m}_t${t}_w${w}`] = { prf: { m, t, w } };
     V3[`prfN_m${m}_t${t}_w${w}`] = { prf: { m, t, w, newDocs: true } };
@@ -191,7 +191,7 @@ for (const w of [0.3, 0.4, 0.6]) {
   V3[`nbP_2_${w}`] = { nb: { win: 2, w }, prf: { m: 5, t: 20, w: 0.5 } };
 }
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { evaluate, row, header } = await import('./harness.ts');
+  const { evaluate, row, header } = await import('./harness.js');
   const re = new RegExp(process.argv[2] ?? '^base$');
   console.log(header);
   for (const [name, o] of Object.entries(V3))

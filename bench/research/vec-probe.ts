@@ -1,25 +1,11 @@
 // Vector branch alone: latency and recall@30 against exact search, by ef_search and filter.
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { dialect, readLocomo } from '../lib/locomo.js';
 const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
 await client.connect();
 await client.query(`set hnsw.iterative_scan = relaxed_order`);
-const qs = readFileSync('../shared/bench/locomo/queries.jsonl', 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l).question as string);
-const STOP = new Set(
-  'a about above after again against all am an and any are as at be because been before being below between both but by can did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when where which while who whom why will with you your yours yourself yourselves'.split(
-    ' ',
-  ),
-);
-const dialect = (t: string, c: number) =>
-  c === 0
-    ? t
-    : t.replace(/[A-Za-z]{2,}/g, (w) =>
-        STOP.has(w.toLowerCase()) ? w : w + String.fromCharCode(97 + (c % 26), 97 + (Math.floor(c / 26) % 26), 122),
-      );
+const qs = (await readLocomo()).questions.map((q) => q.question);
 const projects = (await client.query(`select id, title from intervention_plans order by title`)).rows;
 const pid = (c: number) => projects.find((p) => p.title === `bench ${c}`)!.id;
 const filters: Record<string, (c: number) => string> = {
