@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PLAN_STATUSES, TASK_STATUSES, TASK_TYPES } from '../db/schema.js';
-import { createTask } from '../domain/tasks/create-task.js';
+import { createTask, CreateTaskResultSchema } from '../domain/tasks/create-task.js';
 import { getPlan, listPlans } from '../domain/tasks/list-plans.js';
 import { listTasks } from '../domain/tasks/list-tasks.js';
 import { PlanDetailSchema, PlanSummarySchema, TaskSchema } from '../domain/tasks/model.js';
@@ -11,7 +11,7 @@ import {
   renderTaskList,
   renderUpdatedTask,
 } from '../domain/tasks/render.js';
-import { updateTask } from '../domain/tasks/update-task.js';
+import { updateTask, UpdateTaskResultSchema } from '../domain/tasks/update-task.js';
 import { hexId, name, page, text } from './fields.js';
 import { defineOperation } from './operation.js';
 
@@ -67,11 +67,7 @@ export const createTaskOp = defineOperation({
     project: name('project').optional().describe("Project name (default: the server's DEFAULT_PROJECT)"),
     assigned_agent: name('assigned_agent', 50).optional().describe('Agent the task is for (default "developer")'),
   }),
-  output: z.object({
-    success: z.boolean(),
-    task: TaskSchema,
-    auto_created: z.object({ project: z.boolean(), phase: z.boolean() }),
-  }),
+  output: CreateTaskResultSchema,
   scope: 'write',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   routes: [{ method: 'POST', path: '/tasks', status: 201 }],
@@ -91,12 +87,7 @@ export const updateTaskOp = defineOperation({
     status: z.enum(TASK_STATUSES).describe('New status'),
     notes: text(20_000, { what: 'notes' }).optional().describe('Notes about the update'),
   }),
-  output: z.object({
-    success: z.boolean(),
-    task: TaskSchema,
-    previous_status: z.enum(TASK_STATUSES),
-    memory_id: z.string().nullable().describe('The memory the notes were stored as (null: not stored as a memory)'),
-  }),
+  output: UpdateTaskResultSchema,
   scope: 'write',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   routes: [{ method: 'PATCH', path: '/tasks/:id', params: { id: 'task_id' } }],
