@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { CONTENT_TYPES } from '../db/schema.js';
-import { deleteMemory, getMemory } from '../domain/memory/get-memory.js';
-import { MemorySchema } from '../domain/memory/model.js';
+import {
+  deleteMemory,
+  DeleteMemoryResultSchema,
+  getMemory,
+  GetMemoryResultSchema,
+} from '../domain/memory/get-memory.js';
 import { renderDeletedMemory, renderSearchResults, renderStoredMemory } from '../domain/memory/render.js';
 import { searchMemory, SearchMemoryResultSchema } from '../domain/memory/search-memory.js';
 import { storeMemory, StoreMemoryResultSchema } from '../domain/memory/store-memory.js';
@@ -70,7 +74,7 @@ export const deleteMemoryOp = defineOperation({
   description: 'Delete a memory for good (a wrong or secret note): its content, keywords and vector are erased.',
   action: 'deleting memory',
   input: memoryId,
-  output: z.object({ success: z.boolean(), memory_id: z.string() }),
+  output: DeleteMemoryResultSchema,
   scope: 'write',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   routes: [{ method: 'DELETE', path: '/memories/:id', params: { id: 'memory_id' } }],
@@ -84,7 +88,7 @@ export const getMemoryOp = defineOperation({
   description: 'One memory with its metadata: format, importance, embedding model and dimensions, access counts.',
   action: 'getting memory',
   input: memoryId,
-  output: z.object({ memory: MemorySchema }),
+  output: GetMemoryResultSchema,
   scope: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   tool: false,

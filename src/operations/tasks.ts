@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { PLAN_STATUSES, TASK_STATUSES, TASK_TYPES } from '../db/schema.js';
 import { createTask, CreateTaskResultSchema } from '../domain/tasks/create-task.js';
-import { getPlan, listPlans } from '../domain/tasks/list-plans.js';
-import { listTasks } from '../domain/tasks/list-tasks.js';
-import { PlanDetailSchema, PlanSummarySchema, TaskSchema } from '../domain/tasks/model.js';
+import { getPlan, GetPlanResultSchema, listPlans, ListPlansResultSchema } from '../domain/tasks/list-plans.js';
+import { listTasks, ListTasksResultSchema } from '../domain/tasks/list-tasks.js';
 import {
   renderCreatedTask,
   renderPlan,
@@ -34,7 +33,7 @@ export const listTasksOp = defineOperation({
     priority: priority.optional().describe('Only tasks with at least this priority (1-10)'),
     ...page(50, 500),
   }),
-  output: z.object({ tasks: z.array(TaskSchema), total: z.number().int() }),
+  output: ListTasksResultSchema,
   scope: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   routes: [{ method: 'GET', path: '/tasks' }],
@@ -105,7 +104,7 @@ export const listPlansOp = defineOperation({
     status: z.enum(PLAN_STATUSES).optional().describe('Only plans with this status'),
     ...page(50, 500),
   }),
-  output: z.object({ plans: z.array(PlanSummarySchema), total: z.number().int() }),
+  output: ListPlansResultSchema,
   scope: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   routes: [{ method: 'GET', path: '/plans' }],
@@ -119,7 +118,7 @@ export const getPlanOp = defineOperation({
   description: 'One plan with its phases and every task in them.',
   action: 'getting plan',
   input: z.strictObject({ id: hexId.describe('Plan id (12 hex characters)') }),
-  output: z.object({ plan: PlanDetailSchema }),
+  output: GetPlanResultSchema,
   scope: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   tool: false,
