@@ -57,7 +57,8 @@ type AppConfig = Pick<
   | 'auth'
   | 'limits'
   | 'metricsToken'
->;
+> &
+  Partial<Pick<Config, 'publicUrl'>>;
 
 /**
  * Builds the service: REST under /api/v1, MCP at /mcp, /openapi.json, /healthz and /readyz.
@@ -97,7 +98,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     authenticator: new Authenticator(db, config.auth.mode, config.auth.adminToken, app.log),
     rateLimit: { max: config.limits.rateLimitMax, windowMs: config.limits.rateLimitWindowMs },
   });
-  await registerOpenApi(app);
+  await registerOpenApi(app, { publicUrl: config.publicUrl });
   addMetricsRoute();
 
   const embedding = config.embedding;

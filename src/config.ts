@@ -45,6 +45,14 @@ const weight = z
 const envSchema = z.object({
   PORT: int(0, 65535, 7000),
   HOST: z.string().trim().min(1, 'must not be empty').default('127.0.0.1'),
+  PUBLIC_URL: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v.replace(/\/+$/, '') : undefined))
+    .refine((v) => v === undefined || /^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(v), {
+      error: 'must be an http(s) URL without query or fragment, e.g. https://hub.example.org',
+    }),
   DATABASE_URL: z
     .string()
     .trim()
@@ -188,6 +196,8 @@ const configSchema = envSchema
   .transform((e) => ({
     port: e.PORT,
     host: e.HOST,
+    /** The URL clients reach the service at, as the OpenAPI document's server. Unset: the address it listens on. */
+    publicUrl: e.PUBLIC_URL,
     /** Unset: embedded PGlite in `dataDir`. */
     databaseUrl: e.DATABASE_URL,
     dataDir: resolve(e.DATA_DIR),

@@ -68,4 +68,17 @@ describe('configuration from the environment', () => {
     assert.doesNotMatch(message, /hunter2/, 'never shows the database password');
     assert.throws(() => loadConfig({ PORT: '70000' }), /PORT: must be an integer from 0 to 65535/);
   });
+
+  test('PUBLIC_URL: an http(s) URL, without its trailing slash; unset by default', () => {
+    assert.equal(loadConfig({}).publicUrl, undefined);
+    assert.equal(loadConfig({ PUBLIC_URL: '' }).publicUrl, undefined, 'empty means unset');
+    assert.equal(loadConfig({ PUBLIC_URL: ' https://hub.example.org/ ' }).publicUrl, 'https://hub.example.org');
+    assert.equal(
+      loadConfig({ PUBLIC_URL: 'http://10.0.0.5:7000/devstream' }).publicUrl,
+      'http://10.0.0.5:7000/devstream',
+    );
+    for (const bad of ['hub.example.org', 'ftp://hub.example.org', 'https://hub.example.org/?x=1', 'https://']) {
+      assert.throws(() => loadConfig({ PUBLIC_URL: bad }), /PUBLIC_URL: must be an http\(s\) URL/, bad);
+    }
+  });
 });

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { openApiDocument } from '../src/http/openapi-document.js';
@@ -9,6 +12,9 @@ import { backends, type TestDb } from './helpers/backends.js';
 import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
 
 const COMMITTED = new URL('../openapi/openapi.json', import.meta.url);
+/** The Redocly CLI (an exact devDependency; `npm run lint:openapi` runs it too). */
+const REDOCLY = fileURLToPath(new URL('../node_modules/.bin/redocly', import.meta.url));
+const run = promisify(execFile);
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /**
@@ -79,11 +85,50 @@ describe('OpenAPI document', () => {
     assert.deepEqual(committed, generated, 'openapi/openapi.json is out of date: run npm run openapi');
   });
 
-  test('GET /openapi.json serves the committed document', async () => {
+  test('GET /openapi.json serves the committed document, naming the address it listens on as its server', async () => {
     const r = await rest(server.url, 'GET', '/openapi.json');
     assert.equal(r.status, 200);
     assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
-    assert.deepEqual(r.body, committed, 'the served document differs from openapi/openapi.json: run npm run openapi');
+    const { servers, ...served } = r.body as Json;
+    const { servers: committedServers, ...rest_ } = committed;
+    assert.deepEqual(served, rest_, 'the served document differs from openapi/openapi.json: run npm run openapi');
+    assert.deepEqual(
+      servers.map((s: Json) => s.url),
+      [server.url],
+    );
+    assert.deepEqual(
+      committedServers.map((s: Json) => s.url),
+      ['http://127.0.0.1:7000'],
+      'the committed document names the default HOST and PORT',
+    );
+    assert.equal(servers[0].description, committedServers[0].description);
+  });
+
+  test('with PUBLIC_URL the served document names that URL as its server', async () => {
+    const behindProxy = await startServer(database, { publicUrl: 'https://hub.example.org/devstream' });
+    try {
+      const r = await rest(behindProxy.url, 'GET', '/openapi.json');
+      assert.equal(r.status, 200);
+      assert.deepEqual(
+        (r.body as Json).servers.map((s: Json) => s.url),
+        ['https://hub.example.org/devstream'],
+      );
+    } finally {
+      await behindProxy.close();
+    }
+  });
+
+  test("passes Redocly's recommended ruleset: no errors, and no warning but the probes' (they answer no 4XX)", async () => {
+    const { stdout } = await run(REDOCLY, ['lint', fileURLToPath(COMMITTED), '--format=json'], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+    const report = JSON.parse(stdout) as { totals: { errors: number }; problems: Json[] };
+    const problems = report.problems.map((p) => `${p.severity} ${p.ruleId} ${p.location?.[0]?.pointer}: ${p.message}`);
+    assert.equal(report.totals.errors, 0, problems.join('\n'));
+    assert.deepEqual(
+      problems.filter((p) => !/^warn operation-4xx-response #\/paths\/~1(healthz|readyz)\/get\/responses:/.test(p)),
+      [],
+    );
   });
 
   test('is OpenAPI 3.1 with an operationId on every operation and the REST and tool paths', () => {

@@ -65,13 +65,17 @@ export async function queueAnalysis(
   return present(row);
 }
 
-export async function getJob(ctx: Pick<Context, 'db'>, input: { jobId: string }): Promise<{ job: Job }> {
+/** What `devstream_get_job` returns: its MCP outputSchema and its REST body. */
+export const GetJobResultSchema = z.object({ job: JobSchema });
+export type GetJobResult = z.output<typeof GetJobResultSchema>;
+
+export async function getJob(ctx: Pick<Context, 'db'>, input: { jobId: string }): Promise<GetJobResult> {
   const row = await findJob(ctx.db, input.jobId.toLowerCase());
   if (!row) throw notFound(`job ${input.jobId} not found`);
   return { job: present(row) };
 }
 
-export function renderJob(out: { job: Job }): string {
+export function renderJob(out: GetJobResult): string {
   const j = out.job;
   const lines = [`Job ${j.jobId} (${j.kind}): ${j.status.toUpperCase()}`];
   if (j.progress && j.status === 'running') lines.push(`Progress: ${JSON.stringify(j.progress)}`);

@@ -46,11 +46,20 @@ function toApiKey(row: ApiKeyRow): ApiKey {
   };
 }
 
+/** What `devstream_create_key` returns (POST /api/v1/keys). */
+export const CreateKeyResultSchema = z.object({
+  name: z.string(),
+  scopes: z.array(z.enum(SCOPES)),
+  token: z.string().describe('Bearer token (dsh_…); shown once'),
+  created_at: z.string(),
+});
+export type CreateKeyResult = z.output<typeof CreateKeyResultSchema>;
+
 /** A new key; its token is in this answer only (the database keeps a hash). */
 export async function createKey(
   ctx: Pick<Context, 'db' | 'caller'>,
   input: { name: string; scopes: (typeof SCOPES)[number][] },
-) {
+): Promise<CreateKeyResult> {
   const token = newToken();
   try {
     const row = await insertApiKey(ctx.db, {
@@ -71,13 +80,21 @@ export async function createKey(
   }
 }
 
-export async function listKeys(ctx: Pick<Context, 'db'>, input: { include_revoked: boolean }) {
+/** What `devstream_list_keys` returns (GET /api/v1/keys). */
+export const ListKeysResultSchema = z.object({ keys: z.array(ApiKeySchema) });
+export type ListKeysResult = z.output<typeof ListKeysResultSchema>;
+
+export async function listKeys(ctx: Pick<Context, 'db'>, input: { include_revoked: boolean }): Promise<ListKeysResult> {
   const rows = await listApiKeys(ctx.db);
   return { keys: rows.filter((r) => input.include_revoked || r.revoked_at === null).map(toApiKey) };
 }
 
+/** What `devstream_revoke_key` returns (DELETE /api/v1/keys/{name}). */
+export const RevokeKeyResultSchema = z.object({ success: z.boolean(), key: ApiKeySchema });
+export type RevokeKeyResult = z.output<typeof RevokeKeyResultSchema>;
+
 /** Revokes the key; the running service (ctx.keys) also ends its open MCP sessions at once. */
-export async function revokeKey(ctx: Pick<Context, 'db' | 'keys'>, input: { name: string }) {
+export async function revokeKey(ctx: Pick<Context, 'db' | 'keys'>, input: { name: string }): Promise<RevokeKeyResult> {
   const row = await revokeApiKey(ctx.db, input.name);
   if (!row) throw notFound(`No live API key named "${input.name}"`);
   ctx.keys?.revoked(row.name);

@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { requireScope } from '../auth/scopes.js';
 import { bearerToken, hashToken, sameHash } from '../auth/tokens.js';
 import { AppError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import { callerOf } from './auth.js';
 import { pathOf } from './health.js';
+import { ErrorBodySchema } from './operation-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -54,7 +56,17 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
           operationId: 'get_metrics',
           tags: ['service'],
           summary: 'Prometheus metrics (METRICS_TOKEN as bearer token, or an admin key)',
-          produces: ['text/plain'],
+          response: {
+            200: { description: "Prometheus's text format", content: { 'text/plain': { schema: z.string() } } },
+            '4XX': {
+              description: 'UNAUTHORIZED without a credential, FORBIDDEN without the admin scope, RATE_LIMITED',
+              content: { 'application/json': { schema: ErrorBodySchema } },
+            },
+            '5XX': {
+              description: 'A failure of the service',
+              content: { 'application/json': { schema: ErrorBodySchema } },
+            },
+          },
         },
       },
       async (request: FastifyRequest, reply) => {

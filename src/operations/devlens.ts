@@ -1,12 +1,9 @@
 import { z } from 'zod';
-import { findSymbols, renderSymbols } from '../domain/graphs/find-symbols.js';
-import { getNode, NODE_PARTS, renderNode } from '../domain/graphs/get-node.js';
-import { DIRECTIONS, impact, renderImpact } from '../domain/graphs/impact.js';
-import { INTENTS, resolveContext } from '../domain/graphs/resolve-context.js';
-import { GraphSummarySchema } from '../domain/graphs/graphs.js';
-import { NodeLocationSchema, NodeRefSchema, ProvenanceSchema, SymbolHitSchema } from '../domain/graphs/model.js';
-import { renderRepo, REPO_ACTIONS, repoTool } from '../domain/graphs/repo-tool.js';
-import { JobSchema } from '../domain/jobs.js';
+import { findSymbols, FindSymbolsResultSchema, renderSymbols } from '../domain/graphs/find-symbols.js';
+import { getNode, GetNodeResultSchema, NODE_PARTS, renderNode } from '../domain/graphs/get-node.js';
+import { DIRECTIONS, impact, ImpactResultSchema, renderImpact } from '../domain/graphs/impact.js';
+import { INTENTS, resolveContext, ResolveContextResultSchema } from '../domain/graphs/resolve-context.js';
+import { renderRepo, REPO_ACTIONS, RepoResultSchema, repoTool } from '../domain/graphs/repo-tool.js';
 import { text } from './fields.js';
 import { defineOperation } from './operation.js';
 
@@ -34,17 +31,7 @@ export const findSymbolsOp = defineOperation({
     limit: z.number().int().min(1).max(25).default(10).describe('Results (1-25, default 10)'),
     repo,
   }),
-  output: z.object({
-    query: z.string(),
-    total: z.number().int(),
-    origin: z.enum(['index']),
-    needsReanalyze: z.boolean(),
-    graphId: z.string(),
-    repo: z.string(),
-    commitHash: z.string(),
-    symbols: z.array(SymbolHitSchema),
-    provenance: ProvenanceSchema,
-  }),
+  output: FindSymbolsResultSchema,
   scope: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   routes: [{ method: 'GET', path: '/symbols', query: { q: 'query' } }],
@@ -71,33 +58,7 @@ export const getNodeOp = defineOperation({
       .describe('Parts to return (default: all but code)'),
     repo,
   }),
-  output: z.object({
-    graphId: z.string(),
-    repo: z.string(),
-    commitHash: z.string(),
-    located: z.enum(['id', 'name']),
-    node: NodeLocationSchema.extend({
-      score: z.number().nullable(),
-      copies: z.number().int().describe('Nodes sharing this id (overloads)'),
-      copy: z.number().int(),
-      technicalSummary: z.string().nullable().optional(),
-      businessSummary: z.string().nullable().optional(),
-      security: z.object({ severity: z.string().nullable(), summary: z.string().nullable() }).nullable().optional(),
-      metadata: z.record(z.string(), z.unknown()).nullable().optional(),
-      extra: z
-        .record(z.string(), z.unknown())
-        .nullable()
-        .optional()
-        .describe('Fields of the node the analyzer wrote beyond the known ones'),
-    }),
-    callers: z.array(NodeRefSchema).optional(),
-    callersTotal: z.number().int().optional(),
-    callees: z.array(NodeRefSchema).optional(),
-    calleesTotal: z.number().int().optional(),
-    code: z.string().nullable().optional(),
-    alternatives: z.array(z.string()).describe('Other nodes a symbol name could mean'),
-    provenance: ProvenanceSchema,
-  }),
+  output: GetNodeResultSchema,
   scope: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   routes: [{ method: 'GET', path: '/nodes/:nodeId', params: { nodeId: 'node' } }],
@@ -127,22 +88,7 @@ export const repoOp = defineOperation({
       .optional()
       .describe('analyze: the branch the graph is recorded under'),
   }),
-  output: z.object({
-    action: z.enum(REPO_ACTIONS),
-    repos: z.array(GraphSummarySchema).optional(),
-    graphId: z.string().optional(),
-    repo: z.string().optional(),
-    commitHash: z.string().optional(),
-    coverage: z.object({ nodes: z.number().int(), withSummary: z.number().int(), ratio: z.number() }).optional(),
-    cycles: z.array(z.array(z.string())).optional().describe('Largest first (at most 50, 50 nodes each)'),
-    cyclesTotal: z.number().int().optional(),
-    latestCommit: z.string().optional(),
-    commit: z.string().nullable().optional(),
-    fresh: z.boolean().nullable().optional(),
-    message: z.string(),
-    provenance: ProvenanceSchema.optional(),
-    job: JobSchema.optional().describe('analyze with a path: the queued job'),
-  }),
+  output: RepoResultSchema,
   scope: 'read',
   // analyze with a path queues a job that stores a graph (a write); every other action only reads.
   scopeFor: (input) => (input.action === 'analyze' && input.path !== undefined ? 'write' : 'read'),
@@ -170,41 +116,7 @@ export const impactOp = defineOperation({
     to: commit('to').optional().describe('Commit range: the newer commit'),
     repo,
   }),
-  output: z.object({
-    mode: z.enum(['target', 'range']),
-    graphId: z.string(),
-    repo: z.string(),
-    commitHash: z.string(),
-    target: NodeLocationSchema.omit({ endLine: true }).optional(),
-    direction: z.enum(DIRECTIONS).optional(),
-    radius: z.number().int().optional(),
-    dependents: z
-      .array(
-        NodeRefSchema.omit({ edgeType: true }).extend({
-          hop: z.number().int(),
-          direction: z.enum(['upstream', 'downstream']),
-          via: z.string(),
-        }),
-      )
-      .optional(),
-    from: z.string().optional(),
-    to: z.string().optional(),
-    changes: z
-      .array(
-        NodeLocationSchema.omit({ endLine: true }).extend({
-          change: z.enum(['ADDED', 'REMOVED', 'CODECHANGED']),
-          dependents: z.array(
-            z.object({ nodeId: z.string(), filePath: z.string(), startLine: z.number().int(), via: z.string() }),
-          ),
-        }),
-      )
-      .optional(),
-    total: z.number().int(),
-    truncated: z
-      .boolean()
-      .describe('More than 100 dependents at hop 1 (the walk stopped there) or more than 500 in all'),
-    provenance: ProvenanceSchema,
-  }),
+  output: ImpactResultSchema,
   scope: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   routes: [],
@@ -239,16 +151,7 @@ export const resolveContextOp = defineOperation({
     repo,
     commitHash: commit('commitHash').optional().describe('Default: the latest uploaded commit'),
   }),
-  output: z.object({
-    graphId: z.string(),
-    commitHash: z.string(),
-    intent: z.enum(INTENTS),
-    budget: z.number().int(),
-    origin: z.enum(['index']),
-    approxTokens: z.number().int().describe('ceil(packet length / 4)'),
-    packet: z.string(),
-    provenance: ProvenanceSchema,
-  }),
+  output: ResolveContextResultSchema,
   scope: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   routes: [{ method: 'POST', path: '/context' }],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deleteGraph, GraphSummarySchema, listGraphs } from '../domain/graphs/graphs.js';
+import { deleteGraph, DeleteGraphResultSchema, listGraphs, ListGraphsResultSchema } from '../domain/graphs/graphs.js';
 import { graphId } from './fields.js';
 import { defineOperation } from './operation.js';
 
@@ -10,7 +10,7 @@ export const listGraphsOp = defineOperation({
     'Every uploaded code graph (a repository) with its latest commit, node and edge counts, and how many commits are kept.',
   action: 'listing graphs',
   input: z.strictObject({}),
-  output: z.object({ graphs: z.array(GraphSummarySchema) }),
+  output: ListGraphsResultSchema,
   scope: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   // Agents reach this through the DevLens `repo` tool (action "list").
@@ -26,7 +26,7 @@ export const deleteGraphOp = defineOperation({
   description: 'Delete a code graph with every commit of it.',
   action: 'deleting graph',
   input: z.strictObject({ graphId: graphId.describe('The graph to delete') }),
-  output: z.object({ success: z.boolean(), graphId: z.string() }),
+  output: DeleteGraphResultSchema,
   scope: 'write',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   tool: false,

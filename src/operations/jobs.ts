@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { getJob, JobSchema, renderJob } from '../domain/jobs.js';
+import { getJob, GetJobResultSchema, renderJob } from '../domain/jobs.js';
 import { hexId } from './fields.js';
 import { defineOperation } from './operation.js';
 
@@ -11,7 +11,7 @@ export const getJobOp = defineOperation({
     'repo {action: "analyze", path} starts one and answers with its jobId.',
   action: 'getting job',
   input: z.strictObject({ jobId: hexId.describe('The job id an action answered with') }),
-  output: z.object({ job: JobSchema }),
+  output: GetJobResultSchema,
   scope: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   routes: [{ method: 'GET', path: '/jobs/:jobId' }],

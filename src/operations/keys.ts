@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { ApiKeySchema, createKey, KeyNameSchema, listKeys, revokeKey, ScopesSchema } from '../domain/keys.js';
+import {
+  createKey,
+  CreateKeyResultSchema,
+  KeyNameSchema,
+  listKeys,
+  ListKeysResultSchema,
+  revokeKey,
+  RevokeKeyResultSchema,
+  ScopesSchema,
+} from '../domain/keys.js';
 import { SCOPES } from '../auth/scopes.js';
 import { defineOperation } from './operation.js';
 
@@ -15,12 +24,7 @@ export const createKeyOp = defineOperation({
     name: KeyNameSchema.describe('Unique name; rows the key writes record it as created_by'),
     scopes: ScopesSchema.describe('read: list/search/get; write: create/update/store/delete/upload; admin: API keys'),
   }),
-  output: z.object({
-    name: z.string(),
-    scopes: z.array(z.enum(SCOPES)),
-    token: z.string().describe('Bearer token (dsh_…); shown once'),
-    created_at: z.string(),
-  }),
+  output: CreateKeyResultSchema,
   scope: 'admin',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   tool: false,
@@ -35,7 +39,7 @@ export const listKeysOp = defineOperation({
   description: 'Every API key with its scopes and when it was created and last used; never the tokens.',
   action: 'listing API keys',
   input: z.strictObject({ include_revoked: z.boolean().default(false).describe('Also list revoked keys') }),
-  output: z.object({ keys: z.array(ApiKeySchema) }),
+  output: ListKeysResultSchema,
   scope: 'admin',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   tool: false,
@@ -50,7 +54,7 @@ export const revokeKeyOp = defineOperation({
   description: 'Revoke an API key: it is refused from the next request on. The name stays taken.',
   action: 'revoking API key',
   input: z.strictObject({ name: KeyNameSchema.describe('The key to revoke') }),
-  output: z.object({ success: z.boolean(), key: ApiKeySchema }),
+  output: RevokeKeyResultSchema,
   scope: 'admin',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   tool: false,

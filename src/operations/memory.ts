@@ -1,10 +1,14 @@
 import { z } from 'zod';
 import { CONTENT_TYPES } from '../db/schema.js';
-import { deleteMemory, getMemory } from '../domain/memory/get-memory.js';
-import { MemorySchema, SearchHitSchema } from '../domain/memory/model.js';
+import {
+  deleteMemory,
+  DeleteMemoryResultSchema,
+  getMemory,
+  GetMemoryResultSchema,
+} from '../domain/memory/get-memory.js';
 import { renderDeletedMemory, renderSearchResults, renderStoredMemory } from '../domain/memory/render.js';
-import { searchMemory } from '../domain/memory/search-memory.js';
-import { storeMemory } from '../domain/memory/store-memory.js';
+import { searchMemory, SearchMemoryResultSchema } from '../domain/memory/search-memory.js';
+import { storeMemory, StoreMemoryResultSchema } from '../domain/memory/store-memory.js';
 import { hexId, name, text, timestamp } from './fields.js';
 import { defineOperation } from './operation.js';
 
@@ -31,22 +35,7 @@ export const storeMemoryOp = defineOperation({
       .optional()
       .describe("Project name (default: the server's DEFAULT_PROJECT); created if missing"),
   }),
-  output: z.object({
-    success: z.boolean(),
-    memory_id: z.string(),
-    content_type: contentType,
-    importance_score: z.number().describe('0.1-1.0: type weight + length and keyword factors'),
-    embedding_generated: z.boolean(),
-    embedding_model: z.string().nullable(),
-    embedding_dimensions: z.number().int().nullable(),
-    keywords: z.array(z.string()),
-    content_length: z.number().int(),
-    source: z.enum(['mcp_user_input']),
-    timestamp: z.string().describe('When the memory was stored (ISO 8601)'),
-    project: z.string().nullable(),
-    duplicate: z.boolean().describe('The same content was already stored in this project; this is that memory'),
-    embedding_note: z.string().nullable().describe('Why there is no vector yet (null when there is one)'),
-  }),
+  output: StoreMemoryResultSchema,
   scope: 'write',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   routes: [{ method: 'POST', path: '/memories', status: 201 }],
@@ -70,13 +59,7 @@ export const searchMemoryOp = defineOperation({
     created_after: timestamp().optional().describe('Only memories stored at or after this time'),
     created_before: timestamp().optional().describe('Only memories stored before this time'),
   }),
-  output: z.object({
-    query: z.string(),
-    method: z.enum(['hybrid', 'keyword']),
-    method_note: z.string().nullable().describe('Why the search ran keyword-only (null for hybrid)'),
-    total: z.number().int(),
-    results: z.array(SearchHitSchema),
-  }),
+  output: SearchMemoryResultSchema,
   scope: 'read',
   // Not read-only: every hit's access count goes up.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -91,7 +74,7 @@ export const deleteMemoryOp = defineOperation({
   description: 'Delete a memory for good (a wrong or secret note): its content, keywords and vector are erased.',
   action: 'deleting memory',
   input: memoryId,
-  output: z.object({ success: z.boolean(), memory_id: z.string() }),
+  output: DeleteMemoryResultSchema,
   scope: 'write',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   routes: [{ method: 'DELETE', path: '/memories/:id', params: { id: 'memory_id' } }],
@@ -105,7 +88,7 @@ export const getMemoryOp = defineOperation({
   description: 'One memory with its metadata: format, importance, embedding model and dimensions, access counts.',
   action: 'getting memory',
   input: memoryId,
-  output: z.object({ memory: MemorySchema }),
+  output: GetMemoryResultSchema,
   scope: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   tool: false,

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { PLAN_STATUSES, TASK_STATUSES, TASK_TYPES } from '../db/schema.js';
-import { createTask } from '../domain/tasks/create-task.js';
-import { getPlan, listPlans } from '../domain/tasks/list-plans.js';
-import { listTasks } from '../domain/tasks/list-tasks.js';
-import { PlanDetailSchema, PlanSummarySchema, TaskSchema } from '../domain/tasks/model.js';
+import { createTask, CreateTaskResultSchema } from '../domain/tasks/create-task.js';
+import { getPlan, GetPlanResultSchema, listPlans, ListPlansResultSchema } from '../domain/tasks/list-plans.js';
+import { listTasks, ListTasksResultSchema } from '../domain/tasks/list-tasks.js';
 import {
   renderCreatedTask,
   renderPlan,
@@ -11,7 +10,7 @@ import {
   renderTaskList,
   renderUpdatedTask,
 } from '../domain/tasks/render.js';
-import { updateTask } from '../domain/tasks/update-task.js';
+import { updateTask, UpdateTaskResultSchema } from '../domain/tasks/update-task.js';
 import { hexId, name, page, text } from './fields.js';
 import { defineOperation } from './operation.js';
 
@@ -34,7 +33,7 @@ export const listTasksOp = defineOperation({
     priority: priority.optional().describe('Only tasks with at least this priority (1-10)'),
     ...page(50, 500),
   }),
-  output: z.object({ tasks: z.array(TaskSchema), total: z.number().int() }),
+  output: ListTasksResultSchema,
   scope: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   routes: [{ method: 'GET', path: '/tasks' }],
@@ -67,11 +66,7 @@ export const createTaskOp = defineOperation({
     project: name('project').optional().describe("Project name (default: the server's DEFAULT_PROJECT)"),
     assigned_agent: name('assigned_agent', 50).optional().describe('Agent the task is for (default "developer")'),
   }),
-  output: z.object({
-    success: z.boolean(),
-    task: TaskSchema,
-    auto_created: z.object({ project: z.boolean(), phase: z.boolean() }),
-  }),
+  output: CreateTaskResultSchema,
   scope: 'write',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   routes: [{ method: 'POST', path: '/tasks', status: 201 }],
@@ -91,12 +86,7 @@ export const updateTaskOp = defineOperation({
     status: z.enum(TASK_STATUSES).describe('New status'),
     notes: text(20_000, { what: 'notes' }).optional().describe('Notes about the update'),
   }),
-  output: z.object({
-    success: z.boolean(),
-    task: TaskSchema,
-    previous_status: z.enum(TASK_STATUSES),
-    memory_id: z.string().nullable().describe('The memory the notes were stored as (null: not stored as a memory)'),
-  }),
+  output: UpdateTaskResultSchema,
   scope: 'write',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   routes: [{ method: 'PATCH', path: '/tasks/:id', params: { id: 'task_id' } }],
@@ -114,7 +104,7 @@ export const listPlansOp = defineOperation({
     status: z.enum(PLAN_STATUSES).optional().describe('Only plans with this status'),
     ...page(50, 500),
   }),
-  output: z.object({ plans: z.array(PlanSummarySchema), total: z.number().int() }),
+  output: ListPlansResultSchema,
   scope: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   routes: [{ method: 'GET', path: '/plans' }],
@@ -128,7 +118,7 @@ export const getPlanOp = defineOperation({
   description: 'One plan with its phases and every task in them.',
   action: 'getting plan',
   input: z.strictObject({ id: hexId.describe('Plan id (12 hex characters)') }),
-  output: z.object({ plan: PlanDetailSchema }),
+  output: GetPlanResultSchema,
   scope: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   tool: false,

@@ -1,20 +1,23 @@
 import { findSymbols as findSymbolRows } from '../../db/queries/graphs.js';
+import { z } from 'zod';
 import type { Context } from '../context.js';
-import type { Provenance, SymbolHit } from './model.js';
+import { ProvenanceSchema, SymbolHitSchema } from './model.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
 import { identifierWords } from './search-document.js';
 
-export interface FindSymbolsResult {
-  query: string;
-  total: number;
-  origin: 'index';
-  needsReanalyze: boolean;
-  graphId: string;
-  repo: string;
-  commitHash: string;
-  symbols: SymbolHit[];
-  provenance: Provenance;
-}
+/** What `find_symbols` returns: its MCP outputSchema and its REST body. */
+export const FindSymbolsResultSchema = z.object({
+  query: z.string(),
+  total: z.number().int(),
+  origin: z.enum(['index']),
+  needsReanalyze: z.boolean(),
+  graphId: z.string(),
+  repo: z.string(),
+  commitHash: z.string(),
+  symbols: z.array(SymbolHitSchema),
+  provenance: ProvenanceSchema,
+});
+export type FindSymbolsResult = z.output<typeof FindSymbolsResultSchema>;
 
 /** The query's identifiers as words: `createUser src/users` → `createuser create user src users`. */
 export function queryWords(query: string): string {

@@ -1,11 +1,9 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { neighbours, nodesById, type Neighbour } from '../../db/queries/graphs.js';
 import type { Context } from '../context.js';
 import { locateByName, missing } from './locate-node.js';
-import { edgeEnd, type NodeLocationSchema, type NodeRef, type Provenance } from './model.js';
+import { edgeEnd, NodeLocationSchema, NodeRefSchema, ProvenanceSchema, type NodeRef } from './model.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
-
-type NodeLocation = z.output<typeof NodeLocationSchema>;
 
 export const NODE_PARTS = ['metadata', 'callers', 'callees', 'technical', 'business', 'security', 'code'] as const;
 export type NodePart = (typeof NODE_PARTS)[number];
@@ -14,32 +12,40 @@ const DEFAULT_PARTS: NodePart[] = ['metadata', 'callers', 'callees', 'technical'
 /** Callers and callees listed per node (the total is always given). */
 const MAX_NEIGHBOURS = 100;
 
-export interface GetNodeResult {
-  graphId: string;
-  repo: string;
-  commitHash: string;
+/**
+ * What `get_node` returns: its MCP outputSchema and its REST body. The optional parts are there
+ * when `include` asks for them (default: all but code).
+ */
+export const GetNodeResultSchema = z.object({
+  graphId: z.string(),
+  repo: z.string(),
+  commitHash: z.string(),
   /** How the node was found: by its id, or located from a symbol name. */
-  located: 'id' | 'name';
-  node: NodeLocation & {
-    score: number | null;
+  located: z.enum(['id', 'name']),
+  node: NodeLocationSchema.extend({
+    score: z.number().nullable(),
     /** Overloads: nodes sharing this id, addressed as `<id>#<k>`; 1 when the id is unique. */
-    copies: number;
-    copy: number;
-    technicalSummary?: string | null;
-    businessSummary?: string | null;
-    security?: { severity: string | null; summary: string | null } | null;
-    metadata?: Record<string, unknown> | null;
-    extra?: Record<string, unknown> | null;
-  };
-  callers?: NodeRef[];
-  callersTotal?: number;
-  callees?: NodeRef[];
-  calleesTotal?: number;
-  code?: string | null;
-  /** Other nodes the name could mean (when located by name). */
-  alternatives: string[];
-  provenance: Provenance;
-}
+    copies: z.number().int().describe('Nodes sharing this id (overloads)'),
+    copy: z.number().int(),
+    technicalSummary: z.string().nullable().optional(),
+    businessSummary: z.string().nullable().optional(),
+    security: z.object({ severity: z.string().nullable(), summary: z.string().nullable() }).nullable().optional(),
+    metadata: z.record(z.string(), z.unknown()).nullable().optional(),
+    extra: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .optional()
+      .describe('Fields of the node the analyzer wrote beyond the known ones'),
+  }),
+  callers: z.array(NodeRefSchema).optional(),
+  callersTotal: z.number().int().optional(),
+  callees: z.array(NodeRefSchema).optional(),
+  calleesTotal: z.number().int().optional(),
+  code: z.string().nullable().optional(),
+  alternatives: z.array(z.string()).describe('Other nodes a symbol name could mean'),
+  provenance: ProvenanceSchema,
+});
+export type GetNodeResult = z.output<typeof GetNodeResultSchema>;
 
 function ref(n: Neighbour): NodeRef {
   return { ...edgeEnd(n), edgeType: n.edge_type };

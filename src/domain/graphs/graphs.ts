@@ -15,8 +15,12 @@ export const GraphSummarySchema = z.object({
 });
 export type GraphSummary = z.output<typeof GraphSummarySchema>;
 
+/** What `devstream_list_graphs` returns (GET /api/v1/graphs). */
+export const ListGraphsResultSchema = z.object({ graphs: z.array(GraphSummarySchema) });
+export type ListGraphsResult = z.output<typeof ListGraphsResultSchema>;
+
 /** Every uploaded graph with its latest commit (the one analyzed last). */
-export async function listGraphs(ctx: Pick<Context, 'db'>): Promise<{ graphs: GraphSummary[] }> {
+export async function listGraphs(ctx: Pick<Context, 'db'>): Promise<ListGraphsResult> {
   const rows = await listGraphRows(ctx.db);
   return {
     graphs: rows.map((r) => ({
@@ -32,11 +36,12 @@ export async function listGraphs(ctx: Pick<Context, 'db'>): Promise<{ graphs: Gr
   };
 }
 
+/** What `devstream_delete_graph` returns (DELETE /api/v1/graphs/{graphId}). */
+export const DeleteGraphResultSchema = z.object({ success: z.boolean(), graphId: z.string() });
+export type DeleteGraphResult = z.output<typeof DeleteGraphResultSchema>;
+
 /** Deletes a graph and every commit of it. */
-export async function deleteGraph(
-  ctx: Pick<Context, 'db'>,
-  input: { graphId: string },
-): Promise<{ success: true; graphId: string }> {
+export async function deleteGraph(ctx: Pick<Context, 'db'>, input: { graphId: string }): Promise<DeleteGraphResult> {
   if (!(await deleteGraphRows(ctx.db, input.graphId)))
     throw notFound(`graphId: no graph with id "${input.graphId}"`, { graphId: input.graphId });
   return { success: true, graphId: input.graphId };

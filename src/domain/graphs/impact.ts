@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
+import { z } from 'zod';
 import { nodesById } from '../../db/queries/graphs.js';
 import { validationError } from '../../errors.js';
 import type { Context } from '../context.js';
 import { locateByName } from './locate-node.js';
-import { edgeEnd, type Provenance } from './model.js';
+import { edgeEnd, NodeLocationSchema, NodeRefSchema, ProvenanceSchema } from './model.js';
 import { provenanceOf, resolveGraph, type ResolvedGraph } from './resolve-graph.js';
 
 export const DIRECTIONS = ['upstream', 'downstream', 'both'] as const;
@@ -16,45 +17,43 @@ const TOTAL_LIMIT = 500;
 /** Changed nodes whose dependents a commit range lists. */
 const CHANGES_WITH_DEPENDENTS = 50;
 
-export interface Dependent {
-  nodeId: string;
-  name: string;
-  type: string;
-  filePath: string;
-  startLine: number;
-  hop: number;
-  direction: 'upstream' | 'downstream';
+/** A node reached from the target, `hop` edges away. */
+export const DependentSchema = NodeRefSchema.omit({ edgeType: true }).extend({
+  hop: z.number().int(),
+  direction: z.enum(['upstream', 'downstream']),
   /** The edge type that reached it (toward the target). */
-  via: string;
-}
+  via: z.string(),
+});
+export type Dependent = z.output<typeof DependentSchema>;
 
-export interface Change {
-  change: 'ADDED' | 'REMOVED' | 'CODECHANGED';
-  nodeId: string;
-  name: string;
-  type: string;
-  filePath: string;
-  startLine: number;
+/** A node a commit range added, removed or changed the code of. */
+export const ChangeSchema = NodeLocationSchema.omit({ endLine: true }).extend({
+  change: z.enum(['ADDED', 'REMOVED', 'CODECHANGED']),
   /** Upstream dependents at hop 1 (in the commit that holds the node). */
-  dependents: Array<Pick<Dependent, 'nodeId' | 'filePath' | 'startLine' | 'via'>>;
-}
+  dependents: z.array(
+    z.object({ nodeId: z.string(), filePath: z.string(), startLine: z.number().int(), via: z.string() }),
+  ),
+});
+export type Change = z.output<typeof ChangeSchema>;
 
-export interface ImpactResult {
-  mode: 'target' | 'range';
-  graphId: string;
-  repo: string;
-  commitHash: string;
-  target?: { nodeId: string; name: string; type: string; filePath: string; startLine: number };
-  direction?: Direction;
-  radius?: number;
-  dependents?: Dependent[];
-  from?: string;
-  to?: string;
-  changes?: Change[];
-  total: number;
-  truncated: boolean;
-  provenance: Provenance;
-}
+/** What `impact` returns: a target's dependents (mode "target") or a commit range's changes (mode "range"). */
+export const ImpactResultSchema = z.object({
+  mode: z.enum(['target', 'range']),
+  graphId: z.string(),
+  repo: z.string(),
+  commitHash: z.string(),
+  target: NodeLocationSchema.omit({ endLine: true }).optional(),
+  direction: z.enum(DIRECTIONS).optional(),
+  radius: z.number().int().optional(),
+  dependents: z.array(DependentSchema).optional(),
+  from: z.string().optional(),
+  to: z.string().optional(),
+  changes: z.array(ChangeSchema).optional(),
+  total: z.number().int(),
+  truncated: z.boolean().describe('More than 100 dependents at hop 1 (the walk stopped there) or more than 500 in all'),
+  provenance: ProvenanceSchema,
+});
+export type ImpactResult = z.output<typeof ImpactResultSchema>;
 
 type Graph = { graphId: string; commitHash: string };
 

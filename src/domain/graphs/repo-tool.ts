@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
+import { z } from 'zod';
 import type { Context } from '../context.js';
-import { queueAnalysis, type Job } from '../jobs.js';
-import { listGraphs, type GraphSummary } from './graphs.js';
-import type { Provenance } from './model.js';
+import { JobSchema, queueAnalysis } from '../jobs.js';
+import { GraphSummarySchema, listGraphs } from './graphs.js';
+import { ProvenanceSchema } from './model.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
 
 export const REPO_ACTIONS = ['list', 'health', 'freshness', 'analyze'] as const;
@@ -12,23 +13,24 @@ export type RepoAction = (typeof REPO_ACTIONS)[number];
 const MAX_CYCLES = 50;
 const MAX_CYCLE_NODES = 50;
 
-export interface RepoResult {
-  action: RepoAction;
-  repos?: GraphSummary[];
-  graphId?: string;
-  repo?: string;
-  commitHash?: string;
-  coverage?: { nodes: number; withSummary: number; ratio: number };
-  cycles?: string[][];
-  cyclesTotal?: number;
-  latestCommit?: string;
-  commit?: string | null;
-  fresh?: boolean | null;
-  message: string;
-  provenance?: Provenance;
-  /** analyze with a path: the queued job. */
-  job?: Job;
-}
+/** What `repo` returns (one shape for every action; the fields an action fills are optional). */
+export const RepoResultSchema = z.object({
+  action: z.enum(REPO_ACTIONS),
+  repos: z.array(GraphSummarySchema).optional(),
+  graphId: z.string().optional(),
+  repo: z.string().optional(),
+  commitHash: z.string().optional(),
+  coverage: z.object({ nodes: z.number().int(), withSummary: z.number().int(), ratio: z.number() }).optional(),
+  cycles: z.array(z.array(z.string())).optional().describe('Largest first (at most 50, 50 nodes each)'),
+  cyclesTotal: z.number().int().optional(),
+  latestCommit: z.string().optional(),
+  commit: z.string().nullable().optional(),
+  fresh: z.boolean().nullable().optional(),
+  message: z.string(),
+  provenance: ProvenanceSchema.optional(),
+  job: JobSchema.optional().describe('analyze with a path: the queued job'),
+});
+export type RepoResult = z.output<typeof RepoResultSchema>;
 
 /**
  * Strongly connected components of a directed graph with two or more nodes (Tarjan's algorithm,

@@ -6,10 +6,11 @@ import {
   nodesByName,
   type PacketNodeRow,
 } from '../../db/queries/graphs.js';
+import { z } from 'zod';
 import type { Context } from '../context.js';
 import { symbolQuery } from './find-symbols.js';
 import { walk } from './impact.js';
-import type { Provenance } from './model.js';
+import { ProvenanceSchema } from './model.js';
 import { nodeTexts, type NodeTexts } from './packet-text.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
 
@@ -59,16 +60,18 @@ const STOP_WORDS = new Set(
   ),
 );
 
-export interface ResolveContextResult {
-  graphId: string;
-  commitHash: string;
-  intent: Intent;
-  budget: number;
-  origin: 'index';
-  approxTokens: number;
-  packet: string;
-  provenance: Provenance;
-}
+/** What `resolve_context` returns: its MCP outputSchema and its REST body. */
+export const ResolveContextResultSchema = z.object({
+  graphId: z.string(),
+  commitHash: z.string(),
+  intent: z.enum(INTENTS),
+  budget: z.number().int(),
+  origin: z.enum(['index']),
+  approxTokens: z.number().int().describe('ceil(packet length / 4)'),
+  packet: z.string(),
+  provenance: ProvenanceSchema,
+});
+export type ResolveContextResult = z.output<typeof ResolveContextResultSchema>;
 
 interface Candidate {
   row: PacketNodeRow;

@@ -1,20 +1,26 @@
+import { z } from 'zod';
 import { deleteMemory as deleteMemoryRow, getMemory as getMemoryRow } from '../../db/queries/memories.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../context.js';
-import { toMemory, type Memory } from './model.js';
+import { MemorySchema, toMemory } from './model.js';
 
-export async function getMemory(ctx: Context, input: { memory_id: string }): Promise<{ memory: Memory }> {
+/** What `devstream_get_memory` returns (GET /api/v1/memories/{id}). */
+export const GetMemoryResultSchema = z.object({ memory: MemorySchema });
+export type GetMemoryResult = z.output<typeof GetMemoryResultSchema>;
+
+export async function getMemory(ctx: Context, input: { memory_id: string }): Promise<GetMemoryResult> {
   const id = input.memory_id.toLowerCase();
   const row = await getMemoryRow(ctx.db, id);
   if (!row) throw notFound(`memory_id: no memory with id "${id}"`, { memory_id: id });
   return { memory: toMemory(row) };
 }
 
+/** What `devstream_delete_memory` returns: its MCP outputSchema and its REST body. */
+export const DeleteMemoryResultSchema = z.object({ success: z.boolean(), memory_id: z.string() });
+export type DeleteMemoryResult = z.output<typeof DeleteMemoryResultSchema>;
+
 /** Deletes a memory for good: its content, keywords and vector are erased (a tombstone keeps the id). */
-export async function deleteMemory(
-  ctx: Context,
-  input: { memory_id: string },
-): Promise<{ success: true; memory_id: string }> {
+export async function deleteMemory(ctx: Context, input: { memory_id: string }): Promise<DeleteMemoryResult> {
   const id = input.memory_id.toLowerCase();
   if (!(await deleteMemoryRow(ctx.db, id))) throw notFound(`memory_id: no memory with id "${id}"`, { memory_id: id });
   return { success: true, memory_id: id };

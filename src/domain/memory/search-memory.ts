@@ -1,8 +1,9 @@
+import { z } from 'zod';
 import { searchMemories, type SearchFilters } from '../../db/queries/memories.js';
 import type { ContentType } from '../../db/schema.js';
 import type { Context } from '../context.js';
 import { normalizeKeywords } from './classify.js';
-import { toHit, type Hit } from './model.js';
+import { SearchHitSchema, toHit } from './model.js';
 
 export interface SearchMemoryInput {
   query: string;
@@ -14,14 +15,15 @@ export interface SearchMemoryInput {
   created_before?: string | undefined;
 }
 
-export interface SearchMemoryResult {
-  query: string;
-  method: 'hybrid' | 'keyword';
-  /** Why the search ran keyword-only (null for hybrid). */
-  method_note: string | null;
-  total: number;
-  results: Hit[];
-}
+/** What `devstream_search_memory` returns: its MCP outputSchema and its REST body. */
+export const SearchMemoryResultSchema = z.object({
+  query: z.string(),
+  method: z.enum(['hybrid', 'keyword']),
+  method_note: z.string().nullable().describe('Why the search ran keyword-only (null for hybrid)'),
+  total: z.number().int(),
+  results: z.array(SearchHitSchema),
+});
+export type SearchMemoryResult = z.output<typeof SearchMemoryResultSchema>;
 
 /**
  * Candidates each branch ranks before fusion: three times the limit, at least 30, rounded up to a

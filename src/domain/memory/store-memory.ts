@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { fromDbError } from '../../db/errors.js';
 import {
   findDuplicate,
@@ -7,7 +8,7 @@ import {
   type NewMemory,
 } from '../../db/queries/memories.js';
 import { findOrCreatePlan } from '../../db/queries/plans.js';
-import type { ContentType } from '../../db/schema.js';
+import { CONTENT_TYPES, type ContentType } from '../../db/schema.js';
 import { AppError, validationError } from '../../errors.js';
 import type { Context } from '../context.js';
 import { newId } from '../ids.js';
@@ -20,24 +21,24 @@ export interface StoreMemoryInput {
   project?: string | undefined;
 }
 
-export interface StoreMemoryResult {
-  success: true;
-  memory_id: string;
-  content_type: ContentType;
-  importance_score: number;
-  embedding_generated: boolean;
-  embedding_model: string | null;
-  embedding_dimensions: number | null;
-  keywords: string[];
-  content_length: number;
-  source: 'mcp_user_input';
-  timestamp: string;
-  project: string | null;
-  /** The same content was already stored in this project: this is that memory, unchanged. */
-  duplicate: boolean;
-  /** Why there is no vector yet (null when there is one); the worker adds it when it can. */
-  embedding_note: string | null;
-}
+/** What `devstream_store_memory` returns: its MCP outputSchema and its REST body. */
+export const StoreMemoryResultSchema = z.object({
+  success: z.boolean(),
+  memory_id: z.string(),
+  content_type: z.enum(CONTENT_TYPES),
+  importance_score: z.number().describe('0.1-1.0: type weight + length and keyword factors'),
+  embedding_generated: z.boolean(),
+  embedding_model: z.string().nullable(),
+  embedding_dimensions: z.number().int().nullable(),
+  keywords: z.array(z.string()),
+  content_length: z.number().int(),
+  source: z.enum(['mcp_user_input']),
+  timestamp: z.string().describe('When the memory was stored (ISO 8601)'),
+  project: z.string().nullable(),
+  duplicate: z.boolean().describe('The same content was already stored in this project; this is that memory'),
+  embedding_note: z.string().nullable().describe('Why there is no vector yet (null when there is one)'),
+});
+export type StoreMemoryResult = z.output<typeof StoreMemoryResultSchema>;
 
 /**
  * Stores a memory in a project (DEFAULT_PROJECT when none; created when no project has that exact

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { fromDbError } from '../../db/errors.js';
 import { findOrCreatePhase, findOrCreatePlan } from '../../db/queries/plans.js';
 import { insertTaskIntoNamedPhase } from '../../db/queries/tasks.js';
@@ -5,7 +6,7 @@ import type { TaskType } from '../../db/schema.js';
 import { AppError } from '../../errors.js';
 import type { Context } from '../context.js';
 import { newId } from '../ids.js';
-import type { Task } from './model.js';
+import { TaskSchema } from './model.js';
 import { toTask } from './serialize.js';
 
 export interface CreateTaskInput {
@@ -18,11 +19,14 @@ export interface CreateTaskInput {
   assigned_agent?: string | undefined;
 }
 
-export interface CreateTaskResult {
-  success: true;
-  task: Task;
-  auto_created: { project: boolean; phase: boolean };
-}
+/** What `devstream_create_task` returns: its MCP outputSchema and its REST body. */
+export const CreateTaskResultSchema = z.object({
+  success: z.boolean(),
+  task: TaskSchema,
+  /** Which of the project and the phase this call created. */
+  auto_created: z.object({ project: z.boolean(), phase: z.boolean() }),
+});
+export type CreateTaskResult = z.output<typeof CreateTaskResultSchema>;
 
 /**
  * Creates a pending task in the named phase of the named project (DEFAULT_PROJECT when none),

@@ -1,9 +1,10 @@
+import { z } from 'zod';
 import { getPlan as queryPlan, listPlans as queryPlans, phasesWithCounts } from '../../db/queries/plans.js';
 import { tasksOfPlan } from '../../db/queries/tasks.js';
 import type { PhaseStatus, PlanStatus } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../context.js';
-import type { PhaseSummary, PlanDetail, PlanSummary } from './model.js';
+import { PlanDetailSchema, PlanSummarySchema, type PhaseSummary, type PlanSummary } from './model.js';
 import { groupBy } from '../group-by.js';
 import { iso, toTask } from './serialize.js';
 
@@ -54,11 +55,15 @@ function summarize(plan: PlanRow, phaseRows: PhaseRow[]): PlanSummary {
   };
 }
 
+/** What `devstream_list_plans` returns: its MCP outputSchema and its REST body. */
+export const ListPlansResultSchema = z.object({ plans: z.array(PlanSummarySchema), total: z.number().int() });
+export type ListPlansResult = z.output<typeof ListPlansResultSchema>;
+
 /** Plans with their phases and progress figures; counts come from one grouped query per page. */
 export async function listPlans(
   ctx: Context,
   input: { status?: PlanStatus | undefined; limit: number; offset: number },
-): Promise<{ plans: PlanSummary[]; total: number }> {
+): Promise<ListPlansResult> {
   const { plans, total } = await queryPlans(ctx.db, { status: input.status }, input);
   const phases = await phasesWithCounts(
     ctx.db,
@@ -68,8 +73,12 @@ export async function listPlans(
   return { plans: plans.map((p) => summarize(p, byPlan.get(p.id) ?? [])), total };
 }
 
+/** What `devstream_get_plan` returns (GET /api/v1/plans/{id}). */
+export const GetPlanResultSchema = z.object({ plan: PlanDetailSchema });
+export type GetPlanResult = z.output<typeof GetPlanResultSchema>;
+
 /** One plan with its phases and every task in them. */
-export async function getPlan(ctx: Context, input: { id: string }): Promise<{ plan: PlanDetail }> {
+export async function getPlan(ctx: Context, input: { id: string }): Promise<GetPlanResult> {
   const id = input.id.toLowerCase();
   const plan = await queryPlan(ctx.db, id);
   if (!plan) throw notFound(`id: no plan with id "${id}"`, { id });

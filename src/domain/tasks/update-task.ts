@@ -1,11 +1,12 @@
+import { z } from 'zod';
 import { insertMemory } from '../../db/queries/memories.js';
 import { updateTaskStatus } from '../../db/queries/tasks.js';
-import type { TaskStatus } from '../../db/schema.js';
+import { TASK_STATUSES, type TaskStatus } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../context.js';
 import { newId } from '../ids.js';
 import { contentHash } from '../memory/classify.js';
-import type { Task } from './model.js';
+import { TaskSchema } from './model.js';
 import { toTask } from './serialize.js';
 
 export interface UpdateTaskInput {
@@ -14,13 +15,14 @@ export interface UpdateTaskInput {
   notes?: string | undefined;
 }
 
-export interface UpdateTaskResult {
-  success: true;
-  task: Task;
-  previous_status: TaskStatus;
-  /** The `decision` memory the notes were stored as; null without notes. */
-  memory_id: string | null;
-}
+/** What `devstream_update_task` returns: its MCP outputSchema and its REST body. */
+export const UpdateTaskResultSchema = z.object({
+  success: z.boolean(),
+  task: TaskSchema,
+  previous_status: z.enum(TASK_STATUSES),
+  memory_id: z.string().nullable().describe('The memory the notes were stored as (null: not stored as a memory)'),
+});
+export type UpdateTaskResult = z.output<typeof UpdateTaskResultSchema>;
 
 /**
  * Moves a task to a new status. `started_at` is set the first time it becomes active,
