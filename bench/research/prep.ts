@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
-import { hybridSearchSql, type SearchParams } from '../../src/db/queries/memories.js';
+import { hybridSearchSql } from '../../src/db/queries/memories/hybrid-search.js';
+import type { SearchParams } from '../../src/db/queries/memories/search-params.js';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
 const url = process.env.DATABASE_URL!;
 const client = new pg.Client({

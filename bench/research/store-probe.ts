@@ -1,7 +1,8 @@
 // Times the service's store path at SQL level (findDuplicate + insertMemory), one at a time.
 import { readFileSync } from 'node:fs';
 import { openDb } from '../../src/db/client.js';
-import { findDuplicate, insertMemory } from '../../src/db/queries/memories.js';
+import { findDuplicate } from '../../src/db/queries/memories/find-duplicate.js';
+import { insertMemory } from '../../src/db/queries/memories/insert-memory.js';
 import { contentHash } from '../../src/domain/memory/classify.js';
 import { newId } from '../../src/domain/ids.js';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { openDb, runPrepared } from '../../src/db/client.js';
-import { hybridSearchSql, type SearchParams } from '../../src/db/queries/memories.js';
+import { hybridSearchSql } from '../../src/db/queries/memories/hybrid-search.js';
+import type { SearchParams } from '../../src/db/queries/memories/search-params.js';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
 const db = await openDb({ databaseUrl: process.env.DATABASE_URL! });
 const qs = readFileSync('../shared/bench/locomo/queries.jsonl', 'utf8')

@@ -1,4 +1,4 @@
-import { findSymbols as findSymbolRows } from '../../db/queries/graphs.js';
+import { findSymbols as findSymbolRows } from '../../db/queries/graphs/find-symbols.js';
 import type { Context } from '../context.js';
 import type { Provenance, SymbolHit } from './model.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { neighbours, nodesById, type Neighbour } from '../../db/queries/graphs.js';
+import { neighbours, type Neighbour } from '../../db/queries/graphs/edge-reads.js';
+import { nodesById } from '../../db/queries/graphs/node-reads.js';
 import type { Context } from '../context.js';
 import { locateByName, missing } from './locate-node.js';
 import { edgeEnd, type NodeLocationSchema, type NodeRef, type Provenance } from './model.js';

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { nodesById } from '../../db/queries/graphs.js';
+import { nodesById } from '../../db/queries/graphs/node-reads.js';
 import { validationError } from '../../errors.js';
 import type { Context } from '../context.js';
 import { locateByName } from './locate-node.js';

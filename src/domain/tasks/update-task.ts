@@ -1,4 +1,4 @@
-import { insertMemory } from '../../db/queries/memories.js';
+import { insertMemory } from '../../db/queries/memories/insert-memory.js';
 import { updateTaskStatus } from '../../db/queries/tasks.js';
 import type { TaskStatus } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
