@@ -47,7 +47,7 @@ export function queryParts(query: string): string[] {
   ];
 }
 
-/** The arguments of the symbol search (db/queries/graphs.ts findSymbols) for a query. */
+/** The arguments of the symbol search (db/queries/graphs/find-symbols.ts findSymbols) for a query. */
 export function symbolQuery(query: string, limit: number) {
   return { query: query.trim(), words: queryWords(query), prose: query, limit, parts: queryParts(query) };
 }
