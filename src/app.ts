@@ -19,18 +19,19 @@ import { registerHealth } from './http/health.js';
 import { registerHostCheck } from './http/host-check.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerOperationRoutes } from './http/operation-routes.js';
-import { registerMcpRoutes, type McpSessions } from './mcp/http-transport.js';
+import { registerMcpRoutes } from './mcp/http-transport.js';
+import type { McpSessions } from './mcp/session-store.js';
 import { operations, tools } from './operations/index.js';
 import { VERSION } from './version.js';
 import { loggerOptions } from './logger.js';
 import { Metrics } from './observability/metrics.js';
 import { registerMetrics } from './http/metrics.js';
-import { registerDashboard } from './http/dashboard.js';
+import { DashboardFiles, registerDashboard } from './http/dashboard.js';
 import { registerRequestId, requestId } from './http/request-id.js';
 import { registerDrain } from './http/drain.js';
 import { registerJsonBodyParser } from './http/json-body.js';
-import { unfinishedJobs } from './db/queries/jobs.js';
-import { queueDepth } from './db/queries/embedding-jobs.js';
+import { registerGauges } from './observability/gauges.js';
+import { FaultLog } from './operations/fault-log.js';
 
 export interface AppDeps {
   db: Db;
@@ -87,14 +88,18 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   // Nesting and size bounded before parsing: a 2 MB body cannot buy half a second of CPU.
   registerJsonBodyParser(app);
 
-  registerErrorHandling(app);
+  // The 503 warnings' throttle is the app's own, shared by the REST error handler and the MCP tools.
+  const faults = new FaultLog();
+  registerErrorHandling(app, faults);
   registerRequestId(app);
   const drain = registerDrain(app);
   const metrics = deps.metrics ?? new Metrics();
   const addMetricsRoute = registerMetrics(app, { metrics, token: config.metricsToken });
   registerHostCheck(app, { allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins });
   const db = deps.db.kysely;
+  const dashboard = new DashboardFiles();
   const { countMore } = await registerAuth(app, {
+    isDashboardFile: (request) => dashboard.has(request),
     authenticator: new Authenticator(db, config.auth.mode, config.auth.adminToken, app.log),
     rateLimit: { max: config.limits.rateLimitMax, windowMs: config.limits.rateLimitWindowMs },
   });
@@ -137,39 +142,6 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     await compactor.stop();
     await accesses.flush();
   });
-  // One query for both queue gauges: a scrape collects them together.
-  let queue: ReturnType<typeof queueDepth> | null = null;
-  const readQueue = () => (queue ??= queueDepth(db).finally(() => setImmediate(() => (queue = null))));
-  metrics.gauge(
-    'devstream_embedding_queue_depth',
-    'Memories waiting for a vector (embedding_jobs rows)',
-    async () => (await readQueue()).pending,
-  );
-  metrics.gauge(
-    'devstream_embedding_queue_oldest_seconds',
-    'Age of the oldest memory waiting for a vector',
-    async () => (await readQueue()).oldest_age_s ?? 0,
-  );
-  metrics.gauge(
-    'devstream_embedder_down',
-    '1 while the embedder is known to be down (stores text-only, searches by keyword)',
-    () => (embedder.status().state === 'down' ? 1 : 0),
-  );
-  metrics.gauge('devstream_jobs', 'Analysis jobs not finished, by status', () => unfinishedJobs(db), 'status');
-  metrics.gauge(
-    'devstream_db_pool_connections',
-    'Database connections by state (busy, idle)',
-    () => {
-      const { busy, idle } = deps.db.poolStats();
-      return { busy, idle };
-    },
-    'state',
-  );
-  metrics.gauge(
-    'devstream_db_pool_waiting',
-    'Queries waiting for a database connection',
-    () => deps.db.poolStats().waiting,
-  );
   let mcpSessions: McpSessions | undefined;
   const services: Services = {
     db,
@@ -203,12 +175,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     rateWindowMs: config.graphUploads.rateWindowMs,
     drain,
   });
-  metrics.gauge(
-    'devstream_graph_uploads',
-    'Graph uploads in flight, by phase (receiving the body, storing it)',
-    () => uploads.inFlight(),
-    'phase',
-  );
+  registerGauges(metrics, { db: deps.db, embedder, uploads });
   mcpSessions = await registerMcpRoutes(app, {
     services,
     log: app.log,
@@ -222,7 +189,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     holderOf: clientKey,
     countMore,
     metrics,
+    faults,
   });
-  await registerDashboard(app);
+  await registerDashboard(app, dashboard);
   return app;
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { openDb } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
-import { vectorLiteral } from '../../src/db/queries/memories.js';
+import { vectorLiteral } from '../../src/db/vector-literal.js';
 import { findOrCreatePlan } from '../../src/db/queries/plans.js';
 import { compactKeywordStats } from '../../src/db/queries/keyword-stats.js';
 import { contentHash } from '../../src/domain/memory/classify.js';

@@ -1,7 +1,7 @@
 // EXPLAIN ANALYZE of the search statement's generic plan (what a prepared statement runs after 5 calls).
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
-import { hybridSearchSql } from '../../src/db/queries/memories.js';
+import { hybridSearchSql } from '../../src/db/queries/memories/hybrid-search.js';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,

@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { CompiledQuery, sql } from 'kysely';
 import { openDb } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
-import { findSymbols } from '../../src/db/queries/graphs.js';
+import { findSymbols } from '../../src/db/queries/graphs/find-symbols.js';
 import { symbolQuery } from '../../src/domain/graphs/find-symbols.js';
 import { uploadGraph } from '../../src/domain/graphs/upload-graph.js';
 const db = await openDb({ databaseUrl: process.env.DATABASE_URL! });

@@ -2,7 +2,7 @@
 // and its time per run: DATABASE_URL=… tsx bench/research/plan-choice.mts ["bench 3"|all]
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
-import { hybridSearchSql } from '../../src/db/queries/memories.js';
+import { hybridSearchSql } from '../../src/db/queries/memories/hybrid-search.js';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
 import { readLocomo } from '../lib/locomo.js';
 const client = new pg.Client({ connectionString: process.env.DATABASE_URL! });

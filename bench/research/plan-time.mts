@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
-import { hybridSearchSql } from '../../src/db/queries/memories.js';
+import { hybridSearchSql } from '../../src/db/queries/memories/hybrid-search.js';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
 const client = new pg.Client({ connectionString: process.env.DATABASE_URL! });
 await client.connect();

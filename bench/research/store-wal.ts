@@ -2,7 +2,8 @@
 // Usage: DATABASE_URL=… tsx bench/research/store-wal.ts [n] [--checkpoint]
 import { sql } from 'kysely';
 import { openDb } from '../../src/db/client.js';
-import { findDuplicate, insertMemory } from '../../src/db/queries/memories.js';
+import { findDuplicate } from '../../src/db/queries/memories/find-duplicate.js';
+import { insertMemory } from '../../src/db/queries/memories/insert-memory.js';
 import { contentHash } from '../../src/domain/memory/classify.js';
 import { newId } from '../../src/domain/ids.js';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';

@@ -2,7 +2,7 @@
 import { createReadStream } from 'node:fs';
 import { openDb } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
-import { findSymbols } from '../../src/db/queries/graphs.js';
+import { findSymbols } from '../../src/db/queries/graphs/find-symbols.js';
 import { queryWords } from '../../src/domain/graphs/find-symbols.js';
 import { uploadGraph } from '../../src/domain/graphs/upload-graph.js';
 const db = await openDb({ dataDir: 'memory://' });

@@ -1,5 +1,6 @@
 import { openDb, runPrepared } from '../../src/db/client.js';
-import { hybridSearchSql, type SearchParams } from '../../src/db/queries/memories.js';
+import { hybridSearchSql } from '../../src/db/queries/memories/hybrid-search.js';
+import type { SearchParams } from '../../src/db/queries/memories/search-params.js';
 import { FakeOllama } from '../../test/helpers/fake-ollama.js';
 import { dialect, readLocomo } from '../lib/locomo.js';
 const db = await openDb({ databaseUrl: process.env.DATABASE_URL! });

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { ensureVectorIndex } from '../db/queries/memories.js';
+import { ensureVectorIndex } from '../db/queries/memories/vector-index.js';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../domain/context.js';
 

@@ -4,8 +4,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { Caller } from '../domain/context.js';
 import { AppError } from '../errors.js';
 import { sendError } from './errors.js';
-import { isDashboardFile } from './dashboard.js';
-import { isOpen } from './health.js';
+import { isOpen } from './open-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,6 +18,8 @@ declare module 'fastify' {
 export interface AuthOptions {
   authenticator: Authenticator;
   rateLimit: { max: number; windowMs: number };
+  /** The dashboard's own files (DashboardFiles.has): let through without credentials. */
+  isDashboardFile(request: FastifyRequest): boolean;
 }
 
 /**
@@ -67,7 +68,7 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
 
   app.addHook('onRequest', async (request, reply) => {
     // The dashboard's own files carry no data: a browser loads them before it has a key.
-    if (isOpen(request) || isDashboardFile(request)) return;
+    if (isOpen(request) || options.isDashboardFile(request)) return;
     try {
       request.caller = await options.authenticator.authenticate(request.headers.authorization);
     } catch (error) {

@@ -3,18 +3,10 @@ import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { pathOf } from './health.js';
+import { pathOf } from './request-path.js';
 
 /** Where `npm run build:web` puts the dashboard (from src/http and from dist/http alike). */
 export const WEB_ROOT = fileURLToPath(new URL('../../web/dist/', import.meta.url));
-
-/** URL paths of the built dashboard's files (and `/`): static, the same for everyone, no data in them. */
-let files: ReadonlySet<string> = new Set();
-
-/** A GET of one of the dashboard's own files: past the API-key auth (it calls the API with a key). */
-export function isDashboardFile(request: FastifyRequest): boolean {
-  return (request.method === 'GET' || request.method === 'HEAD') && files.has(pathOf(request));
-}
 
 function listFiles(root: string): string[] {
   return readdirSync(root, { recursive: true, withFileTypes: true })
@@ -23,17 +15,36 @@ function listFiles(root: string): string[] {
 }
 
 /**
+ * The built dashboard under `root` (listed once, when the app is built): its URL paths, and `/`.
+ * Static, the same for everyone, no data in them. Empty without a build.
+ */
+export class DashboardFiles {
+  readonly built: boolean;
+  private readonly paths: ReadonlySet<string>;
+
+  constructor(readonly root: string = WEB_ROOT) {
+    this.built = existsSync(join(root, 'index.html'));
+    this.paths = this.built ? new Set(['/', ...listFiles(root)]) : new Set();
+  }
+
+  /** A GET of one of the dashboard's own files: past the API-key auth (it calls the API with a key). */
+  has(request: FastifyRequest): boolean {
+    return (request.method === 'GET' || request.method === 'HEAD') && this.paths.has(pathOf(request));
+  }
+}
+
+/**
  * The web dashboard at `/` (web/, built by `npm run build:web`, which `npm ci` and `npm run build`
  * run): a single page that only uses the public REST API. Without a build, `/` says how to make one.
  */
-export async function registerDashboard(app: FastifyInstance, root = WEB_ROOT): Promise<void> {
-  if (!existsSync(join(root, 'index.html'))) {
+export async function registerDashboard(app: FastifyInstance, files: DashboardFiles): Promise<void> {
+  const { root } = files;
+  if (!files.built) {
     app.get('/', { schema: { hide: true } }, async (_request, reply) =>
       reply.code(404).type('text/plain').send('The dashboard is not built: run `npm run build:web` (npm ci does it).'),
     );
     return;
   }
-  files = new Set(['/', ...listFiles(root)]);
   await app.register(fastifyStatic, {
     root,
     prefix: '/',

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../errors.js';
-import { pathOf } from './health.js';
+import { pathOf } from './request-path.js';
 
 /** A request in flight, and how to stop it cleanly at the deadline when its route knows how. */
 interface InFlight {

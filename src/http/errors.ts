@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { logFault, toAppError } from '../operations/invoke.js';
+import type { FaultLog } from '../operations/fault-log.js';
+import { toAppError } from '../operations/invoke.js';
 
 /** Seconds a client is told to wait after a 503 (a database restart takes a few). */
 const RETRY_AFTER_S = 5;
@@ -87,13 +88,13 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: imp
 
 /**
  * One error handler for the whole service: REST gets `{error: {code, message, details}}`, /mcp a
- * JSON-RPC error; 5xx internals stay in the log, never in the response.
+ * JSON-RPC error; 5xx internals stay in the log (through the app's `faults`), never in the response.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, faults: FaultLog): void {
   app.setErrorHandler((thrown: FastifyError, request, reply) => {
     const error =
       fromFastifyError(thrown) ?? toAppError(thrown, `${request.method} ${request.routeOptions.url ?? request.url}`);
-    logFault(request.log, error, thrown);
+    faults.log(request.log, error, thrown);
     if (isMcp(request)) {
       const rpcCode = isJsonParseFailure(thrown) ? -32700 : error.status < 500 ? -32600 : -32603;
       return withStatus(reply, error).send({

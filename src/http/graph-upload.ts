@@ -2,7 +2,7 @@ import { PassThrough, Transform, type Duplex, type Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { analyzeGraphTables } from '../db/queries/graphs.js';
+import { analyzeGraphTables } from '../db/queries/graphs/ingest.js';
 import type { Caller, Services } from '../domain/context.js';
 import { UploadQuerySchema, UploadResultSchema, uploadGraph } from '../domain/graphs/upload-graph.js';
 import { requireScope } from '../auth/scopes.js';

@@ -1,17 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { queueDepth } from '../db/queries/embedding-jobs.js';
 import type { Database } from '../db/schema.js';
 import type { Embedder } from '../embeddings/embedder.js';
-
-/** The probes: answered to anyone (no Host check, no credentials, no rate limit); they reveal nothing. */
-export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
-/** The request's path without its query string. */
-export const pathOf = (request: FastifyRequest): string => request.url.split('?')[0] ?? '';
-export const isProbe = (request: FastifyRequest): boolean => PROBE_PATHS.has(pathOf(request));
-/** Past the Host check and auth: the probes, and a scrape of /metrics with METRICS_TOKEN (metrics.ts). */
-export const isOpen = (request: FastifyRequest): boolean => isProbe(request) || request.scraper;
 
 /**
  * GET /healthz: the process is up. GET /readyz: the database answers and its schema is at the

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { AppError, validationError } from '../errors.js';
 import { sendError } from './errors.js';
-import { isOpen } from './health.js';
+import { isOpen } from './open-routes.js';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 

@@ -5,12 +5,12 @@ import { bearerToken, hashToken, sameHash } from '../auth/tokens.js';
 import { AppError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import { callerOf } from './auth.js';
-import { pathOf } from './health.js';
 import { ErrorBodySchema } from './operation-routes.js';
+import { pathOf } from './request-path.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** GET /metrics with METRICS_TOKEN: past the Host check and the API-key auth (see health.ts `isOpen`). */
+    /** GET /metrics with METRICS_TOKEN: past the Host check and the API-key auth (see open-routes.ts `isOpen`). */
     scraper: boolean;
   }
 }

@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { AnalysisProgress } from '../analyzer/progress.js';
-import { analyzeGraphTables } from '../db/queries/graphs.js';
+import { analyzeGraphTables } from '../db/queries/graphs/ingest.js';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../domain/context.js';
 import { uploadGraph } from '../domain/graphs/upload-graph.js';

@@ -1,21 +1,13 @@
 import type {} from '@fastify/swagger';
 import { randomUUID } from 'node:crypto';
 import { finished } from 'node:stream';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../domain/context.js';
-import { revokedAmong } from '../domain/keys.js';
 import { repoHeader } from '../http/operation-routes.js';
 import { createMcpServer, type McpDeps } from './server.js';
-import { SessionTable } from './session-table.js';
-
-/**
- * How often the keys of open sessions are checked against the database, so that a key revoked
- * elsewhere (the CLI, another instance) loses its sessions and streams within this long.
- */
-export const KEY_RECHECK_MS = 5_000;
+import { SessionStore, type McpSessions, type Session } from './session-store.js';
 
 export interface McpHttpOptions extends McpDeps {
   stateless: boolean;
@@ -36,25 +28,8 @@ export interface McpHttpOptions extends McpDeps {
   countMore?(request: FastifyRequest, reply: FastifyReply, extra: number): Promise<void>;
 }
 
-/** What the rest of the service may do to open sessions. */
-export interface McpSessions {
-  /** Closes every session of this API key, and so its streams (the key was revoked); how many. */
-  closeSessionsOf(owner: string): number;
-}
-
 /** Not in the OpenAPI document: /mcp speaks JSON-RPC, described by the MCP specification. */
 const MCP_ROUTE = { schema: { hide: true } };
-
-interface Session {
-  transport: StreamableHTTPServerTransport;
-  server: Server;
-  /** The API key that opened the session (null with AUTH=off): no other key may use it. */
-  owner: string | null;
-  /** Whose share of the sessions it counts against (`key:<name>`, or `ip:<address>` without a key). */
-  holder: string;
-  lastSeen: number;
-  openStreams: number;
-}
 
 /** A JSON-RPC error outside any request, as the MCP transport itself answers. */
 function rpcError(reply: FastifyReply, status: number, code: number, message: string) {
@@ -71,11 +46,8 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
  * Stateless (`MCP_STATELESS=1`): every POST gets a fresh server and no session; GET and DELETE are 405.
  */
 export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOptions): Promise<McpSessions> {
-  const sessions = new SessionTable<Session>(
-    options.maxSessions,
-    Math.min(options.maxSessionsPerKey, options.maxSessions),
-  );
-  options.metrics?.gauge('devstream_mcp_sessions_active', 'Open MCP sessions', () => sessions.size);
+  const sessionsGauge = (count: () => number) =>
+    options.metrics?.gauge('devstream_mcp_sessions_active', 'Open MCP sessions', count);
 
   /**
    * A JSON-RPC batch is as many requests as it holds messages (the auth hook counted the HTTP
@@ -101,6 +73,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   };
 
   if (options.stateless) {
+    sessionsGauge(() => 0);
     app.post('/mcp', MCP_ROUTE, async (request, reply) => {
       await countBatch(request, reply);
       const server = createMcpServer(options, options.callerOf(request), sessionRepo(request));
@@ -123,13 +96,15 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     return { closeSessionsOf: () => 0 };
   }
 
+  const store = new SessionStore({ ...options, log: app.log });
+  sessionsGauge(() => store.size);
   const sessionOf = (request: FastifyRequest, reply: FastifyReply): Session | undefined => {
     const id = request.headers['mcp-session-id'];
     if (typeof id !== 'string' || id === '') {
       rpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
       return undefined;
     }
-    const session = sessions.get(id);
+    const session = store.get(id);
     // Another key's session is answered as if it did not exist: its id reveals nothing.
     if (!session || session.owner !== options.callerOf(request).name) {
       rpcError(reply, 404, -32001, 'Session not found: it ended or expired; initialize a new session');
@@ -171,16 +146,15 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        makeRoom(holder);
-        sessions.add(id, { transport, server, owner: caller.name, holder, lastSeen: Date.now(), openStreams: 0 });
+        store.add(id, { transport, server, owner: caller.name, holder, lastSeen: Date.now(), openStreams: 0 });
       },
       onsessionclosed: (id) => {
-        sessions.delete(id);
+        store.delete(id);
       },
     });
     // Not server.close() here: it closes the transport again, which calls this again.
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (transport.sessionId) store.delete(transport.sessionId);
     };
     await server.connect(transport);
     await handoff(request, reply, transport);
@@ -205,77 +179,15 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     return reply;
   });
 
-  /** Makes room for one more session of `holder` (see SessionTable for which session goes). */
-  const makeRoom = (holder: string) => {
-    const victim = sessions.victimFor(holder);
-    if (!victim) return;
-    const closed = sessions.delete(victim.id)!;
-    if (victim.reason === 'holder') {
-      app.log.info(
-        { holder: closed.holder, max: sessions.maxPerHolder },
-        'MCP sessions per key reached: closed its least recently used session',
-      );
-    } else {
-      app.log.info(
-        { sessions: sessions.size + 1, max: sessions.max },
-        'MCP session limit reached: closed a least recently used session of the key holding the most',
-      );
-    }
-    void closed.transport.close();
-  };
-
-  const closeSessionsOf = (owner: string) => {
-    const owned = sessions.ownedBy(owner);
-    for (const [id, session] of owned) {
-      sessions.delete(id);
-      void session.transport.close();
-    }
-    if (owned.length > 0)
-      app.log.info({ key: owner, sessions: owned.length }, 'API key revoked: closed its MCP sessions');
-    return owned.length;
-  };
-
-  // Keys revoked elsewhere (the CLI, another instance): one query for the distinct keys of the
-  // open sessions every KEY_RECHECK_MS. On a failed query the sessions stay (each request is
-  // still authenticated); the next round tries again.
-  let checking = false;
-  let stopped = false;
-  const recheck = setInterval(() => {
-    const owners = sessions.owners();
-    if (checking || owners.length === 0) return;
-    checking = true;
-    revokedAmong(options.services, owners)
-      .then((revoked) => revoked.forEach(closeSessionsOf))
-      .catch((error: unknown) => {
-        if (!stopped) app.log.warn({ err: error }, 'could not check the keys of open MCP sessions');
-      })
-      .finally(() => (checking = false));
-  }, KEY_RECHECK_MS);
-  recheck.unref();
-
-  const sweep = setInterval(
-    () => {
-      const cutoff = Date.now() - options.sessionIdleMs;
-      for (const session of sessions.values()) {
-        if (session.openStreams === 0 && session.lastSeen < cutoff) void session.transport.close();
-      }
-    },
-    Math.max(50, Math.min(60_000, options.sessionIdleMs / 4)),
-  );
-  sweep.unref();
-
   // preClose, not onClose: open SSE streams would otherwise keep the HTTP server from closing.
   // Calls in flight finish first (main.ts bounds the wait by cutting connections at SHUTDOWN_TIMEOUT_S);
   // new requests meanwhile get 503 from Fastify, which is closing.
   app.addHook('preClose', async () => {
-    clearInterval(sweep);
-    clearInterval(recheck);
-    stopped = true;
+    store.stop();
     if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
-    await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
-    sessions.clear();
+    await store.closeAll();
   });
-  return { closeSessionsOf };
+  return store;
 }
 
 /** The code graph a session's DevLens tools default to: `?repo=` on the MCP URL, else `X-Repo`. */

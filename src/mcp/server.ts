@@ -23,7 +23,8 @@ import { z } from 'zod';
 import { SCOPES, type Scope } from '../auth/scopes.js';
 import type { Caller, Context, Logger, Services } from '../domain/context.js';
 import type { Database } from '../db/schema.js';
-import { invoke, logFault, toAppError } from '../operations/invoke.js';
+import type { FaultLog } from '../operations/fault-log.js';
+import { invoke, toAppError } from '../operations/invoke.js';
 import { registerResources } from './resources.js';
 import { toFieldIssues, type AnyOperation } from '../operations/operation.js';
 import { validationError } from '../errors.js';
@@ -36,6 +37,8 @@ export interface McpDeps {
   tools: AnyOperation[];
   /** Tool calls are counted and timed here when given. */
   metrics?: Metrics;
+  /** Where failed tool calls that are the service's fault are logged (the app's, shared with REST). */
+  faults: FaultLog;
 }
 
 const LEVELS = LoggingLevelSchema.options;
@@ -175,7 +178,7 @@ export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: str
     } catch (thrown) {
       const error = toAppError(thrown, op.action);
       deps.metrics?.toolCalls.observe({ tool: op.name, outcome: error.code }, (performance.now() - started) / 1000);
-      logFault(log, error, thrown, { tool: op.name });
+      deps.faults.log(log, error, thrown, { tool: op.name });
       return {
         isError: true,
         content: [{ type: 'text', text: `❌ Error ${op.action}: ${error.code}: ${error.message}` }],

@@ -1,4 +1,4 @@
-import type { Context, Logger } from '../domain/context.js';
+import type { Context } from '../domain/context.js';
 import { fromDbError, isDbError } from '../db/errors.js';
 import { requireScope } from '../auth/scopes.js';
 import { AppError } from '../errors.js';
@@ -29,51 +29,4 @@ export function toAppError(error: unknown, action: string): AppError {
   if (error instanceof AppError) return error;
   if (isDbError(error)) return fromDbError(error);
   return new AppError('INTERNAL_ERROR', 'an unexpected error occurred', { cause: error, details: { action } });
-}
-
-/** Who to blame: 5xx errors are the service's and are logged with their cause; 4xx are the caller's. */
-export function isServerFault(error: AppError): boolean {
-  return error.status >= 500;
-}
-
-/** While the database is unreachable, one warning per this long, not one per request. */
-const UNAVAILABLE_LOG_EVERY_MS = 5_000;
-let unavailableLoggedAt = -Infinity;
-let unavailableSuppressed = 0;
-
-/**
- * Logs a failed request or tool call when it is the service's fault: with its cause and stack at
- * error level, except for 503s (the database is unreachable), which are temporary, expected during a
- * restart and all alike: a warning every few seconds with the count of those not logged.
- */
-export function logFault(
-  log: Pick<Logger, 'warn' | 'error'>,
-  error: AppError,
-  thrown: unknown,
-  bindings: Record<string, unknown> = {},
-): void {
-  if (!isServerFault(error) || error.code === 'SHUTTING_DOWN') return;
-  if (error.status !== 503) {
-    log.error({ ...bindings, err: thrown }, 'request failed');
-    return;
-  }
-  const now = performance.now();
-  if (now - unavailableLoggedAt < UNAVAILABLE_LOG_EVERY_MS) {
-    unavailableSuppressed += 1;
-    return;
-  }
-  // The driver's own words (ECONNREFUSED, 57P01 …) are the cause of the catalogue error.
-  const cause = (error.cause ?? thrown) as { message?: string; code?: string } | undefined;
-  log.warn(
-    {
-      ...bindings,
-      code: error.code,
-      cause: cause?.message,
-      cause_code: cause?.code,
-      similar_not_logged_since_last_warning: unavailableSuppressed,
-    },
-    `${error.message}: answering 503`,
-  );
-  unavailableLoggedAt = now;
-  unavailableSuppressed = 0;
 }

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../schema.js';
-import { vectorLiteral } from './memories.js';
+import { vectorLiteral } from '../vector-literal.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 

@@ -1,5 +1,5 @@
-import { findSymbols as findSymbolRows } from '../../db/queries/graphs.js';
 import { z } from 'zod';
+import { findSymbols as findSymbolRows } from '../../db/queries/graphs/find-symbols.js';
 import type { Context } from '../context.js';
 import { ProvenanceSchema, SymbolHitSchema } from './model.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
@@ -50,7 +50,7 @@ export function queryParts(query: string): string[] {
   ];
 }
 
-/** The arguments of the symbol search (db/queries/graphs.ts findSymbols) for a query. */
+/** The arguments of the symbol search (db/queries/graphs/find-symbols.ts findSymbols) for a query. */
 export function symbolQuery(query: string, limit: number) {
   return { query: query.trim(), words: queryWords(query), prose: query, limit, parts: queryParts(query) };
 }

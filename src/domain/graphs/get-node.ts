@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { neighbours, nodesById, type Neighbour } from '../../db/queries/graphs.js';
+import { neighbours, type Neighbour } from '../../db/queries/graphs/edge-reads.js';
+import { nodesById } from '../../db/queries/graphs/node-reads.js';
 import type { Context } from '../context.js';
 import { locateByName, missing } from './locate-node.js';
 import { edgeEnd, NodeLocationSchema, NodeRefSchema, ProvenanceSchema, type NodeRef } from './model.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deleteGraph as deleteGraphRows, listGraphs as listGraphRows } from '../../db/queries/graphs.js';
+import { deleteGraph as deleteGraphRows, listGraphs as listGraphRows } from '../../db/queries/graphs/catalogue.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../context.js';
 

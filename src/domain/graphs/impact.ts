@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { nodesById } from '../../db/queries/graphs.js';
+import { nodesById } from '../../db/queries/graphs/node-reads.js';
 import { validationError } from '../../errors.js';
 import type { Context } from '../context.js';
 import { locateByName } from './locate-node.js';

@@ -1,4 +1,5 @@
-import { findSymbols, nodesNamed } from '../../db/queries/graphs.js';
+import { findSymbols } from '../../db/queries/graphs/find-symbols.js';
+import { nodesNamed } from '../../db/queries/graphs/nodes-by-name.js';
 import { AppError, notFound } from '../../errors.js';
 import type { Context } from '../context.js';
 import { symbolQuery } from './find-symbols.js';

@@ -5,7 +5,7 @@
  * a backtracking regex), and computed once per node however often the packet is re-rendered
  * while it is fitted to its budget.
  */
-import type { PacketNodeRow } from '../../db/queries/graphs.js';
+import type { PacketNodeRow } from '../../db/queries/graphs/node-reads.js';
 import { isJsSpace } from '../text-scan.js';
 
 const MICRO_CHARS = 120;

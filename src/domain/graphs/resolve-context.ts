@@ -1,12 +1,8 @@
-import {
-  edgesAmong,
-  fileNodes,
-  findSymbols,
-  nodesByIds,
-  nodesByName,
-  type PacketNodeRow,
-} from '../../db/queries/graphs.js';
 import { z } from 'zod';
+import { edgesAmong } from '../../db/queries/graphs/edge-reads.js';
+import { findSymbols } from '../../db/queries/graphs/find-symbols.js';
+import { fileNodes, nodesByIds, type PacketNodeRow } from '../../db/queries/graphs/node-reads.js';
+import { nodesByName } from '../../db/queries/graphs/nodes-by-name.js';
 import type { Context } from '../context.js';
 import { symbolQuery } from './find-symbols.js';
 import { walk } from './impact.js';

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import type { Duplex, Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import { findGraph } from '../../db/queries/graphs/catalogue.js';
 import {
   applyNodeScores,
   applyRetention,
   finishCommit,
-  findGraph,
   insertEdges,
   insertNodes,
   lockCommit,
@@ -14,7 +14,7 @@ import {
   upsertGraph,
   type EdgeRow,
   type NodeRow,
-} from '../../db/queries/graphs.js';
+} from '../../db/queries/graphs/ingest.js';
 import type { Database } from '../../db/schema.js';
 import { AppError, validationError } from '../../errors.js';
 import { graphId as graphIdField, isWellFormed, name, unstorable } from '../../operations/fields.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { deleteMemory as deleteMemoryRow, getMemory as getMemoryRow } from '../../db/queries/memories.js';
+import { deleteMemory as deleteMemoryRow } from '../../db/queries/memories/delete-memory.js';
+import { getMemory as getMemoryRow } from '../../db/queries/memories/get-memory.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../context.js';
 import { MemorySchema, toMemory } from './model.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { MemoryRow, SearchHit } from '../../db/queries/memories.js';
+import type { MemoryRow } from '../../db/queries/memories/memory-row.js';
+import type { SearchHit } from '../../db/queries/memories/search-params.js';
 import { CONTENT_FORMATS, CONTENT_TYPES } from '../../db/schema.js';
 import { iso, isoOrNull } from '../tasks/serialize.js';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { searchMemories, type SearchFilters } from '../../db/queries/memories.js';
+import { searchMemories } from '../../db/queries/memories/hybrid-search.js';
+import type { SearchFilters } from '../../db/queries/memories/search-filters.js';
 import type { ContentType } from '../../db/schema.js';
 import type { Context } from '../context.js';
 import { normalizeKeywords } from './classify.js';

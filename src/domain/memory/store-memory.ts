@@ -1,12 +1,8 @@
 import { z } from 'zod';
 import { fromDbError } from '../../db/errors.js';
-import {
-  findDuplicate,
-  insertMemory,
-  type InsertOutcome,
-  type MemoryRow,
-  type NewMemory,
-} from '../../db/queries/memories.js';
+import { findDuplicate } from '../../db/queries/memories/find-duplicate.js';
+import { insertMemory, type InsertOutcome, type NewMemory } from '../../db/queries/memories/insert-memory.js';
+import type { MemoryRow } from '../../db/queries/memories/memory-row.js';
 import { findOrCreatePlan } from '../../db/queries/plans.js';
 import { CONTENT_TYPES, type ContentType } from '../../db/schema.js';
 import { AppError, validationError } from '../../errors.js';

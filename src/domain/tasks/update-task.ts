@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { insertMemory } from '../../db/queries/memories.js';
+import { insertMemory } from '../../db/queries/memories/insert-memory.js';
 import { updateTaskStatus } from '../../db/queries/tasks.js';
 import { TASK_STATUSES, type TaskStatus } from '../../db/schema.js';
 import { notFound } from '../../errors.js';

@@ -1,0 +1,25 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../../schema.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/**
+ * Deletes a memory: the row stays as a tombstone (id, author, dates) but its content, keywords,
+ * hash and vector are erased, so a secret stored by mistake is gone. False when no live memory has this id.
+ */
+export async function deleteMemory(db: Db, id: string): Promise<boolean> {
+  const result = await sql`
+    with del as (
+      update semantic_memory
+         set archived_at = now(), content = '', keywords = '{}', content_hash = '',
+             embedding = null, embedding_model = null, embedding_dims = null
+       where id = ${id} and archived_at is null
+      returning id
+    ), job as (
+      delete from embedding_jobs where memory_id in (select id from del)
+    ), access as (
+      delete from memory_access where memory_id in (select id from del)
+    )
+    select id from del`.execute(db);
+  return result.rows.length > 0;
+}

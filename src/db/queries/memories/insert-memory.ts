@@ -1,0 +1,76 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { runPrepared } from '../../client.js';
+import type { Database, SemanticMemoryTable } from '../../schema.js';
+import { vectorLiteral } from '../../vector-literal.js';
+import { findByHash } from './find-duplicate.js';
+import type { MemoryRow } from './memory-row.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export type NewMemory = Pick<
+  SemanticMemoryTable,
+  | 'id'
+  | 'task_id'
+  | 'content'
+  | 'content_type'
+  | 'content_format'
+  | 'keywords'
+  | 'importance_score'
+  | 'content_hash'
+  | 'source'
+  | 'created_by'
+> & {
+  /** Exact project title, case-insensitive; it must exist (see insertMemory). */
+  project: string;
+  /**
+   * The memory's vector: staged in its embedding job (the row gets the model and dimensions now,
+   * the worker moves the vector into the row and the HNSW index; searches see staged vectors).
+   */
+  embedding: { vector: number[]; model: string; dims: number } | null;
+  /** Queue the memory for the embedding worker when it has no vector but should get one. */
+  enqueue: boolean;
+};
+
+export type InsertOutcome =
+  { kind: 'inserted'; memory: MemoryRow } | { kind: 'duplicate'; memory: MemoryRow } | { kind: 'no-project' };
+
+/**
+ * Stores a memory in one statement: into the project titled `project` (case-insensitive), with its
+ * vector staged or queued for embedding when asked, unless the same content is already stored in
+ * that project, in which case the existing memory comes back as a duplicate. Writes nothing when
+ * the project does not exist.
+ */
+export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome> {
+  const staged = m.embedding ? sql`${vectorLiteral(m.embedding.vector)}::halfvec` : sql`null::halfvec`;
+  const insert = sql<{ project_id: string | null } & Partial<MemoryRow>>`
+    with target as (
+      select id, title from intervention_plans where lower(title) = lower(${m.project})
+    ), ins as (
+      insert into semantic_memory (id, project_id, task_id, content, content_type, content_format, keywords,
+                                   importance_score, content_hash, source, embedding, embedding_model,
+                                   embedding_dims, created_by)
+      select ${m.id}, target.id, ${m.task_id}, ${m.content}, ${m.content_type}, ${m.content_format},
+             ${m.keywords}::text[], ${m.importance_score}, ${m.content_hash}, ${m.source}, null,
+             ${m.embedding?.model ?? null}, ${m.embedding?.dims ?? null}, ${m.created_by}
+        from target
+      on conflict (coalesce(project_id, ''), content_hash) where archived_at is null do nothing
+      returning *
+    ), job as (
+      insert into embedding_jobs (memory_id, embedding) select id, ${staged} from ins where ${m.enqueue || m.embedding !== null}
+    )
+    select target.id as project_id, target.title as project, ins.id, ins.task_id, ins.content, ins.content_type,
+           ins.content_format, ins.keywords, ins.importance_score, ins.source, ins.embedding_model, ins.embedding_dims,
+           0 as access_count, null::timestamptz as last_accessed_at, ins.created_by, ins.created_at
+      from (select 1) as one
+      left join target on true
+      left join ins on true`;
+  const [outcome] = await runPrepared(db, insert.compile(db));
+  if (!outcome?.project_id) return { kind: 'no-project' };
+  if (outcome.id) {
+    const { project_id: _, ...memory } = outcome;
+    return { kind: 'inserted', memory: memory as MemoryRow };
+  }
+  const existing = await findByHash(db, outcome.project_id, m.content_hash);
+  if (!existing) throw new Error('a duplicate memory was reported but none was found');
+  return { kind: 'duplicate', memory: existing };
+}

@@ -1,0 +1,118 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { SearchParams } from './search-params.js';
+
+/** BM25+ parameters (tuned on LoCoMo; the optimum is flat: ±0.005 R@10 over k1 0.6–2.2, b 0.3–0.9). */
+const BM25 = { k1: 1.2, b: 0.3, delta: 0.5 };
+/** Lexemes in more than this share of the memories only add to scores; they do not fetch candidates. */
+const SELECTIVE_DF = 0.05;
+/**
+ * Words fetch candidates rarest first while the memories they can match add up to at most this
+ * many (the rarest word always fetches); commoner words only add to the scores of what was fetched.
+ * Keeps a search's cost flat as a project grows (every candidate is a heap read and a scoring pass).
+ */
+const MAX_FETCHED = 600;
+/** A keyword (weight A) occurrence counts as this many content occurrences. */
+const KEYWORD_TF = 3;
+
+/** The keyword branch: BM25+ over the tsvector, document frequencies from memory_lexeme_df (+ deltas). */
+export function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): RawBuilder<unknown> {
+  const projectKey = (column: RawBuilder<unknown>) =>
+    p.filters.project === undefined
+      ? sql`true`
+      : sql`${column} = coalesce((select id from intervention_plans where lower(title) = lower(${p.filters.project})), '-')`;
+  // Each lexeme quoted for tsquery input, backslashes and quotes escaped: any text is safe.
+  const orQuery = (filter: RawBuilder<unknown>) =>
+    sql`('''' || string_agg(replace(replace(lex, '\\', '\\\\'), '''', ''''''), ''' | ''') filter (where ${filter}) || '''')::tsquery`;
+  return sql`
+    kw_words as (
+      select lex from unnest(tsvector_to_array(to_tsvector('english', ${p.query}))) as lex
+    ), kw_counts as (
+      -- Compacted counts plus the deltas the service has not folded in yet (memory_lexeme_delta).
+      select lexeme, sum(n)::float8 as n
+        from (select lexeme, df as n from memory_lexeme_df
+               where lexeme = any (array(select lex from kw_words) || array[' docs', ' len']) and ${projectKey(sql`project_key`)}
+              union all
+              select lexeme, delta from memory_lexeme_delta
+               where lexeme = any (array(select lex from kw_words) || array[' docs', ' len']) and ${projectKey(sql`project_key`)}) c
+       group by lexeme
+    ), kw_stats as (
+      select coalesce((select n from kw_counts where lexeme = ' docs'), 0) as n,
+             coalesce((select n from kw_counts where lexeme = ' len') / nullif((select n from kw_counts where lexeme = ' docs'), 0), 15) as avgdl
+    ), kw_df as (
+      select w.lex, coalesce(c.n, 0) as df, st.n,
+             -- Memories the rarest words up to this one can fetch (at most): bounds the candidates.
+             sum(coalesce(c.n, 0)) over (order by coalesce(c.n, 0), w.lex) as fetched,
+             row_number() over (order by coalesce(c.n, 0), w.lex) as df_rank
+        from kw_words w cross join kw_stats st left join kw_counts c on c.lexeme = w.lex
+    ), kw_lexemes as (
+      select lex, ln(1 + (n - df + 0.5) / (df + 0.5)) as idf,
+             df_rank = 1 or fetched <= ${sql.lit(MAX_FETCHED)} as fetches,
+             df <= ${sql.lit(SELECTIVE_DF)} * n as selective
+        from kw_df
+    ), kw_query as (
+      select ${orQuery(sql`fetches and (selective or not exists (select 1 from kw_lexemes where selective))`)} as selective,
+             ${orQuery(sql`fetches`)} as any_word
+        from kw_lexemes
+    ), kw_candidates as (
+      select m.id, m.fts, m.project_id, m.created_at from semantic_memory m
+       where m.fts @@ (select selective from kw_query) and ${where}
+    ), kw_more as (
+      -- Evaluated once, and only when the rare words found fewer than k memories.
+      select m.id, m.fts, m.project_id, m.created_at from semantic_memory m
+       where (select count(*) from kw_candidates) < ${sql.lit(p.k)}
+         and m.fts @@ (select any_word from kw_query) and not m.fts @@ (select selective from kw_query) and ${where}
+    ), kw_terms as (
+      select c.id, c.project_id, c.created_at, length(c.fts)::float8 as dl, q.idf,
+             (coalesce(array_length(u.positions, 1), 1)
+               + ${sql.lit(KEYWORD_TF - 1)} * cardinality(array_positions(u.weights, 'A')))::float8 as tf
+        from (select * from kw_candidates union all select * from kw_more) c
+       cross join lateral unnest(c.fts) u
+        join kw_lexemes q on q.lex = u.lexeme
+    ), kw_scored as (
+      -- BM25+, times the number of query words matched: memories with more of the words come first.
+      select t.id, t.project_id, t.created_at,
+             count(*) * sum(t.idf * (${sql.lit(BM25.delta)} + t.tf * ${sql.lit(BM25.k1 + 1)}
+                                     / (t.tf + ${sql.lit(BM25.k1)} * (${sql.lit(1 - BM25.b)} + ${sql.lit(BM25.b)} * t.dl / st.avgdl)))) as score
+        from kw_terms t cross join kw_stats st
+       group by t.id, t.project_id, t.created_at
+    ), ${neighbourSql(p)}, kw_ranked as (
+      select id, row_number() over (order by score desc, id) as r from kw_final
+    )`;
+}
+
+/** How many top keyword hits look at their neighbours (bounded work: two index probes each). */
+const NEIGHBOUR_POOL = 200;
+/** Neighbours on each side, in the order memories were stored in their project. */
+const NEIGHBOURS = 2;
+
+/**
+ * Session context: memories stored one after another in a project usually belong to one piece of
+ * work (an agent's session, a task), so each of the top keyword hits gains `neighbours` × the
+ * scores of the matching memories stored just before and after it. Off when the weight is 0.
+ */
+function neighbourSql(p: SearchParams): RawBuilder<unknown> {
+  if (p.weights.neighbours <= 0) {
+    return sql`kw_final as (select id, score from kw_scored order by score desc, id limit ${sql.lit(p.k)})`;
+  }
+  const side = (op: RawBuilder<unknown>, order: RawBuilder<unknown>) => sql`
+    (select y.id from semantic_memory y
+      where y.project_id = tm.project_id and y.archived_at is null and (y.created_at, y.id) ${op} (tm.created_at, tm.id)
+      order by ${order} limit ${sql.lit(NEIGHBOURS)})`;
+  return sql`
+    kw_top as (
+      select id, score, project_id, created_at from kw_scored order by score desc, id limit ${sql.lit(NEIGHBOUR_POOL)}
+    ), kw_neighbours as materialized (
+      -- Materialized: the planner, guessing kw_scored small, would otherwise rescan it per top hit.
+      select tm.id, n.id as neighbour
+        from kw_top tm
+       cross join lateral (${side(sql`<`, sql`y.created_at desc, y.id desc`)} union all ${side(sql`>`, sql`y.created_at, y.id`)}) n
+    ), kw_final as (
+      select t.id, t.score + ${p.weights.neighbours}::float8 * coalesce(sum(s.score), 0) as score
+        from kw_top t
+        left join kw_neighbours nb on nb.id = t.id
+        left join kw_scored s on s.id = nb.neighbour
+       group by t.id, t.score
+       order by score desc, t.id
+       limit ${sql.lit(p.k)}
+    )`;
+}

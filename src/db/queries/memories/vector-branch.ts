@@ -1,0 +1,74 @@
+import { sql, type RawBuilder } from 'kysely';
+import { vectorLiteral } from '../../vector-literal.js';
+import { dateFilterParts, filterSql } from './search-filters.js';
+import type { SearchParams } from './search-params.js';
+
+/**
+ * Exact vector search costs about 1.5 µs per memory in scope; the HNSW index with a filter costs
+ * about 1.5 ms × (all memories / memories in scope) (pgvector's iterative scan visits that many
+ * more nodes to find k that pass). Measured at 100k memories, 768-D. The scope is the project's
+ * memories (or all of them), from the keyword statistics, or fewer when a date range holds fewer
+ * (counted, up to the bound); the exact branch is chosen when scope² ≤ EXACT_SCAN_RATIO × all. A
+ * content type only shrinks the scope by a bounded factor and is not counted.
+ */
+const EXACT_SCAN_RATIO = 1000;
+
+/**
+ * The vector branch: cosine distance to the query vector over memories with a vector of the
+ * query's model, filtered before the limit. Small scopes (a project of a few thousand memories)
+ * are scanned exactly, through the filter index; large ones go through the HNSW index of the
+ * query's dimension (iterative scan, see client.ts). Both are in the statement; one runs. Vectors
+ * still staged in embedding jobs (see insertMemory) are scanned exactly beside either.
+ */
+export function vectorBranchSql(
+  p: SearchParams,
+  vector: NonNullable<SearchParams['vector']>,
+  where: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  const dims = sql.lit(vector.dims);
+  const literal = vectorLiteral(vector.values);
+  // Half precision, as the vectors are stored (migrations/0005): the HNSW index's own expression.
+  const distance = sql`m.embedding::halfvec(${dims}) <=> ${literal}::halfvec(${dims})`;
+  const ofModel = sql`m.embedding_dims = ${dims} and m.embedding_model = ${vector.model}`;
+  const scoped = (filters: RawBuilder<unknown>) => sql`${ofModel} and m.embedding is not null and ${filters}`;
+  // A date range shrinks the scope too (searching last week's notes in a year of them): its
+  // memories are counted through the created_at index, up to the largest scope scanned exactly.
+  const dates = dateFilterParts(p.filters, sql`d.created_at`);
+  const scope =
+    dates.length === 0
+      ? sql`st.n`
+      : sql`least(st.n, (select count(*) from (
+               select 1 from semantic_memory d where d.archived_at is null and ${sql.join(dates, sql` and `)}
+                limit (select floor(sqrt(${sql.lit(EXACT_SCAN_RATIO)} * t.n))::bigint + 1)) dated))`;
+  return sql`
+    vec_total as (
+      select coalesce(sum(n), 0) as n
+        from (select df as n from memory_lexeme_df where lexeme = ' docs'
+              union all select delta from memory_lexeme_delta where lexeme = ' docs') a
+    ), vec_scope as (
+      select ${scope} ^ 2 <= ${sql.lit(EXACT_SCAN_RATIO)} * t.n as exact
+        from kw_stats st cross join vec_total t
+    ), vec as materialized (
+      -- The subquery is a fence (offset 0): the HNSW index cannot serve the order, so the planner
+      -- scans the scope, and each distance is computed once.
+      (select id, distance from (
+         select m.id, ${distance} as distance from semantic_memory m
+          where (select exact from vec_scope) and ${scoped(where)}
+         offset 0) scope
+        order by distance
+        limit ${sql.lit(p.k)})
+      union all
+      (select m.id, ${distance} as distance from semantic_memory m
+        where not (select exact from vec_scope) and ${scoped(filterSql(p.filters, { indexable: false }))}
+        order by ${distance}
+        limit ${sql.lit(p.k)})
+      union all
+      -- Vectors stored but not yet moved into their rows (and the index) by the worker: few, exact.
+      (select m.id, j.embedding::halfvec(${dims}) <=> ${literal}::halfvec(${dims}) as distance
+         from embedding_jobs j join semantic_memory m on m.id = j.memory_id
+        where j.embedding is not null and m.embedding is null and ${ofModel} and ${where})
+    ), vec_ranked as (
+      select id, distance, r from (select id, distance, row_number() over (order by distance, id) as r from vec) v
+       where r <= ${sql.lit(p.k)}
+    )`;
+}

@@ -1,0 +1,28 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../../schema.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** pgvector's HNSW indexes `halfvec` up to this many dimensions; beyond it, vector search scans. */
+export const MAX_INDEXED_DIMS = 4000;
+/** A B-tree entry holds a halfvec up to about this many dimensions (see migrations/0009). */
+const MAX_SCOPE_INDEXED_DIMS = 1024;
+
+/**
+ * Creates the indexes for vectors of this dimension unless they exist (768's ship with the schema):
+ * HNSW for large scopes, and the covering B-tree that exact scans of a project read (migrations/0009).
+ * Returns false when the dimension is too large for HNSW.
+ */
+export async function ensureVectorIndex(db: Db, dims: number): Promise<boolean> {
+  if (!Number.isInteger(dims) || dims < 1) throw new Error(`bad vector dimension ${dims}`);
+  if (dims > MAX_INDEXED_DIMS) return false;
+  const d = sql.lit(dims);
+  await sql`create index if not exists ${sql.id(`idx_semantic_memory_embedding_${dims}`)} on semantic_memory
+            using hnsw ((embedding::halfvec(${d})) halfvec_cosine_ops) where embedding_dims = ${d}`.execute(db);
+  if (dims <= MAX_SCOPE_INDEXED_DIMS) {
+    await sql`create index if not exists ${sql.id(`idx_semantic_memory_scope_${dims}`)} on semantic_memory (project_id, content_type)
+              include (id, created_at, embedding_model, embedding)
+              where archived_at is null and embedding is not null and embedding_dims = ${d}`.execute(db);
+  }
+  return true;
+}
