@@ -5,9 +5,9 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Caller } from '../domain/context.js';
+import type { Caller } from '../auth/scopes.js';
 import { revokedAmong } from '../domain/keys.js';
-import { repoHeader } from '../http/operation-routes.js';
+import { repoHeader } from '../repo-header.js';
 import { createMcpServer, type McpDeps } from './server.js';
 import { SessionTable } from './session-table.js';
 

@@ -7,7 +7,7 @@ import { GraphSummarySchema } from '../domain/graphs/graphs.js';
 import { NodeLocationSchema, NodeRefSchema, ProvenanceSchema, SymbolHitSchema } from '../domain/graphs/model.js';
 import { renderRepo, REPO_ACTIONS, repoTool } from '../domain/graphs/repo-tool.js';
 import { JobSchema } from '../domain/jobs.js';
-import { text } from './fields.js';
+import { text } from '../domain/fields.js';
 import { defineOperation } from './operation.js';
 
 /**

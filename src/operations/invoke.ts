@@ -1,4 +1,5 @@
-import type { Context, Logger } from '../domain/context.js';
+import type { Context } from '../domain/context.js';
+import type { Logger } from '../logger.js';
 import { fromDbError, isDbError } from '../db/errors.js';
 import { requireScope } from '../auth/scopes.js';
 import { AppError } from '../errors.js';

@@ -5,7 +5,7 @@ import { MemorySchema, SearchHitSchema } from '../domain/memory/model.js';
 import { renderDeletedMemory, renderSearchResults, renderStoredMemory } from '../domain/memory/render.js';
 import { searchMemory } from '../domain/memory/search-memory.js';
 import { storeMemory } from '../domain/memory/store-memory.js';
-import { hexId, name, text, timestamp } from './fields.js';
+import { hexId, name, text, timestamp } from '../domain/fields.js';
 import { defineOperation } from './operation.js';
 
 const MAX_CONTENT = 1_000_000;

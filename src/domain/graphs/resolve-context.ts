@@ -6,6 +6,7 @@ import {
   nodesByName,
   type PacketNodeRow,
 } from '../../db/queries/graphs.js';
+import { commitNodeCount } from '../../db/queries/commit-lookup.js';
 import type { Context } from '../context.js';
 import { symbolQuery } from './find-symbols.js';
 import { walk } from './impact.js';
@@ -319,11 +320,5 @@ export async function resolveContext(
 }
 
 async function countNodes(ctx: Pick<Context, 'db'>, g: { graphId: string; commitHash: string }): Promise<number> {
-  const row = await ctx.db
-    .selectFrom('graph_commits')
-    .select('node_count')
-    .where('graph_id', '=', g.graphId)
-    .where('commit_hash', '=', g.commitHash)
-    .executeTakeFirst();
-  return row?.node_count ?? 0;
+  return commitNodeCount(ctx.db, g);
 }
