@@ -24,7 +24,6 @@ import { SCOPES, type Scope } from '../auth/scopes.js';
 import type { Context, Services } from '../domain/context.js';
 import type { Caller } from '../auth/scopes.js';
 import type { Logger } from '../logger.js';
-import type { Database } from '../db/schema.js';
 import { invoke, logFault, toAppError } from '../operations/invoke.js';
 import { registerResources } from './resources.js';
 import { toFieldIssues } from '../domain/field-issues.js';
