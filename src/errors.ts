@@ -29,6 +29,8 @@ export const ERROR_CODES = {
     status: 503,
     summary: 'The service is shutting down; retry (after Retry-After, or on another instance).',
   },
+  // Reserved, never thrown: it is in the public spec's catalogue, but an embedder that is down fails no
+  // request (stores go text-only and are queued for embedding, searches run keyword-only, and say so).
   EMBEDDING_FAILED: { status: 503, summary: 'The embedding model did not answer (non-blocking for writes).' },
   INTERNAL_ERROR: { status: 500, summary: 'An unexpected fault; details are in the service log, not the response.' },
 } as const satisfies Record<string, { status: number; summary: string }>;

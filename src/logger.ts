@@ -7,3 +7,14 @@ import type { LoggerOptions } from 'pino';
 export function loggerOptions(level: string): LoggerOptions {
   return { level, redact: ['req.headers.authorization', 'headers.authorization'] };
 }
+
+/**
+ * The logging the service's parts need: pino's (and Fastify's) logger satisfies it. A leaf, so
+ * every layer may log without importing the domain's context.
+ */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}

@@ -5,8 +5,7 @@ import { buildApp } from './app.js';
 import { ConfigError, isLoopbackHost, loadConfig, type Config } from './config.js';
 import { pino } from 'pino';
 import { openDb, waitForDatabase, type Db } from './db/client.js';
-import type { Logger } from './domain/context.js';
-import { loggerOptions } from './logger.js';
+import { loggerOptions, type Logger } from './logger.js';
 import { loadMigrations, migrate, type Migration } from './db/migrate.js';
 import { VERSION } from './version.js';
 

@@ -1330,7 +1330,7 @@ for (const backend of backends) {
       }
     });
 
-    test('afterwards the service is healthy and the fixtures are intact', async (t) => {
+    test('afterwards the service is healthy and the fixtures are intact', async () => {
       const health = await rest(server.url, 'GET', '/healthz');
       assert.equal(health.status, 200);
       const task = await rest(server.url, 'POST', '/api/v1/tools/devstream_list_tasks', { project: 'default' });

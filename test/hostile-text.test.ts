@@ -489,7 +489,7 @@ async function promptly(
     try {
       response = await fetch(`${service.url}${path}`, { ...init, signal: AbortSignal.timeout(ANSWER_MS) });
     } catch (error) {
-      throw new Error(`${label}: no answer within ${ANSWER_MS} ms (${(error as Error).message})`);
+      throw new Error(`${label}: no answer within ${ANSWER_MS} ms (${(error as Error).message})`, { cause: error });
     }
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : undefined };

@@ -3,7 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { openDb } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
 import { findSymbols } from '../../src/db/queries/graphs/find-symbols.js';

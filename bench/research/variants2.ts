@@ -1,5 +1,5 @@
 // Structural BM25 extensions on top of the MiniSearch-like BM25+ (k1=1.2, b=0.7, delta=0.5, coord=1).
-import { orq, V } from './variants.js';
+import { orq } from './variants.js';
 type Ext = {
   idfPow?: number;
   k1?: number;

@@ -86,7 +86,9 @@ const SOURCE_OF: Record<string, string[]> = {
 };
 
 /** Reads a tsconfig (comments and trailing commas allowed, as tsc allows them); null when unreadable. */
-async function readTsconfig(file: string): Promise<Record<string, any> | null> {
+async function readTsconfig(
+  file: string,
+): Promise<{ compilerOptions?: { outDir?: unknown }; extends?: unknown } | null> {
   const text = await readFile(file, 'utf8').catch(() => null);
   if (text === null) return null;
   const { default: ts } = await import('typescript');

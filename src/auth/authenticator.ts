@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import { findLiveKeyByHash, touchApiKey } from '../db/queries/api-keys.js';
 import type { Database } from '../db/schema.js';
-import type { Caller, Logger } from '../domain/context.js';
+import type { Logger } from '../logger.js';
 import { AppError } from '../errors.js';
-import { SCOPES, type Scope } from './scopes.js';
+import { SCOPES, type Caller, type Scope } from './scopes.js';
 import { bearerToken, hashToken, sameHash } from './tokens.js';
 
 export type AuthMode = 'required' | 'off';

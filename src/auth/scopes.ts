@@ -1,9 +1,14 @@
-import type { Caller } from '../domain/context.js';
 import { AppError } from '../errors.js';
 
 /** `read`: list/search/get; `write`: create/update/store/delete/upload; `admin`: API keys. */
 export const SCOPES = ['read', 'write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
+
+/** Who is calling: the API key's name (recorded as created_by), null when AUTH=off; its scopes. */
+export interface Caller {
+  name: string | null;
+  scopes: ReadonlySet<Scope>;
+}
 
 /** Throws FORBIDDEN unless the caller holds `scope`; `what` names the refused action. */
 export function requireScope(caller: Caller, scope: Scope, what: string): void {

@@ -197,6 +197,7 @@ export async function postGraph(options: PostGraphOptions): Promise<PostGraphRes
         : `the connection to ${options.url} broke off (${reason})`,
     );
   }
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the server's JSON answer, read as the upload API documents it
   let answer: any = null;
   try {
     answer = JSON.parse(text);

@@ -33,6 +33,7 @@ export class PGliteDialect implements Dialect {
     this.#driver = new PGliteDriver(this.pglite);
     return this.#driver;
   }
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's Dialect interface declares it so
   createIntrospector(db: Kysely<any>) {
     return new PostgresIntrospector(db);
   }

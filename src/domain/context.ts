@@ -1,22 +1,10 @@
-import type { Scope } from '../auth/scopes.js';
 import type { Kysely } from 'kysely';
+import type { Caller } from '../auth/scopes.js';
 import type { Database } from '../db/schema.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { VectorIndexes } from '../embeddings/vector-indexes.js';
+import type { Logger } from '../logger.js';
 import type { AccessTracker } from './memory/access-tracker.js';
-
-/** Who is calling: the API key's name (recorded as created_by), null when AUTH=off; its scopes. */
-export interface Caller {
-  name: string | null;
-  scopes: ReadonlySet<Scope>;
-}
-
-export interface Logger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
 
 export type NoticeLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error';
 

@@ -4,5 +4,3 @@ import { randomBytes } from 'node:crypto';
 export function newId(): string {
   return randomBytes(6).toString('hex');
 }
-
-export const ID_PATTERN = /^[0-9a-f]{12}$/;

@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import { getJob as findJob, insertJob, type JobRow } from '../db/queries/jobs.js';
 import { notFound } from '../errors.js';
-import { analyzablePath, type AnalyzeParams } from '../jobs/analyze-job.js';
+import { analyzablePath, type AnalyzeParams } from './analyze-params.js';
 import type { Context } from './context.js';
 import { newId } from './ids.js';
 

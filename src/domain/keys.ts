@@ -5,7 +5,7 @@ import { newToken, hashToken } from '../auth/tokens.js';
 import { insertApiKey, listApiKeys, liveKeyNames, revokeApiKey, type ApiKeyRow } from '../db/queries/api-keys.js';
 import { fromDbError, isDbError } from '../db/errors.js';
 import { AppError, notFound } from '../errors.js';
-import { pattern } from '../operations/fields.js';
+import { pattern } from './fields.js';
 import type { Context } from './context.js';
 import { newId } from './ids.js';
 

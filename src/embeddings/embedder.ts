@@ -1,4 +1,4 @@
-import type { Logger } from '../domain/context.js';
+import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { EmbeddingError, type EmbedKind, type EmbeddingProvider } from './provider.js';
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { ensureVectorIndex } from '../db/queries/memories/vector-index.js';
 import type { Database } from '../db/schema.js';
-import type { Logger } from '../domain/context.js';
+import type { Logger } from '../logger.js';
 
 /** Makes sure an HNSW index exists for each vector dimension the embedder produces (once per process). */
 export class VectorIndexes {

@@ -9,7 +9,7 @@ import {
   retryJobs,
 } from '../db/queries/embedding-jobs.js';
 import type { Database } from '../db/schema.js';
-import type { Logger } from '../domain/context.js';
+import type { Logger } from '../logger.js';
 import type { Embedder } from './embedder.js';
 import type { VectorIndexes } from './vector-indexes.js';
 

@@ -1,7 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../auth/authenticator.js';
-import type { Caller } from '../domain/context.js';
+import type { Caller } from '../auth/scopes.js';
 import { AppError } from '../errors.js';
 import { sendError } from './errors.js';
 import { isOpen } from './open-routes.js';

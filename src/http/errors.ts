@@ -46,14 +46,14 @@ function fromFastifyError(error: FastifyError): AppError | undefined {
  * `maxParamLength` (FST_ERR_MAX_PARAM_LENGTH, 414). Fastify answers these itself, in its own body
  * shape, unless this is given as its `frameworkErrors` option (app.ts).
  */
-export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
   const message = tooLong
     ? 'a path segment is longer than the service accepts'
     : 'the path is not valid percent-encoded UTF-8';
   // Answered before the onRequest hooks: the request id header is set here.
   reply.header('x-request-id', request.id);
-  return sendError(
+  void sendError(
     reply,
     new AppError('VALIDATION_ERROR', `(path): ${message}`, { details: { issues: [{ field: '(path)', message }] } }),
   );

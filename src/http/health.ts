@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
 import { queueDepth } from '../db/queries/embedding-jobs.js';
+import { schemaVersion } from '../db/queries/schema-version.js';
 import type { Database } from '../db/schema.js';
 import type { Embedder } from '../embeddings/embedder.js';
 
@@ -31,9 +31,7 @@ export function registerHealth(
     },
     async (_request, reply) => {
       try {
-        const result = await sql<{ v: number | null }>`
-        select (select max(version) from schema_version) as v`.execute(deps.db);
-        const current = result.rows[0]?.v ?? null;
+        const current = await schemaVersion(deps.db);
         if (current === null || current < deps.schemaVersion) {
           return reply.code(503).send({
             status: 'unavailable',

@@ -104,6 +104,6 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       done(validationError([problem]), undefined);
       return;
     }
-    parse(request, text, done);
+    void parse(request, text, done);
   });
 }

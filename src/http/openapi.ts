@@ -48,7 +48,11 @@ function withoutUnusedSchemas<T extends { paths?: unknown; components?: { schema
   const used = schemaRefs(document.paths, new Set());
   for (let pending = [...used]; pending.length > 0;) {
     const found = schemaRefs(schemas[pending.pop()!], new Set());
-    for (const name of found) if (!used.has(name)) used.add(name) && pending.push(name);
+    for (const name of found) {
+      if (used.has(name)) continue;
+      used.add(name);
+      pending.push(name);
+    }
   }
   const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
   return { ...document, components: { ...document.components, schemas: kept } };

@@ -1,9 +1,12 @@
 import type {} from '@fastify/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { z } from 'zod';
-import type { Caller, Context, Logger, Services } from '../domain/context.js';
+import type { Context, Services } from '../domain/context.js';
+import type { Caller } from '../auth/scopes.js';
+import type { Logger } from '../logger.js';
 import { AppError, ERROR_CODES } from '../errors.js';
 import { invoke } from '../operations/invoke.js';
+import { repoHeader } from '../repo-header.js';
 import type { AnyOperation, HttpRoute } from '../operations/operation.js';
 
 export interface OperationRoutesOptions {
@@ -71,13 +74,6 @@ function asObject(body: unknown): Record<string, unknown> {
     });
   }
   return body as Record<string, unknown>;
-}
-
-/** The `X-Repo` header: the code graph DevLens tools default to (trimmed; absent when empty). */
-export function repoHeader(request: FastifyRequest): string | undefined {
-  const value = request.headers['x-repo'];
-  const text = (Array.isArray(value) ? value[0] : value)?.trim();
-  return text ? text.slice(0, 500) : undefined;
 }
 
 /** The OpenAPI tag of a resource route, by its first path segment. */

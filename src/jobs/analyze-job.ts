@@ -1,26 +1,17 @@
 import { createReadStream } from 'node:fs';
-import { mkdtemp, realpath, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Kysely } from 'kysely';
-import { z } from 'zod';
 import type { AnalysisProgress } from '../analyzer/progress.js';
 import { analyzeGraphTables } from '../db/queries/graphs/ingest.js';
 import type { Database } from '../db/schema.js';
-import type { Logger } from '../domain/context.js';
+import type { Logger } from '../logger.js';
+import { analyzablePath, AnalyzeParamsSchema } from '../domain/analyze-params.js';
 import { uploadGraph } from '../domain/graphs/upload-graph.js';
-import { AppError, validationError } from '../errors.js';
 import type { JobHandler } from './job-runner.js';
-
-/** What an `analyze` job is given (stored as the job's params). */
-export const AnalyzeParamsSchema = z.object({
-  path: z.string(),
-  repo: z.string(),
-  branch: z.string().optional(),
-});
-export type AnalyzeParams = z.output<typeof AnalyzeParamsSchema>;
 
 /** The worker thread's input and messages (see analyze-thread.ts). */
 export interface ThreadInput {
@@ -32,37 +23,6 @@ export interface ThreadInput {
 }
 export type ThreadMessage =
   { type: 'progress'; progress: AnalysisProgress } | { type: 'done'; commitHash: string; nodes: number; edges: number };
-
-const within = (path: string, root: string) => {
-  const rel = relative(root, path);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-};
-
-/**
- * The folder `path` names, if the server may analyze it: an absolute path inside one of `roots`
- * (ANALYZE_ROOTS), before and after symbolic links are followed. Nothing outside the roots is
- * looked at, so a refusal tells nothing about what exists there.
- */
-export async function analyzablePath(path: string, roots: readonly string[]): Promise<string> {
-  if (roots.length === 0) {
-    throw new AppError(
-      'FORBIDDEN',
-      'path: this server analyzes no folders (ANALYZE_ROOTS is unset). Run `devstream-hub analyze <folder> --upload <server>` where the code is.',
-    );
-  }
-  if (!isAbsolute(path)) throw validationError([{ field: 'path', message: 'must be an absolute path on the server' }]);
-  const outside = () =>
-    new AppError('FORBIDDEN', `path: ${path} is outside the folders this server may analyze (ANALYZE_ROOTS)`);
-  const lexical = resolve(path);
-  const root = roots.find((r) => within(lexical, resolve(r)));
-  if (root === undefined) throw outside();
-  const real = await realpath(lexical).catch(() => null);
-  if (real === null || !(await stat(real)).isDirectory())
-    throw validationError([{ field: 'path', message: `${path} is not a folder on the server` }]);
-  const realRoot = await realpath(root).catch(() => resolve(root));
-  if (!within(real, realRoot)) throw outside();
-  return real;
-}
 
 /**
  * A worker thread running analyze-thread, next to this module. Built, that is a .js file; run from

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { BackgroundLoop, type RoundResult } from '../background-loop.js';
 import { claimJob, finishJob, reportProgress, requeueJob, type JobRow } from '../db/queries/jobs.js';
 import type { Database, JobKind } from '../db/schema.js';
-import type { Logger } from '../domain/context.js';
+import type { Logger } from '../logger.js';
 import { AppError } from '../errors.js';
 
 /**

@@ -4,8 +4,8 @@ import { finished } from 'node:stream';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Caller } from '../domain/context.js';
-import { repoHeader } from '../http/operation-routes.js';
+import type { Caller } from '../auth/scopes.js';
+import { repoHeader } from '../repo-header.js';
 import { createMcpServer, type McpDeps } from './server.js';
 import { SessionStore, type McpSessions, type Session } from './session-store.js';
 

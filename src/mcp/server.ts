@@ -21,12 +21,14 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { SCOPES, type Scope } from '../auth/scopes.js';
-import type { Caller, Context, Logger, Services } from '../domain/context.js';
-import type { Database } from '../db/schema.js';
+import type { Context, Services } from '../domain/context.js';
+import type { Caller } from '../auth/scopes.js';
+import type { Logger } from '../logger.js';
 import type { FaultLog } from '../operations/fault-log.js';
 import { invoke, toAppError } from '../operations/invoke.js';
 import { registerResources } from './resources.js';
-import { toFieldIssues, type AnyOperation } from '../operations/operation.js';
+import { toFieldIssues } from '../domain/field-issues.js';
+import type { AnyOperation } from '../operations/operation.js';
 import { validationError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 

@@ -4,7 +4,7 @@ import { getNode, GetNodeResultSchema, NODE_PARTS, renderNode } from '../domain/
 import { DIRECTIONS, impact, ImpactResultSchema, renderImpact } from '../domain/graphs/impact.js';
 import { INTENTS, resolveContext, ResolveContextResultSchema } from '../domain/graphs/resolve-context.js';
 import { renderRepo, REPO_ACTIONS, RepoResultSchema, repoTool } from '../domain/graphs/repo-tool.js';
-import { text } from './fields.js';
+import { text } from '../domain/fields.js';
 import { defineOperation } from './operation.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Logger } from '../domain/context.js';
+import type { Logger } from '../logger.js';
 import type { AppError } from '../errors.js';
 
 /** While the database is unreachable, one warning per this long, not one per request. */

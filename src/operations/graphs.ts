@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { deleteGraph, DeleteGraphResultSchema, listGraphs, ListGraphsResultSchema } from '../domain/graphs/graphs.js';
-import { graphId } from './fields.js';
+import { graphId } from '../domain/fields.js';
 import { defineOperation } from './operation.js';
 
 export const listGraphsOp = defineOperation({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { getJob, GetJobResultSchema, renderJob } from '../domain/jobs.js';
-import { hexId } from './fields.js';
+import { hexId } from '../domain/fields.js';
 import { defineOperation } from './operation.js';
 
 export const getJobOp = defineOperation({

@@ -9,7 +9,7 @@ import {
 import { renderDeletedMemory, renderSearchResults, renderStoredMemory } from '../domain/memory/render.js';
 import { searchMemory, SearchMemoryResultSchema } from '../domain/memory/search-memory.js';
 import { storeMemory, StoreMemoryResultSchema } from '../domain/memory/store-memory.js';
-import { hexId, name, text, timestamp } from './fields.js';
+import { hexId, name, text, timestamp } from '../domain/fields.js';
 import { defineOperation } from './operation.js';
 
 const MAX_CONTENT = 1_000_000;

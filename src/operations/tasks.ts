@@ -11,7 +11,7 @@ import {
   renderUpdatedTask,
 } from '../domain/tasks/render.js';
 import { updateTask, UpdateTaskResultSchema } from '../domain/tasks/update-task.js';
-import { hexId, name, page, text } from './fields.js';
+import { hexId, name, page, text } from '../domain/fields.js';
 import { defineOperation } from './operation.js';
 
 const priority = z

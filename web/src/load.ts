@@ -65,7 +65,7 @@ export function useAction<A extends unknown[], T>(
   const run = useCallback(async (...args: A) => {
     const mine = ++latest.current;
     setBusy(true);
-    let answer: Answer<T> | null = null;
+    let answer: Answer<T> | null;
     try {
       answer = await fns.current.call(...args);
     } catch {

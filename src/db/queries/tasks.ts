@@ -96,10 +96,6 @@ export async function listTasks(
   return { rows: found, total: Number(total.n) };
 }
 
-export async function getTask(db: Db, id: string): Promise<TaskRow | undefined> {
-  return selectTasks(db).where('t.id', '=', id).executeTakeFirst();
-}
-
 export async function tasksOfPlan(db: Db, planId: string): Promise<TaskRow[]> {
   return selectTasks(db)
     .where('ph.plan_id', '=', planId)

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { commitBranchAndStats } from '../../db/queries/commit-lookup.js';
 import { deleteGraph as deleteGraphRows, listGraphs as listGraphRows } from '../../db/queries/graphs/catalogue.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../context.js';
@@ -55,13 +56,6 @@ export async function graphMeta(
   const { graphs } = await listGraphs(ctx);
   const graph = graphs.find((g) => g.graphId === graphId);
   if (!graph) return null;
-  const latest = graph.latestCommit
-    ? await ctx.db
-        .selectFrom('graph_commits')
-        .select(['branch', 'stats'])
-        .where('graph_id', '=', graphId)
-        .where('commit_hash', '=', graph.latestCommit)
-        .executeTakeFirst()
-    : undefined;
+  const latest = graph.latestCommit ? await commitBranchAndStats(ctx.db, graphId, graph.latestCommit) : undefined;
   return { ...graph, branch: latest?.branch ?? null, stats: latest?.stats ?? null };
 }

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import { z } from 'zod';
+import { dependencyEdges, summaryCoverage } from '../../db/queries/graph-health.js';
 import type { Context } from '../context.js';
 import { JobSchema, queueAnalysis } from '../jobs.js';
 import { GraphSummarySchema, listGraphs } from './graphs.js';
@@ -151,19 +151,10 @@ export async function repoTool(
 
   // health
   const g = { graphId: graph.graphId, commitHash: graph.commitHash };
-  const coverage = await sql<{ nodes: number; with_summary: number }>`
-    select count(*)::int as nodes,
-           count(*) filter (where technical_summary is not null or business_summary is not null)::int as with_summary
-      from graph_nodes where graph_id = ${g.graphId} and commit_hash = ${g.commitHash} and type <> 'GHOST'`.execute(
-    ctx.db,
-  );
-  const edges = await sql<{ from_id: string; to_id: string }>`
-    select distinct e.from_id, e.to_id from graph_edges e
-     where e.graph_id = ${g.graphId} and e.commit_hash = ${g.commitHash} and e.type in ('CALLS', 'IMPORTS') and e.from_id <> e.to_id`.execute(
-    ctx.db,
-  );
-  const all = cyclesOf(edges.rows.map((e) => [e.from_id, e.to_id]));
-  const { nodes, with_summary } = coverage.rows[0]!;
+  const coverage = await summaryCoverage(ctx.db, g);
+  const edges = await dependencyEdges(ctx.db, g);
+  const all = cyclesOf(edges.map((e) => [e.from_id, e.to_id]));
+  const { nodes, with_summary } = coverage;
   const ratio = nodes === 0 ? 0 : Math.round((with_summary / nodes) * 1000) / 1000;
   return {
     action: 'health',

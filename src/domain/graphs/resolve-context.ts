@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { commitNodeCount } from '../../db/queries/commit-lookup.js';
 import { edgesAmong } from '../../db/queries/graphs/edge-reads.js';
 import { findSymbols } from '../../db/queries/graphs/find-symbols.js';
 import { fileNodes, nodesByIds, type PacketNodeRow } from '../../db/queries/graphs/node-reads.js';
@@ -318,11 +319,5 @@ export async function resolveContext(
 }
 
 async function countNodes(ctx: Pick<Context, 'db'>, g: { graphId: string; commitHash: string }): Promise<number> {
-  const row = await ctx.db
-    .selectFrom('graph_commits')
-    .select('node_count')
-    .where('graph_id', '=', g.graphId)
-    .where('commit_hash', '=', g.commitHash)
-    .executeTakeFirst();
-  return row?.node_count ?? 0;
+  return commitNodeCount(ctx.db, g);
 }

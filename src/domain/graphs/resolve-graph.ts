@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { commitsByPrefix } from '../../db/queries/commit-lookup.js';
 import { AppError, notFound, validationError } from '../../errors.js';
 import type { Context } from '../context.js';
 import { listGraphs, type GraphSummary } from './graphs.js';
@@ -109,12 +109,9 @@ export async function resolveGraph(
     throw validationError([
       { field: 'commitHash', message: 'must be a commit hash or a prefix of at least 7 characters' },
     ]);
-  const rows = await sql<{ commit_hash: string; analyzed_at: Date; uploaded_at: Date }>`
-    select commit_hash, analyzed_at, uploaded_at from graph_commits
-     where graph_id = ${graph.graphId} and (commit_hash = ${commitHash} or commit_hash like ${commitHash.replace(/[\\%_]/g, '\\$&') + '%'})
-     order by commit_hash = ${commitHash} desc limit 2`.execute(ctx.db);
-  const exact = rows.rows.find((r) => r.commit_hash === commitHash);
-  if (!exact && rows.rows.length > 1) {
+  const rows = await commitsByPrefix(ctx.db, graph.graphId, commitHash);
+  const exact = rows.find((r) => r.commit_hash === commitHash);
+  if (!exact && rows.length > 1) {
     throw validationError([
       {
         field: 'commitHash',
@@ -122,7 +119,7 @@ export async function resolveGraph(
       },
     ]);
   }
-  const row = exact ?? rows.rows[0];
+  const row = exact ?? rows[0];
   if (!row) {
     throw new AppError(
       'NOT_FOUND',

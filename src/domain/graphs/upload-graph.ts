@@ -17,9 +17,9 @@ import {
 } from '../../db/queries/graphs/ingest.js';
 import type { Database } from '../../db/schema.js';
 import { AppError, validationError } from '../../errors.js';
-import { graphId as graphIdField, isWellFormed, name, unstorable } from '../../operations/fields.js';
-import { toFieldIssues } from '../../operations/operation.js';
-import type { Caller } from '../context.js';
+import { graphId as graphIdField, isWellFormed, name, unstorable } from '../fields.js';
+import { toFieldIssues } from '../field-issues.js';
+import type { Caller } from '../../auth/scopes.js';
 import { mapYielding } from '../map-yielding.js';
 import {
   CommitFileFormatError,

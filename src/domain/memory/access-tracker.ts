@@ -1,6 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { addMemoryAccesses } from '../../db/queries/memory-access.js';
 import type { Database } from '../../db/schema.js';
-import type { Logger } from '../context.js';
+import type { Logger } from '../../logger.js';
 
 /**
  * Counts search hits per memory and writes them in one batch per interval, so a search stays a
@@ -50,16 +51,7 @@ export class AccessTracker {
     const batch = [...this.pending].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     this.pending = new Map();
     try {
-      await sql`
-        insert into memory_access as t (memory_id, access_count, last_accessed_at)
-        select a.id, a.n, a.at
-          from unnest(${batch.map(([id]) => id)}::text[], ${batch.map(([, e]) => e.count)}::int[],
-                      ${batch.map(([, e]) => e.at.toISOString())}::timestamptz[]) as a(id, n, at)
-          join semantic_memory m on m.id = a.id and m.archived_at is null
-         order by a.id
-        on conflict (memory_id) do update
-           set access_count = t.access_count + excluded.access_count,
-               last_accessed_at = greatest(t.last_accessed_at, excluded.last_accessed_at)`.execute(this.db);
+      await addMemoryAccesses(this.db, batch);
     } catch (error) {
       this.log.warn({ err: error, memories: batch.length }, 'could not record memory accesses; they are dropped');
     }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { compactKeywordStats } from '../../db/queries/keyword-stats.js';
 import type { Database } from '../../db/schema.js';
-import type { Logger } from '../context.js';
+import type { Logger } from '../../logger.js';
 
 /**
  * Folds the keyword statistics' deltas every few seconds, so that searches sum few of them.

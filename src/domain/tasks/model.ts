@@ -62,9 +62,6 @@ export const PlanDetailSchema = PlanSummarySchema.extend({
 });
 export type PlanDetail = z.infer<typeof PlanDetailSchema>;
 
-/** Statuses that close a task: reaching one sets `completed_at` (first time only). */
-export const CLOSING_STATUSES = ['completed', 'failed', 'skipped'] as const;
-
 /** DevStream's priority bands. */
 export function priorityLabel(priority: number): 'HIGH' | 'MEDIUM' | 'LOW' {
   return priority >= 8 ? 'HIGH' : priority >= 5 ? 'MEDIUM' : 'LOW';

@@ -6,7 +6,6 @@ import type { paths } from '../schema';
 import { useCan } from '../session';
 
 type Search = Json<'/api/v1/memories/search', 'post'>;
-type Hit = Search['results'][number];
 type Memory = Json<'/api/v1/memories/{id}', 'get'>['memory'];
 type Stored = paths['/api/v1/memories']['post']['responses']['201']['content']['application/json'];
 
