@@ -168,7 +168,12 @@ export async function openDb(options: DbOptions): Promise<Db> {
       kind: 'postgres',
       kysely,
       poolStats: () => ({ busy: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-      close: () => kysely.destroy(),
+      // Kysely ends the pool only once a query of its own has taken it; a process that used only
+      // runPrepared would otherwise keep it open and never exit.
+      close: async () => {
+        await kysely.destroy();
+        if (!pool.ended) await pool.end();
+      },
     };
   }
   const dataDir = options.dataDir ?? 'memory://';
