@@ -1,5 +1,5 @@
 import type { Node as SyntaxNode, Tree } from 'web-tree-sitter';
-import type { GraphNode, NodeType } from '../commit-file.js';
+import type { GraphNode, NodeType } from '../../domain/graphs/commit-file.js';
 import { clipCode, isDocumentation, tidyDoc } from '../doc-text.js';
 import { fileNode } from '../file-node.js';
 import type { GraphBuilder } from '../graph-builder.js';

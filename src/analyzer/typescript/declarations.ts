@@ -1,5 +1,5 @@
 import ts from 'typescript';
-import type { NodeType } from '../commit-file.js';
+import type { NodeType } from '../../domain/graphs/commit-file.js';
 import { declarationNode, type TsContext, type TsFile } from './context.js';
 
 type FunctionLike =

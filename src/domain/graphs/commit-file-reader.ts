@@ -3,12 +3,12 @@ import { Writable, type Duplex, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import Assembler from 'stream-json/assembler.js';
 import { jsonParser, type Token } from 'stream-json/parser.js';
+import { ELEMENT_ARRAYS, ENTRY_OBJECTS, holdsNodes, type ElementArray } from './commit-file.js';
 
-/** The big arrays of a DevLens commit file, streamed element by element. */
-export type ElementArray = 'nodes' | 'edges' | 'allNodes' | 'allEdges';
-const ELEMENT_ARRAYS = new Set<string>(['nodes', 'edges', 'allNodes', 'allEdges']);
-/** Top-level objects streamed entry by entry (a score per node: as many entries as nodes). */
-const ENTRY_OBJECTS = new Set<string>(['nodeScores']);
+const ELEMENT_ARRAY_SET = new Set<string>(ELEMENT_ARRAYS);
+const ENTRY_OBJECT_SET = new Set<string>(ENTRY_OBJECTS);
+/** `nodes, edges, allNodes, allEdges and nodeScores`: what the top-level field bounds leave out. */
+const STREAMED = `${ELEMENT_ARRAYS.join(', ')} and ${ENTRY_OBJECTS.join(', ')}`;
 
 export interface CommitFileSink {
   /**
@@ -157,11 +157,10 @@ export async function readCommitFile(
         : `${sizeText(limits.maxFields)} of JSON`;
       return new CommitFileLimitError(
         field,
-        `the top-level fields other than nodes, edges, allNodes, allEdges and nodeScores may hold at most ${most} together`,
+        `the top-level fields other than ${STREAMED} may hold at most ${most} together`,
       );
     }
-    const what =
-      u.kind === 'entry' ? 'a nodeScores entry' : array === 'nodes' || array === 'allNodes' ? 'a node' : 'an edge';
+    const what = u.kind === 'entry' ? 'a nodeScores entry' : holdsNodes(array) ? 'a node' : 'an edge';
     if (inValues)
       return new CommitFileLimitError(
         field,
@@ -361,7 +360,7 @@ export async function readCommitFile(
         if (fieldsUsed > limits.maxFields) {
           throw new CommitFileLimitError(
             '(body)',
-            `the top-level keys and the fields other than nodes, edges, allNodes, allEdges and nodeScores may hold at most ${sizeText(limits.maxFields)} of JSON together`,
+            `the top-level keys and the fields other than ${STREAMED} may hold at most ${sizeText(limits.maxFields)} of JSON together`,
           );
         }
         if (token.name === 'startKey') text.start();
@@ -376,14 +375,14 @@ export async function readCommitFile(
       default:
         break;
     }
-    if (token.name === 'startArray' && ELEMENT_ARRAYS.has(key)) {
+    if (token.name === 'startArray' && ELEMENT_ARRAY_SET.has(key)) {
       mode = 'array';
       array = key as ElementArray;
       index = 0;
       batchStart = 0;
       return null;
     }
-    if (token.name === 'startObject' && ENTRY_OBJECTS.has(key)) {
+    if (token.name === 'startObject' && ENTRY_OBJECT_SET.has(key)) {
       mode = 'entries';
       index = 0;
       batchStart = 0;

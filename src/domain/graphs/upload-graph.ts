@@ -27,8 +27,15 @@ import {
   readCommitFile,
   sizeText,
   type CommitFileLimits,
-  type ElementArray,
 } from './commit-file-reader.js';
+import {
+  EDGE_COLUMNS,
+  ELEMENT_ARRAYS,
+  FILE_FIELDS,
+  holdsNodes,
+  NODE_COLUMNS,
+  type ElementArray,
+} from './commit-file.js';
 import { identifierText, nameDocument, pathDocument, proseDocument, securityDocument } from './search-document.js';
 
 /** The query string of `POST /api/v1/graphs`. */
@@ -51,25 +58,6 @@ export const UploadResultSchema = z.object({
   uploadedAt: z.string(),
 });
 export type UploadResult = z.output<typeof UploadResultSchema>;
-
-/** Node fields kept in columns; every other field of a node is kept in `extra`. */
-const NODE_FIELDS = new Set([
-  'id',
-  'name',
-  'type',
-  'filePath',
-  'startLine',
-  'endLine',
-  'rawCode',
-  'technicalSummary',
-  'businessSummary',
-  'security',
-  'score',
-  'metadata',
-]);
-const EDGE_FIELDS = new Set(['from', 'to', 'type']);
-/** Top-level fields read for themselves; the rest are kept in the commit's `extra`. */
-const FILE_FIELDS = new Set(['commitHash', 'analyzedAt', 'stats', 'nodeScores']);
 
 const MAX_TEXT = 200;
 /** Longest node id, name or edge end in UTF-8 bytes: they are btree index keys (Postgres refuses entries over ~2.7 kB). */
@@ -168,7 +156,7 @@ export function nodeRow(raw: unknown, seq: number, field: string): NodeRow {
   if (score !== undefined && score !== null && (typeof score !== 'number' || !Number.isFinite(score)))
     throw bad(`${field}.score`, 'must be a number');
   const extra: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw)) if (!NODE_FIELDS.has(k)) extra[k] = v;
+  for (const [k, v] of Object.entries(raw)) if (!NODE_COLUMNS.has(k)) extra[k] = v;
 
   const nodeName = typeof name === 'string' && name !== '' ? name : (id.split('::').pop() ?? id);
   const path = typeof filePath === 'string' ? filePath : '';
@@ -215,7 +203,7 @@ export function edgeRow(raw: unknown, seq: number, field: string): EdgeRow {
   if (typeof type !== 'string' || type === '' || type.length > MAX_TEXT)
     throw bad(`${field}.type`, 'must be a non-empty string of at most 200 characters');
   const extra: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw)) if (!EDGE_FIELDS.has(k)) extra[k] = v;
+  for (const [k, v] of Object.entries(raw)) if (!EDGE_COLUMNS.has(k)) extra[k] = v;
   // An edge's metadata object, with any other field of the edge beside it.
   const { metadata, ...rest } = extra;
   const merged = isObject(metadata) ? { ...rest, ...metadata } : metadata === undefined ? rest : { ...rest, metadata };
@@ -332,10 +320,10 @@ export async function uploadGraph(
               stats = value;
             } else if (key === 'nodeScores') {
               // Not an object (an object arrives entry by entry): ignored, as before.
-            } else if (key === 'nodes' || key === 'edges' || key === 'allNodes' || key === 'allEdges') {
+            } else if ((ELEMENT_ARRAYS as readonly string[]).includes(key)) {
               // Not an array where an array of elements belongs (an array arrives element by element).
               if (value !== null) throw bad(key, 'must be an array');
-            } else if (!FILE_FIELDS.has(key)) {
+            } else if (!(FILE_FIELDS as readonly string[]).includes(key)) {
               extra[key] = value;
             }
           },
@@ -373,7 +361,7 @@ export async function uploadGraph(
             if (array === source.nodes) nodesStored = true;
           },
           async elements(array, start, values) {
-            const kind = array === 'nodes' || array === 'allNodes' ? 'nodes' : 'edges';
+            const kind = holdsNodes(array) ? 'nodes' : 'edges';
             // `allNodes` / `allEdges` repeat `nodes` / `edges` in DevLens files: read only when those are missing.
             if (source[kind] === null) source[kind] = array;
             if (source[kind] !== array) return;
