@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, GraphEdgesTable, GraphNodesTable } from '../schema.js';
+import { GENERATED_CODE_PATTERN, PATH_PENALTY, TEST_CODE_PATTERN } from '../../domain/graphs/file-kind.js';
 
 type Db = Kysely<Database>;
 
@@ -216,13 +217,13 @@ export type NodeHit = Pick<
 /** ts_rank weights {D, C, B, A}: DevLens's boosts (name 3, path 2, summaries 1, security 0.5) over 3. */
 const FIELD_WEIGHTS = '{0.17,0.33,0.67,1.0}';
 
-/** Where a symbol is rarely what is asked for: tests ×0.3; declaration files, generated and vendored code ×0.7. */
+/** Where a symbol is rarely what is asked for: domain/graphs/file-kind.ts's rule, in SQL. */
 const pathPenalty = (alias: string) => {
   const type = sql.ref(`${alias}.type`);
   const path = sql.ref(`${alias}.file_path`);
   return sql`(case
-    when ${type} = 'TEST' or ${path} ~* '(^|/)(tests?|__tests__|specs?|e2e)(/|$)|[._-](test|spec)s?\\.[a-z]+$' then 0.3
-    when ${path} ~* '\\.d\\.[mc]?ts$|(^|/)(vendor|third_party|node_modules|dist|build|generated|__generated__)(/|$)|\\.(generated|gen|min)\\.[a-z]+$' then 0.7
+    when ${type} = 'TEST' or ${path} ~* ${TEST_CODE_PATTERN} then ${sql.lit(PATH_PENALTY.test)}
+    when ${path} ~* ${GENERATED_CODE_PATTERN} then ${sql.lit(PATH_PENALTY.generated)}
     else 1.0 end)`;
 };
 

@@ -7,6 +7,7 @@ import {
   type PacketNodeRow,
 } from '../../db/queries/graphs.js';
 import type { Context } from '../context.js';
+import { fileKind, PATH_PENALTY } from './file-kind.js';
 import { symbolQuery } from './find-symbols.js';
 import { walk } from './impact.js';
 import type { Provenance } from './model.js';
@@ -87,8 +88,6 @@ export function defaultBudget(intent: Intent, nodes: number): number {
 
 export const approxTokens = (text: string) => Math.ceil(text.length / 4);
 
-const isTest = (r: PacketNodeRow) =>
-  r.type === 'TEST' || /(^|\/)(tests?|__tests__|specs?|e2e)(\/|$)|[._-](test|spec)s?\.[a-z]+$/i.test(r.file_path);
 const DEFINITIONS = new Set([
   'FUNCTION',
   'METHOD',
@@ -107,7 +106,7 @@ const DEFINITIONS = new Set([
 function heuristic(r: PacketNodeRow, intent: Intent): number {
   let h = (r.score ?? 0) + 1;
   if (DEFINITIONS.has(r.type)) h *= 1.5;
-  if (isTest(r)) h *= 0.3;
+  h *= PATH_PENALTY[fileKind(r.type, r.file_path)];
   if (intent === 'security-audit' && (r.security_summary || r.security_severity)) h *= 3;
   return h;
 }
