@@ -4,6 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { fileKind, isTestFile } from '../src/domain/graphs/file-kind.js';
+import { queryParts } from '../src/domain/graphs/find-symbols.js';
 import { identifierWords, nameDocument } from '../src/domain/graphs/search-document.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { WREN_COMMIT, wren, wrenNode, wrenText } from './helpers/graph-fixture.js';
@@ -34,6 +35,11 @@ describe('identifier words', () => {
     assert.equal(identifierWords('source/core/Ky.ts'), 'source core ky ts');
     assert.equal(nameDocument('Ky.retryFromError'), 'ky.retryfromerror ky retryfromerror ky retry from error');
     assert.equal(nameDocument('merge'), 'merge');
+  });
+
+  test('one stop-word list (issue 20): a strict match does not require the verbs of a question', () => {
+    assert.deepEqual(queryParts('how can the retry be used'), ['retry']);
+    assert.deepEqual(queryParts('what does mergeHeaders do'), ['merge', 'headers']);
   });
 });
 

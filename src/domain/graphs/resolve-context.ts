@@ -9,6 +9,7 @@ import {
 import type { Context } from '../context.js';
 import { fileKind, PATH_PENALTY } from './file-kind.js';
 import { symbolQuery } from './find-symbols.js';
+import { STOP_WORDS } from './stop-words.js';
 import { walk } from './impact.js';
 import type { Provenance } from './model.js';
 import { nodeTexts, type NodeTexts } from './packet-text.js';
@@ -53,12 +54,6 @@ const PER_SEED = 40;
 const MAX_FILES = 8;
 const SNIPPETS_PER_FILE = 2;
 const RRF_K = 60;
-/** Words of a task too common to pick snippet lines by. */
-const STOP_WORDS = new Set(
-  'the and are how what does did for with this that from when where which who why into our not can was were has have its use used uses'.split(
-    ' ',
-  ),
-);
 
 export interface ResolveContextResult {
   graphId: string;
