@@ -1,5 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { likeLiteral } from '../like-pattern.js';
 import type { Database, GraphEdgesTable, GraphNodesTable } from '../schema.js';
+import { tsqueryTerm } from '../tsquery.js';
 import { GENERATED_CODE_PATTERN, PATH_PENALTY, TEST_CODE_PATTERN } from '../../domain/graphs/file-kind.js';
 
 type Db = Kysely<Database>;
@@ -247,9 +249,7 @@ export async function findSymbols(
 ): Promise<NodeHit[]> {
   const lexemes = (config: string, text: string) =>
     sql`select unnest(tsvector_to_array(to_tsvector(${sql.lit(config)}::regconfig, ${text}))) as lex`;
-  // Each lexeme quoted for tsquery input, backslashes and quotes escaped.
-  const quote = (column: string) =>
-    sql`'''' || replace(replace(${sql.ref(column)}, '\\', '\\\\'), '''', '''''') || ''''`;
+  const quote = (column: string) => tsqueryTerm(sql.ref(column));
   const wordsCte = sql`words as (${lexemes('simple', q.words)}), prose as (${lexemes('english', q.prose)} except select lex from words)`;
 
   // 1. The queries: any word (identifier words and prose stems), and the strict one — every part of
@@ -258,7 +258,7 @@ export async function findSymbols(
   //    the query names a symbol exactly, else any word; at most MAX_MATCHED are ranked.
   // 3. Ranking: exact names first, then field coverage (see above), ts_rank breaking ties.
   // One statement: each round trip costs as much as a step here.
-  const likeSuffix = sql`('%.' || replace(replace(replace(lower(${q.query}), '\\', '\\\\'), '%', '\\%'), '_', '\\_'))`;
+  const likeSuffix = sql`('%.' || ${likeLiteral(sql`lower(${q.query})`)})`;
   const graphRow = sql`n.graph_id = ${g.graphId} and n.commit_hash = ${g.commitHash}`;
   const rows = await sql<NodeHit>`
     with ${wordsCte},
@@ -333,7 +333,7 @@ export async function nodesById(
 
 /** `n.name` is `name` (any case) or ends in `.name` (LIKE's wildcards in `name` escaped). */
 const named = (name: string) =>
-  sql`(lower(n.name) = lower(${name}) or lower(n.name) like ('%.' || replace(replace(replace(lower(${name}), '\\', '\\\\'), '%', '\\%'), '_', '\\_')))`;
+  sql`(lower(n.name) = lower(${name}) or lower(n.name) like ('%.' || ${likeLiteral(sql`lower(${name})`)}))`;
 
 /**
  * Nodes whose name is `name` (any case) or ends in `.name` (a method after its class: `retry` finds

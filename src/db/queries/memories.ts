@@ -1,6 +1,8 @@
 import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import { runPrepared } from '../client.js';
 import type { ContentType, Database, MemoryAccessTable, SemanticMemoryTable } from '../schema.js';
+import { RRF_K } from '../../domain/rank-fusion.js';
+import { tsqueryTerm } from '../tsquery.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -240,9 +242,9 @@ function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): RawBuild
     p.filters.project === undefined
       ? sql`true`
       : sql`${column} = coalesce((select id from intervention_plans where lower(title) = lower(${p.filters.project})), '-')`;
-  // Each lexeme quoted for tsquery input, backslashes and quotes escaped: any text is safe.
+  // Each lexeme quoted for tsquery input: any text is safe.
   const orQuery = (filter: RawBuilder<unknown>) =>
-    sql`('''' || string_agg(replace(replace(lex, '\\', '\\\\'), '''', ''''''), ''' | ''') filter (where ${filter}) || '''')::tsquery`;
+    sql`(string_agg(${tsqueryTerm(sql.ref('lex'))}, ' | ') filter (where ${filter}))::tsquery`;
   return sql`
     kw_words as (
       select lex from unnest(tsvector_to_array(to_tsvector('english', ${p.query}))) as lex
@@ -341,7 +343,7 @@ function neighbourSql(p: SearchParams): RawBuilder<unknown> {
  * Hybrid search in one statement (design.md §5): a vector branch (cosine distance, rows of the
  * query's model only; see vectorBranchSql) and a keyword branch (BM25+ over Postgres full text: any
  * word of the query matches, memories with more of its words rank first), each filtered before its
- * LIMIT, fused by reciprocal rank (k = 60).
+ * LIMIT, fused by reciprocal rank (RRF_K).
  */
 export function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
   if (!Number.isSafeInteger(p.k) || p.k < 1) throw new Error(`bad candidate count ${p.k}`);
@@ -349,7 +351,7 @@ export function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
   return sql<SearchHit>`
     with ${keywordBranchSql(p, where)}, ${p.vector ? vectorBranchSql(p, p.vector, where) : sql`vec_ranked as (select null::varchar as id, null::float8 as distance, null::bigint as r where false)`}, fused as (
       select id,
-             coalesce(${p.weights.vector}::float8 / (60 + v.r), 0) + coalesce(${p.weights.keyword}::float8 / (60 + k.r), 0) as rrf_score,
+             coalesce(${p.weights.vector}::float8 / (${sql.lit(RRF_K)} + v.r), 0) + coalesce(${p.weights.keyword}::float8 / (${sql.lit(RRF_K)} + k.r), 0) as rrf_score,
              v.r as vector_rank, k.r as keyword_rank, v.distance
         from vec_ranked v full outer join kw_ranked k using (id)
        order by rrf_score desc, id

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { deleteGraph as deleteGraphRows, listGraphs as listGraphRows } from '../../db/queries/graphs.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../context.js';
+import { isoOrNull } from '../iso-date.js';
 
 export const GraphSummarySchema = z.object({
   graphId: z.string(),
@@ -23,8 +24,8 @@ export async function listGraphs(ctx: Pick<Context, 'db'>): Promise<{ graphs: Gr
       graphId: r.graph_id,
       repo: r.repo,
       latestCommit: r.latest_commit,
-      analyzedAt: r.analyzed_at?.toISOString() ?? null,
-      uploadedAt: r.uploaded_at?.toISOString() ?? null,
+      analyzedAt: isoOrNull(r.analyzed_at),
+      uploadedAt: isoOrNull(r.uploaded_at),
       nodes: r.nodes ?? 0,
       edges: r.edges ?? 0,
       commits: r.commits,

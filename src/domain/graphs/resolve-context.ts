@@ -10,6 +10,7 @@ import type { Context } from '../context.js';
 import { fileKind, PATH_PENALTY } from './file-kind.js';
 import { symbolQuery } from './find-symbols.js';
 import { STOP_WORDS } from './stop-words.js';
+import { RRF_K } from '../rank-fusion.js';
 import { walk } from './impact.js';
 import type { Provenance } from './model.js';
 import { nodeTexts, type NodeTexts } from './packet-text.js';
@@ -53,7 +54,6 @@ const MAX_FOCUS = 10;
 const PER_SEED = 40;
 const MAX_FILES = 8;
 const SNIPPETS_PER_FILE = 2;
-const RRF_K = 60;
 
 export interface ResolveContextResult {
   graphId: string;

@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
+import { likeLiteral } from '../../db/like-pattern.js';
 import { AppError, notFound, validationError } from '../../errors.js';
 import type { Context } from '../context.js';
 import { listGraphs, type GraphSummary } from './graphs.js';
 import type { Provenance } from './model.js';
+import { iso } from '../iso-date.js';
 
 /** The graph and commit a DevLens tool answers from, with what a stale answer needs to show. */
 export interface ResolvedGraph {
@@ -111,7 +113,7 @@ export async function resolveGraph(
     ]);
   const rows = await sql<{ commit_hash: string; analyzed_at: Date; uploaded_at: Date }>`
     select commit_hash, analyzed_at, uploaded_at from graph_commits
-     where graph_id = ${graph.graphId} and (commit_hash = ${commitHash} or commit_hash like ${commitHash.replace(/[\\%_]/g, '\\$&') + '%'})
+     where graph_id = ${graph.graphId} and (commit_hash = ${commitHash} or commit_hash like (${likeLiteral(sql`${commitHash}`)} || '%'))
      order by commit_hash = ${commitHash} desc limit 2`.execute(ctx.db);
   const exact = rows.rows.find((r) => r.commit_hash === commitHash);
   if (!exact && rows.rows.length > 1) {
@@ -136,8 +138,8 @@ export async function resolveGraph(
     graphId: graph.graphId,
     repo: graph.repo,
     commitHash: row.commit_hash,
-    analyzedAt: row.analyzed_at.toISOString(),
-    uploadedAt: row.uploaded_at.toISOString(),
+    analyzedAt: iso(row.analyzed_at),
+    uploadedAt: iso(row.uploaded_at),
     latest: false,
   };
 }

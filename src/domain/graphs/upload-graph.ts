@@ -37,6 +37,7 @@ import {
   type ElementArray,
 } from './commit-file.js';
 import { identifierText, nameDocument, pathDocument, proseDocument, securityDocument } from './search-document.js';
+import { iso } from '../iso-date.js';
 
 /** The query string of `POST /api/v1/graphs`. */
 export const UploadQuerySchema = z.strictObject({
@@ -411,7 +412,7 @@ export async function uploadGraph(
       commitHash: commitHash!,
       nodes: counts.nodes,
       edges: counts.edges,
-      uploadedAt: uploadedAt.toISOString(),
+      uploadedAt: iso(uploadedAt),
     };
   });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { MemoryRow, SearchHit } from '../../db/queries/memories.js';
 import { CONTENT_FORMATS, CONTENT_TYPES } from '../../db/schema.js';
-import { iso, isoOrNull } from '../tasks/serialize.js';
+import { iso, isoOrNull } from '../iso-date.js';
 
 const isoTimestamp = z.iso.datetime({ offset: true }).describe('ISO 8601 timestamp');
 
