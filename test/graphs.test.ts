@@ -928,6 +928,53 @@ for (const backend of backends) {
       assert.equal(badAction.isError, true);
       assert.match(badAction.text, /VALIDATION_ERROR: action/);
     });
+
+    test('file kinds (issue 20): find_symbols and resolve_context rank by the one rule', async () => {
+      const node = (id: string, score: number) => ({
+        id,
+        name: id.split('::')[1],
+        type: 'FUNCTION',
+        filePath: id.split('::')[0],
+        startLine: 1,
+        endLine: 2,
+        score,
+        metadata: {},
+      });
+      await upload('repo=kinds', {
+        commitHash: 'k1',
+        nodes: [
+          node('test_pad.py::pad_text', 1),
+          node('pad.py::pad_text', 1),
+          node('src/server.ts::startServer', 10),
+          node('vendor/pad.ts::vendoredPad', 1),
+          node('lib/pad.ts::padLeft', 0.5),
+        ],
+        edges: [
+          { from: 'src/server.ts::startServer', to: 'vendor/pad.ts::vendoredPad', type: 'CALLS' },
+          { from: 'vendor/pad.ts::vendoredPad', to: 'lib/pad.ts::padLeft', type: 'CALLS' },
+        ],
+      });
+      // A pytest file (test_*.py) ranks below source of the same name.
+      {
+        const out = (await call('find_symbols', { query: 'pad_text', repo: 'kinds' })).structuredContent;
+        assert.deepEqual(
+          out.symbols.map((s: any) => s.nodeId),
+          ['pad.py::pad_text', 'test_pad.py::pad_text'],
+        );
+      }
+
+      // resolve_context ranks vendored code down (×0.7), as find_symbols does.
+      {
+        const out = (await call('resolve_context', { task: 'startServer', intent: 'flow', repo: 'kinds' }))
+          .structuredContent;
+        const nodes = out.packet.split('\n').filter((l: string) => /^N\d+ /.test(l) && !l.includes('->'));
+        assert.deepEqual(
+          nodes.map((l: string) => l.split(' ')[1]),
+          ['startServer', 'padLeft', 'vendoredPad'],
+          out.packet,
+        );
+      }
+    });
   });
 }
 
@@ -943,68 +990,4 @@ describe('file kinds: one rule for the analyzer, find_symbols and resolve_contex
       assert.equal(fileKind('FUNCTION', path), 'source', path);
     assert.equal(fileKind('TEST', 'src/a.ts'), 'test');
   });
-
-  for (const backend of backends) {
-    describe(backend.name, () => {
-      let database: TestDb;
-      let server: TestServer;
-      let client: Client;
-      before(async () => {
-        database = await backend.open();
-        server = await startServer(database);
-        client = (await connectMcp(server.url)).client;
-        const node = (id: string, score: number) => ({
-          id,
-          name: id.split('::')[1],
-          type: 'FUNCTION',
-          filePath: id.split('::')[0],
-          startLine: 1,
-          endLine: 2,
-          score,
-          metadata: {},
-        });
-        const file = {
-          commitHash: 'k1',
-          nodes: [
-            node('test_pad.py::pad_text', 1),
-            node('pad.py::pad_text', 1),
-            node('src/server.ts::startServer', 10),
-            node('vendor/pad.ts::vendoredPad', 1),
-            node('lib/pad.ts::padLeft', 0.5),
-          ],
-          edges: [
-            { from: 'src/server.ts::startServer', to: 'vendor/pad.ts::vendoredPad', type: 'CALLS' },
-            { from: 'vendor/pad.ts::vendoredPad', to: 'lib/pad.ts::padLeft', type: 'CALLS' },
-          ],
-        };
-        const r = await fetch(`${server.url}/api/v1/graphs?repo=kinds`, { method: 'POST', body: JSON.stringify(file) });
-        assert.equal(r.status, 201, await r.text());
-      });
-      after(async () => {
-        await client?.close();
-        await server?.close();
-        await database?.dispose();
-      });
-      const call = async (name: string, args: Record<string, unknown>) =>
-        ((await client.callTool({ name, arguments: args })) as any).structuredContent;
-
-      test('find_symbols ranks a pytest file (test_*.py) below source of the same name', async () => {
-        const out = await call('find_symbols', { query: 'pad_text' });
-        assert.deepEqual(
-          out.symbols.map((s: any) => s.nodeId),
-          ['pad.py::pad_text', 'test_pad.py::pad_text'],
-        );
-      });
-
-      test('resolve_context ranks vendored code down (×0.7), as find_symbols does', async () => {
-        const out = await call('resolve_context', { task: 'startServer', intent: 'flow' });
-        const nodes = out.packet.split('\n').filter((l: string) => /^N\d+ /.test(l) && !l.includes('->'));
-        assert.deepEqual(
-          nodes.map((l: string) => l.split(' ')[1]),
-          ['startServer', 'padLeft', 'vendoredPad'],
-          out.packet,
-        );
-      });
-    });
-  }
 });
