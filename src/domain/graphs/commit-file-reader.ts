@@ -4,6 +4,14 @@ import { pipeline } from 'node:stream/promises';
 import Assembler from 'stream-json/assembler.js';
 import { jsonParser, type Token } from 'stream-json/parser.js';
 import { ELEMENT_ARRAYS, ENTRY_OBJECTS, holdsNodes, type ElementArray } from './commit-file.js';
+import { CommitFileFormatError, CommitFileLimitError, sizeText, type CommitFileLimits } from './commit-file-limits.js';
+import { TextPieces } from './text-pieces.js';
+
+/*
+ * One concept, hence the length: the streaming reader of a commit file, a token-level state
+ * machine (top level, element arrays, entry objects) whose bounds are checked token by token.
+ * Its bounds and errors are in commit-file-limits.ts, the string assembly in text-pieces.ts.
+ */
 
 const ELEMENT_ARRAY_SET = new Set<string>(ELEMENT_ARRAYS);
 const ENTRY_OBJECT_SET = new Set<string>(ENTRY_OBJECTS);
@@ -22,51 +30,6 @@ export interface CommitFileSink {
   entries(field: string, start: number, entries: Array<[string, unknown]>): Promise<void>;
   /** Every other top-level field (commitHash, analyzedAt, stats, fields we do not model…), assembled whole. */
   field(key: string, value: unknown): void;
-}
-
-/**
- * What the reader assembles at most. Sizes are characters of JSON: the characters of strings,
- * keys and numbers as decoded, plus a few per value for the punctuation around it.
- */
-export interface CommitFileLimits {
-  /** Containers open at once within one value: a node, an edge, a nodeScores entry or a top-level field. */
-  maxDepth: number;
-  /** One node, edge or nodeScores entry, in characters… */
-  maxElement: number;
-  /** …and in values (each container, scalar and key counts one): what its memory grows with besides its text. */
-  maxElementValues: number;
-  /** The top-level fields other than the element arrays and nodeScores, together (keys included), in characters… */
-  maxFields: number;
-  /** …and in values. */
-  maxFieldValues: number;
-  /** A batch is handed on once it holds this many elements, */
-  batchSize: number;
-  /** this many characters */
-  batchChars: number;
-  /** or this many values. */
-  batchValues: number;
-}
-
-export class CommitFileFormatError extends Error {
-  override readonly name = 'CommitFileFormatError';
-}
-
-/** A bound of CommitFileLimits passed; `field` names where (`nodes[3].metadata`, `stats`, `nodeScores.a::b`). */
-export class CommitFileLimitError extends Error {
-  override readonly name = 'CommitFileLimitError';
-  constructor(
-    readonly field: string,
-    readonly reason: string,
-  ) {
-    super(`${field}: ${reason}`);
-  }
-}
-
-/** `16 MiB`, `64 KiB`, or a number of characters. */
-export function sizeText(chars: number): string {
-  if (chars >= 2 ** 20 && chars % 2 ** 20 === 0) return `${chars / 2 ** 20} MiB`;
-  if (chars >= 2 ** 10 && chars % 2 ** 10 === 0) return `${chars / 2 ** 10} KiB`;
-  return `${chars} characters`;
 }
 
 type UnitKind = 'element' | 'entry' | 'field';
@@ -440,37 +403,4 @@ export async function readCommitFile(
   });
 
   await pipeline([...stages, sinkStream]);
-}
-
-/**
- * The text of the string or key being read, from the tokeniser's pieces (256 characters at most
- * each, far fewer where escapes are dense). Joined into flat strings every PIECES_PER_GROUP
- * pieces: accumulating them one by one would hold a string as millions of small heap objects,
- * about eight times its size.
- */
-class TextPieces {
-  private static readonly PIECES_PER_GROUP = 1024;
-  private groups: string[] = [];
-  private pieces: string[] = [];
-
-  start(): void {
-    this.groups = [];
-    this.pieces = [];
-  }
-
-  add(piece: string): void {
-    this.pieces.push(piece);
-    if (this.pieces.length >= TextPieces.PIECES_PER_GROUP) {
-      this.groups.push(this.pieces.join(''));
-      this.pieces = [];
-    }
-  }
-
-  end(): string {
-    const tail = this.pieces.length === 1 ? this.pieces[0]! : this.pieces.join('');
-    const whole = this.groups.length === 0 ? tail : [...this.groups, tail].join('');
-    this.groups = [];
-    this.pieces = [];
-    return whole;
-  }
 }

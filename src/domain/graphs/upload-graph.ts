@@ -19,7 +19,8 @@ import { graphId as graphIdField, name, unstorable } from '../../operations/fiel
 import { toFieldIssues } from '../../operations/operation.js';
 import type { Caller } from '../context.js';
 import { mapYielding } from '../map-yielding.js';
-import { CommitFileFormatError, CommitFileLimitError, readCommitFile, sizeText } from './commit-file-reader.js';
+import { CommitFileFormatError, CommitFileLimitError, sizeText } from './commit-file-limits.js';
+import { readCommitFile } from './commit-file-reader.js';
 import { ELEMENT_ARRAYS, FILE_FIELDS, holdsNodes, type ElementArray } from './commit-file.js';
 import { edgeRow } from './edge-row.js';
 import { nodeRow } from './node-row.js';

@@ -1,4 +1,4 @@
-import type { CommitFileLimits } from './commit-file-reader.js';
+import type { CommitFileLimits } from './commit-file-limits.js';
 
 /**
  * What one upload may make the service hold, checked as the body is tokenised (see readCommitFile),
