@@ -1,3 +1,7 @@
+/*
+ * One concept, hence the length: reading one parsed Python module (readPythonModule) into nodes
+ * and the facts the linking pass needs; the rest of the file is its small syntax helpers.
+ */
 import type { Node as SyntaxNode, Tree } from 'web-tree-sitter';
 import type { GraphNode, NodeType } from '../../domain/graphs/commit-file.js';
 import { clipCode, isDocumentation, tidyDoc } from '../doc-text.js';
