@@ -15,17 +15,19 @@
  */
 
 /** DevLens's test file names (case-sensitive, as it matches them). */
-const TEST_FILE_NAME = String.raw`\.(test|spec)\.[cm]?[jt]sx?$|(^|/)__tests__/|(^|/)test_[^/]*\.py$|_test\.py$`;
-const TEST_FILE = new RegExp(TEST_FILE_NAME);
+const TEST_FILE = /\.(test|spec)\.[cm]?[jt]sx?$|(^|\/)__tests__\/|(^|\/)test_[^/]*\.py$|_test\.py$/;
+/** Test folders and test-like names of any language (besides the test files). */
+const TEST_FOLDER_OR_NAME = /(^|\/)(tests?|__tests__|specs?|e2e)(\/|$)|[._-](test|spec)s?\.[a-z]+$/;
+/** Declaration files, generated, minified and vendored code. */
+const GENERATED_CODE =
+  /\.d\.[mc]?ts$|(^|\/)(vendor|third_party|node_modules|dist|build|generated|__generated__)(\/|$)|\.(generated|gen|min)\.[a-z]+$/;
 
-/** Test code by path, any case: test folders, test-like names of any language, and every test file. */
-export const TEST_CODE_PATTERN =
-  String.raw`(^|/)(tests?|__tests__|specs?|e2e)(/|$)|[._-](test|spec)s?\.[a-z]+$|` + TEST_FILE_NAME;
-/** Declaration files, generated, minified and vendored code, any case. */
-export const GENERATED_CODE_PATTERN = String.raw`\.d\.[mc]?ts$|(^|/)(vendor|third_party|node_modules|dist|build|generated|__generated__)(/|$)|\.(generated|gen|min)\.[a-z]+$`;
-
-const TEST_CODE = new RegExp(TEST_CODE_PATTERN, 'i');
-const GENERATED_CODE = new RegExp(GENERATED_CODE_PATTERN, 'i');
+// Literals (so that test/hostile-text.test.ts checks them for linear time), all lower case: any
+// case is matched by testing the lower-cased path here and by `~*` in SQL, where `\/` is `/`.
+/** Test code by path, any case, for Postgres `~*`: every test file, test folders, test-like names. */
+export const TEST_CODE_PATTERN = `${TEST_FOLDER_OR_NAME.source}|${TEST_FILE.source}`;
+/** Declaration, generated and vendored code by path, any case, for Postgres `~*`. */
+export const GENERATED_CODE_PATTERN = GENERATED_CODE.source;
 
 /** The rank factor of each kind (design.md §7). */
 export const PATH_PENALTY = { test: 0.3, generated: 0.7, source: 1 } as const;
@@ -43,7 +45,8 @@ export function isTestFile(path: string): boolean {
  * @example fileKind('TEST', 'src/a.ts') === 'test'; fileKind('FUNCTION', 'types/x.d.ts') === 'generated'
  */
 export function fileKind(type: string, path: string): FileKind {
-  if (type === 'TEST' || TEST_CODE.test(path)) return 'test';
-  if (GENERATED_CODE.test(path)) return 'generated';
+  const lower = path.toLowerCase();
+  if (type === 'TEST' || TEST_FOLDER_OR_NAME.test(lower) || TEST_FILE.test(lower)) return 'test';
+  if (GENERATED_CODE.test(lower)) return 'generated';
   return 'source';
 }
