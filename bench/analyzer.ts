@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { analyzeRepository } from '../src/analyzer/analyze-repository.js';
-import type { CommitFile, GraphNode } from '../src/analyzer/commit-file.js';
+import type { CommitFile, GraphNode } from '../src/commit-file.js';
 import { commitFileStream } from '../src/analyzer/commit-file-json.js';
 import { buildApp } from '../src/app.js';
 import { postGraph } from '../src/commands/upload.js';

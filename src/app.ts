@@ -5,13 +5,9 @@ import { Authenticator } from './auth/authenticator.js';
 import type { Services } from './domain/context.js';
 import { AccessTracker } from './domain/memory/access-tracker.js';
 import { KeywordStatsCompactor } from './domain/memory/keyword-stats-compactor.js';
-import { Embedder } from './embeddings/embedder.js';
-import { ollamaProvider } from './embeddings/ollama.js';
-import { noEmbeddings } from './embeddings/provider.js';
-import { VectorIndexes } from './embeddings/vector-indexes.js';
+import { embeddingPipeline } from './embeddings/embedding-pipeline.js';
 import { analyzeJob } from './jobs/analyze-job.js';
 import { JobRunner } from './jobs/job-runner.js';
-import { EmbeddingWorker } from './embeddings/worker.js';
 import { callerOf, clientKey, registerAuth } from './http/auth.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { registerGraphUpload } from './http/graph-upload.js';
@@ -106,17 +102,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   await registerOpenApi(app, { publicUrl: config.publicUrl });
   addMetricsRoute();
 
-  const embedding = config.embedding;
-  const embedder = new Embedder(
-    embedding.provider === 'ollama'
-      ? ollamaProvider({ host: embedding.ollamaHost, model: embedding.model, timeoutMs: embedding.timeoutMs })
-      : noEmbeddings,
-    app.log,
-    metrics,
-  );
-  const indexes = new VectorIndexes(db, app.log);
-  // A claimed job's lease outlives the longest embedder call.
-  const worker = new EmbeddingWorker(db, embedder, indexes, app.log, { leaseMs: 2 * embedding.timeoutMs + 30_000 });
+  const { embedder, indexes, worker } = embeddingPipeline(config.embedding, db, app.log, metrics);
   const jobs = new JobRunner(
     db,
     {

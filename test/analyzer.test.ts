@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { analyzeRepository } from '../src/analyzer/analyze-repository.js';
-import type { CommitFile } from '../src/analyzer/commit-file.js';
+import type { CommitFile } from '../src/commit-file.js';
 import { analyzeCommand } from '../src/commands/analyze.js';
 import { backends } from './helpers/backends.js';
 import { rest, startServer } from './helpers/server.js';

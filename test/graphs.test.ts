@@ -3,6 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
+import { fileKind, isTestFile } from '../src/file-kind.js';
+import { queryParts } from '../src/domain/graphs/find-symbols.js';
 import { identifierWords, nameDocument } from '../src/domain/graphs/search-document.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { WREN_COMMIT, wren, wrenNode, wrenText } from './helpers/graph-fixture.js';
@@ -33,6 +35,11 @@ describe('identifier words', () => {
     assert.equal(identifierWords('source/core/Ky.ts'), 'source core ky ts');
     assert.equal(nameDocument('Ky.retryFromError'), 'ky.retryfromerror ky retryfromerror ky retry from error');
     assert.equal(nameDocument('merge'), 'merge');
+  });
+
+  test('one stop-word list (issue 20): a strict match does not require the verbs of a question', () => {
+    assert.deepEqual(queryParts('how can the retry be used'), ['retry']);
+    assert.deepEqual(queryParts('what does mergeHeaders do'), ['merge', 'headers']);
   });
 });
 
@@ -921,5 +928,66 @@ for (const backend of backends) {
       assert.equal(badAction.isError, true);
       assert.match(badAction.text, /VALIDATION_ERROR: action/);
     });
+
+    test('file kinds (issue 20): find_symbols and resolve_context rank by the one rule', async () => {
+      const node = (id: string, score: number) => ({
+        id,
+        name: id.split('::')[1],
+        type: 'FUNCTION',
+        filePath: id.split('::')[0],
+        startLine: 1,
+        endLine: 2,
+        score,
+        metadata: {},
+      });
+      await upload('repo=kinds', {
+        commitHash: 'k1',
+        nodes: [
+          node('test_pad.py::pad_text', 1),
+          node('pad.py::pad_text', 1),
+          node('src/server.ts::startServer', 10),
+          node('vendor/pad.ts::vendoredPad', 1),
+          node('lib/pad.ts::padLeft', 0.5),
+        ],
+        edges: [
+          { from: 'src/server.ts::startServer', to: 'vendor/pad.ts::vendoredPad', type: 'CALLS' },
+          { from: 'vendor/pad.ts::vendoredPad', to: 'lib/pad.ts::padLeft', type: 'CALLS' },
+        ],
+      });
+      // A pytest file (test_*.py) ranks below source of the same name.
+      {
+        const out = (await call('find_symbols', { query: 'pad_text', repo: 'kinds' })).structuredContent;
+        assert.deepEqual(
+          out.symbols.map((s: any) => s.nodeId),
+          ['pad.py::pad_text', 'test_pad.py::pad_text'],
+        );
+      }
+
+      // resolve_context ranks vendored code down (×0.7), as find_symbols does.
+      {
+        const out = (await call('resolve_context', { task: 'startServer', intent: 'flow', repo: 'kinds' }))
+          .structuredContent;
+        const nodes = out.packet.split('\n').filter((l: string) => /^N\d+ /.test(l) && !l.includes('->'));
+        assert.deepEqual(
+          nodes.map((l: string) => l.split(' ')[1]),
+          ['startServer', 'padLeft', 'vendoredPad'],
+          out.packet,
+        );
+      }
+    });
   });
 }
+
+describe('file kinds: one rule for the analyzer, find_symbols and resolve_context (issue 20)', () => {
+  test('a test file (DevLens names) is test code; test folders and other languages are test code only', () => {
+    for (const path of ['src/a.test.ts', 'a.spec.jsx', 'x/__tests__/a.ts', 'test_a.py', 'pkg/test_a.py', 'a_test.py'])
+      assert.deepEqual([path, isTestFile(path), fileKind('FUNCTION', path)], [path, true, 'test']);
+    for (const path of ['test/helpers/server.ts', 'tests/conftest.py', 'e2e/login.ts', 'pkg/a_test.go', 'Spec/A.rb'])
+      assert.deepEqual([path, isTestFile(path), fileKind('FUNCTION', path)], [path, false, 'test']);
+    for (const path of ['types/a.d.ts', 'vendor/lib.js', 'src/api.generated.ts', 'dist/x.min.js'])
+      assert.equal(fileKind('FUNCTION', path), 'generated', path);
+    for (const path of ['src/latest.ts', 'src/contest.py', 'src/testing.ts'])
+      assert.equal(fileKind('FUNCTION', path), 'source', path);
+    assert.equal(fileKind('TEST', 'src/a.ts'), 'test');
+  });
+});

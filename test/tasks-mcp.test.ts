@@ -144,6 +144,11 @@ for (const backend of backends) {
       assert.equal(listed.structuredContent.tasks[0].description, long);
       assert.match(text(listed), /word…/);
       assert.doesNotMatch(text(listed), /TAILMARK/);
+      // One line (issue 20: the task preview kept newlines, the memory preview did not): a
+      // description's newlines would break the list's indented layout.
+      await create({ title: 'Lines', description: 'first line\n\n- second', project: 'Previews 2', phase_name: 'P' });
+      const lines = text(await call('devstream_list_tasks', { project: 'Previews 2' }));
+      assert.match(lines, /^ {3}📝 first line - second$/m);
     });
 
     test('the default project comes from DEFAULT_PROJECT', async () => {

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { VERSION } from '../version.js';
 import { contentHash, gitHead } from './commit-hash.js';
-import type { AnalysisStats, CommitFile, GraphEdge, GraphNode } from './commit-file.js';
+import type { AnalysisStats, CommitFile, GraphEdge, GraphNode } from '../commit-file.js';
 import { GraphBuilder } from './graph-builder.js';
 import { scoreNodes } from './node-scores.js';
 import { progressFor, type AnalysisProgress } from './progress.js';

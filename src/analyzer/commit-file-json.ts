@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { CommitFile } from './commit-file.js';
+import { ELEMENT_ARRAYS, type CommitFile } from '../commit-file.js';
 
 /** Elements per chunk: big enough to keep the chunk count low, small enough never to build one huge string. */
 const BATCH = 200;
@@ -7,7 +7,7 @@ const BATCH = 200;
 function* chunks(commit: CommitFile): Generator<string> {
   // commitHash and analyzedAt first: the server needs the hash before the first node.
   yield `{"commitHash":${JSON.stringify(commit.commitHash)},"analyzedAt":${JSON.stringify(commit.analyzedAt)}`;
-  for (const key of ['nodes', 'edges', 'allNodes', 'allEdges'] as const) {
+  for (const key of ELEMENT_ARRAYS) {
     const items: unknown[] = commit[key];
     yield `,"${key}":[`;
     for (let i = 0; i < items.length; i += BATCH) {

@@ -1,4 +1,4 @@
-import type { GraphNode } from './commit-file.js';
+import type { GraphNode } from '../commit-file.js';
 
 /** Lines of a text as an editor numbers them: a final line break does not start another line. */
 export function lineCount(text: string): number {

@@ -1,4 +1,4 @@
-import type { EdgeType, GraphEdge, GraphNode } from './commit-file.js';
+import type { EdgeType, GraphEdge, GraphNode } from '../commit-file.js';
 
 /**
  * Collects the nodes and edges of one analysis. Ids are unique: the first node added under an id

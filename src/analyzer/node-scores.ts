@@ -1,4 +1,4 @@
-import type { GraphEdge, GraphNode } from './commit-file.js';
+import type { GraphEdge, GraphNode } from '../commit-file.js';
 
 const round = (n: number) => Math.round(n * 100) / 100;
 

@@ -1,10 +1,7 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { enqueueStale, queueDepth } from '../db/queries/embedding-jobs.js';
-import { Embedder } from '../embeddings/embedder.js';
-import { ollamaProvider } from '../embeddings/ollama.js';
-import { VectorIndexes } from '../embeddings/vector-indexes.js';
-import { EmbeddingWorker } from '../embeddings/worker.js';
+import { embeddingPipeline } from '../embeddings/embedding-pipeline.js';
 
 /**
  * `devstream-hub reembed [--all]`: queues every memory without a vector of the configured model
@@ -17,13 +14,7 @@ export async function reembed(config: Config, db: Db, options: { all: boolean })
     return 2;
   }
   const quiet = { info() {}, warn() {}, error() {}, debug() {} };
-  const embedder = new Embedder(
-    ollamaProvider({ host: embedding.ollamaHost, model: embedding.model, timeoutMs: embedding.timeoutMs }),
-    quiet,
-  );
-  const worker = new EmbeddingWorker(db.kysely, embedder, new VectorIndexes(db.kysely, quiet), quiet, {
-    leaseMs: 2 * embedding.timeoutMs + 30_000,
-  });
+  const { worker } = embeddingPipeline(embedding, db.kysely, quiet);
   const queued = await enqueueStale(db.kysely, embedding.model, { all: options.all });
   console.log(
     `Queued ${queued} memor${queued === 1 ? 'y' : 'ies'} for ${embedding.model}${options.all ? ' (all)' : ''}.`,

@@ -5,6 +5,7 @@ import { notFound } from '../errors.js';
 import { analyzablePath, type AnalyzeParams } from './analyze-params.js';
 import type { Context } from './context.js';
 import { newId } from './ids.js';
+import { iso, isoOrNull } from './iso-date.js';
 
 export const JobSchema = z.object({
   jobId: z.string(),
@@ -29,7 +30,6 @@ export const JobSchema = z.object({
 export type Job = z.output<typeof JobSchema>;
 
 function present(row: JobRow): Job {
-  const iso = (d: Date | null) => (d === null ? null : d.toISOString());
   return {
     jobId: row.id,
     kind: row.kind,
@@ -40,9 +40,9 @@ function present(row: JobRow): Job {
     error: row.error,
     attempts: row.attempts,
     createdBy: row.created_by,
-    createdAt: row.created_at.toISOString(),
-    startedAt: iso(row.started_at),
-    finishedAt: iso(row.finished_at),
+    createdAt: iso(row.created_at),
+    startedAt: isoOrNull(row.started_at),
+    finishedAt: isoOrNull(row.finished_at),
   };
 }
 

@@ -8,6 +8,7 @@ import { AppError, notFound } from '../errors.js';
 import { pattern } from './fields.js';
 import type { Context } from './context.js';
 import { newId } from './ids.js';
+import { iso, isoOrNull } from './iso-date.js';
 
 /** 1-64 letters, digits, dots, dashes or underscores, starting with a letter or digit. */
 export const KeyNameSchema = pattern(
@@ -40,9 +41,9 @@ function toApiKey(row: ApiKeyRow): ApiKey {
     name: row.name,
     scopes: SCOPES.filter((s) => row.scopes.includes(s)),
     created_by: row.created_by,
-    created_at: row.created_at.toISOString(),
-    last_used_at: row.last_used_at?.toISOString() ?? null,
-    revoked_at: row.revoked_at?.toISOString() ?? null,
+    created_at: iso(row.created_at),
+    last_used_at: isoOrNull(row.last_used_at),
+    revoked_at: isoOrNull(row.revoked_at),
   };
 }
 
@@ -69,7 +70,7 @@ export async function createKey(
       scopes: input.scopes,
       createdBy: ctx.caller.name,
     });
-    return { name: row.name, scopes: toApiKey(row).scopes, token, created_at: row.created_at.toISOString() };
+    return { name: row.name, scopes: toApiKey(row).scopes, token, created_at: iso(row.created_at) };
   } catch (error) {
     if (isDbError(error) && fromDbError(error).code === 'CONFLICT') {
       throw new AppError('CONFLICT', `An API key named "${input.name}" exists (revoked keys keep their names)`, {

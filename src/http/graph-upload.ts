@@ -1,10 +1,10 @@
 import { PassThrough, Transform, type Duplex, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { analyzeGraphTables } from '../db/queries/graphs/ingest.js';
 import type { Services } from '../domain/context.js';
 import type { Caller } from '../auth/scopes.js';
+import { COMMIT_FILE_SHAPE, CommitFileSchema } from '../commit-file.js';
 import { UploadQuerySchema, UploadResultSchema, uploadGraph } from '../domain/graphs/upload-graph.js';
 import { requireScope } from '../auth/scopes.js';
 import { AppError, validationError } from '../errors.js';
@@ -14,39 +14,6 @@ import { lingerAfterAnswer } from './lingering-close.js';
 import { ErrorBodySchema } from './operation-routes.js';
 import { stageBody, type StagedBody } from './staged-body.js';
 import { UPLOAD_RETRY_AFTER_S, UploadSlots, type UploadSlot } from './upload-slots.js';
-
-const GraphNodeSchema = z.looseObject({
-  id: z.string().describe('`path::Name`, or `file::path` for a file; may repeat (overloads)'),
-  name: z.string().optional(),
-  type: z.string().describe('FUNCTION, CLASS, METHOD, FILE, GHOST… (unknown types are kept)'),
-  filePath: z.string().optional(),
-  startLine: z.number().int().min(0).optional(),
-  endLine: z.number().int().min(0).optional(),
-  rawCode: z.string().optional(),
-  technicalSummary: z.string().optional(),
-  businessSummary: z.string().optional(),
-  security: z.looseObject({ severity: z.string().optional(), summary: z.string().optional() }).optional(),
-  score: z.number().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-});
-const GraphEdgeSchema = z.looseObject({
-  from: z.string(),
-  to: z.string().describe('May name a node the file does not hold (a GHOST reference)'),
-  type: z.string().describe('CALLS, IMPORTS, EXTENDS… (unknown types are kept)'),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-});
-const CommitFileSchema = z
-  .looseObject({
-    commitHash: z.string().optional().describe('Required unless ?commit= is given; must come before nodes'),
-    analyzedAt: z.string().optional(),
-    nodes: z.array(GraphNodeSchema).min(1),
-    edges: z.array(GraphEdgeSchema).optional(),
-    allNodes: z.array(GraphNodeSchema).optional().describe('Read only when nodes is missing'),
-    allEdges: z.array(GraphEdgeSchema).optional().describe('Read only when edges is missing'),
-    nodeScores: z.record(z.string(), z.number()).optional(),
-    stats: z.record(z.string(), z.unknown()).optional(),
-  })
-  .meta({ id: 'CommitFile' });
 
 export interface GraphUploadOptions {
   services: Services;
@@ -152,14 +119,13 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
           operationId: 'post_graph',
           summary: 'Upload a code graph commit',
           description:
-            'Body: a DevLens commit file `{commitHash, analyzedAt, nodes, edges, allNodes?, allEdges?, nodeScores?, stats?}` ' +
+            `Body: a DevLens commit file \`${COMMIT_FILE_SHAPE}\` ` +
             'as JSON, or gzip-compressed with `Content-Encoding: gzip`, up to GRAPH_UPLOAD_LIMIT. Received whole first (at ' +
             'GRAPH_UPLOAD_MIN_RATE at least: 408 otherwise), then stored in one transaction, replacing an earlier upload ' +
             'of the same commit. At most GRAPH_UPLOADS_PER_KEY uploads per key and GRAPH_UPLOADS_MAX in all at once (429 beyond).',
           tags: ['graphs'],
           querystring: UploadQuerySchema,
-          // Documentation only: the body is read as a stream and validated as it goes (upload-graph.ts).
-          body: CommitFileSchema,
+          body: CommitFileSchema, // documentation only (see its comment)
           response: { 201: UploadResultSchema, '4XX': ErrorBodySchema, '5XX': ErrorBodySchema },
         },
       },

@@ -1,16 +1,18 @@
 import { z } from 'zod';
 import { findSymbols, FindSymbolsResultSchema, renderSymbols } from '../domain/graphs/find-symbols.js';
 import { getNode, GetNodeResultSchema, NODE_PARTS, renderNode } from '../domain/graphs/get-node.js';
+import { deleteGraph, DeleteGraphResultSchema, listGraphs, ListGraphsResultSchema } from '../domain/graphs/graphs.js';
 import { DIRECTIONS, impact, ImpactResultSchema, renderImpact } from '../domain/graphs/impact.js';
 import { INTENTS, resolveContext, ResolveContextResultSchema } from '../domain/graphs/resolve-context.js';
 import { renderRepo, REPO_ACTIONS, RepoResultSchema, repoTool } from '../domain/graphs/repo-tool.js';
-import { text } from '../domain/fields.js';
+import { graphId, text } from '../domain/fields.js';
 import { defineOperation } from './operation.js';
 
 /**
- * The DevLens tools (../shared/spec/devlens-mcp-reference.md): names, arguments and camelCase output
- * as DevLens's own, over the graphs uploaded to this server. `repo` replaces DevLens's working-folder
- * lookup (the server cannot see the client's folder): a name, graphId or path suffix.
+ * The code-graph operations (one concept): listing and deleting uploaded graphs, and the DevLens
+ * tools (../shared/spec/devlens-mcp-reference.md) with DevLens's names, arguments and camelCase
+ * output. `repo` replaces DevLens's working-folder lookup (the server cannot see the client's
+ * folder): a name, graphId or path suffix.
  */
 const repo = text(500, { what: 'repo', trim: true, nonEmpty: true })
   .optional()
@@ -159,4 +161,46 @@ export const resolveContextOp = defineOperation({
   render: (out) => out.packet,
 });
 
-export const devlensOperations = [resolveContextOp, findSymbolsOp, getNodeOp, impactOp, repoOp];
+/** The graph store's own operations (REST only): agents reach them through `repo`. */
+export const listGraphsOp = defineOperation({
+  name: 'devstream_list_graphs',
+  title: 'List code graphs',
+  description:
+    'Every uploaded code graph (a repository) with its latest commit, node and edge counts, and how many commits are kept.',
+  action: 'listing graphs',
+  input: z.strictObject({}),
+  output: ListGraphsResultSchema,
+  scope: 'read',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  // Agents reach this through the DevLens `repo` tool (action "list").
+  tool: false,
+  routes: [{ method: 'GET', path: '/graphs' }],
+  handler: listGraphs,
+  render: (out) => JSON.stringify(out, null, 2),
+});
+
+export const deleteGraphOp = defineOperation({
+  name: 'devstream_delete_graph',
+  title: 'Delete code graph',
+  description: 'Delete a code graph with every commit of it.',
+  action: 'deleting graph',
+  input: z.strictObject({ graphId: graphId.describe('The graph to delete') }),
+  output: DeleteGraphResultSchema,
+  scope: 'write',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  tool: false,
+  routes: [{ method: 'DELETE', path: '/graphs/:graphId' }],
+  handler: deleteGraph,
+  render: (out) => JSON.stringify(out),
+});
+
+/** The graph store's operations, then the DevLens tools in their tools/list order. */
+export const codeGraphOperations = [
+  listGraphsOp,
+  deleteGraphOp,
+  resolveContextOp,
+  findSymbolsOp,
+  getNodeOp,
+  impactOp,
+  repoOp,
+];

@@ -1,6 +1,5 @@
 import type { AnyOperation } from './operation.js';
-import { devlensOperations } from './devlens.js';
-import { graphOperations } from './graphs.js';
+import { codeGraphOperations } from './devlens.js';
 import { jobOperations } from './jobs.js';
 import { keyOperations } from './keys.js';
 import { memoryOperations } from './memory.js';
@@ -10,8 +9,7 @@ import { taskOperations } from './tasks.js';
 export const operations: AnyOperation[] = [
   ...taskOperations,
   ...memoryOperations,
-  ...graphOperations,
-  ...devlensOperations,
+  ...codeGraphOperations,
   ...jobOperations,
   ...keyOperations,
 ] as unknown as AnyOperation[];

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { GraphBuilder } from '../graph-builder.js';
 import type { ProgressReporter } from '../progress.js';
-import { isTestFile } from '../test-files.js';
+import { isTestFile } from '../../file-kind.js';
 import { PythonModuleIndex } from './module-index.js';
 import { pythonParser } from './parser.js';
 import { readPythonModule, type PyClass, type PyModule } from './python-module.js';

@@ -1,5 +1,9 @@
+/*
+ * One concept, hence the length: reading one parsed Python module (readPythonModule) into nodes
+ * and the facts the linking pass needs; the rest of the file is its small syntax helpers.
+ */
 import type { Node as SyntaxNode, Tree } from 'web-tree-sitter';
-import type { GraphNode, NodeType } from '../commit-file.js';
+import type { GraphNode, NodeType } from '../../commit-file.js';
 import { clipCode, isDocumentation, tidyDoc } from '../doc-text.js';
 import { fileNode } from '../file-node.js';
 import type { GraphBuilder } from '../graph-builder.js';

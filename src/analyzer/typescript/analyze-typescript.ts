@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { fileNode } from '../file-node.js';
 import type { GraphBuilder } from '../graph-builder.js';
-import { isTestFile } from '../test-files.js';
+import { isTestFile } from '../../file-kind.js';
 import type { ProgressReporter } from '../progress.js';
 import { JAVASCRIPT_EXTENSIONS } from '../source-files.js';
 import type { TsContext, TsFile } from './context.js';

@@ -1,5 +1,5 @@
 import ts from 'typescript';
-import type { GraphNode, NodeType } from '../commit-file.js';
+import type { GraphNode, NodeType } from '../../commit-file.js';
 import { clipCode } from '../doc-text.js';
 import type { GraphBuilder } from '../graph-builder.js';
 import { leadingDocComment } from './doc-comment.js';

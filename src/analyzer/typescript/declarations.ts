@@ -1,5 +1,9 @@
+/*
+ * One concept, hence the length: the declarations of one TypeScript/JavaScript file as graph
+ * nodes (collectDeclarations); the rest of the file is the rules it applies to each kind.
+ */
 import ts from 'typescript';
-import type { NodeType } from '../commit-file.js';
+import type { NodeType } from '../../commit-file.js';
 import { declarationNode, type TsContext, type TsFile } from './context.js';
 
 type FunctionLike =

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { likeLiteral } from '../like-pattern.js';
 import type { Database } from '../schema.js';
 
 type Db = Kysely<Database>;
@@ -14,7 +15,7 @@ export async function commitsByPrefix(
 ): Promise<Array<{ commit_hash: string; analyzed_at: Date; uploaded_at: Date }>> {
   const rows = await sql<{ commit_hash: string; analyzed_at: Date; uploaded_at: Date }>`
     select commit_hash, analyzed_at, uploaded_at from graph_commits
-     where graph_id = ${graphId} and (commit_hash = ${commitHash} or commit_hash like ${commitHash.replace(/[\\%_]/g, '\\$&') + '%'})
+     where graph_id = ${graphId} and (commit_hash = ${commitHash} or commit_hash like (${likeLiteral(sql`${commitHash}`)} || '%'))
      order by commit_hash = ${commitHash} desc limit 2`.execute(db);
   return rows.rows;
 }

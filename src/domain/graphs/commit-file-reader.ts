@@ -3,12 +3,20 @@ import { Writable, type Duplex, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import Assembler from 'stream-json/assembler.js';
 import { jsonParser, type Token } from 'stream-json/parser.js';
+import { ELEMENT_ARRAYS, ENTRY_OBJECTS, holdsNodes, type ElementArray } from '../../commit-file.js';
+import { CommitFileFormatError, CommitFileLimitError, sizeText, type CommitFileLimits } from './commit-file-limits.js';
+import { TextPieces } from './text-pieces.js';
 
-/** The big arrays of a DevLens commit file, streamed element by element. */
-export type ElementArray = 'nodes' | 'edges' | 'allNodes' | 'allEdges';
-const ELEMENT_ARRAYS = new Set<string>(['nodes', 'edges', 'allNodes', 'allEdges']);
-/** Top-level objects streamed entry by entry (a score per node: as many entries as nodes). */
-const ENTRY_OBJECTS = new Set<string>(['nodeScores']);
+/*
+ * One concept, hence the length: the streaming reader of a commit file, a token-level state
+ * machine (top level, element arrays, entry objects) whose bounds are checked token by token.
+ * Its bounds and errors are in commit-file-limits.ts, the string assembly in text-pieces.ts.
+ */
+
+const ELEMENT_ARRAY_SET = new Set<string>(ELEMENT_ARRAYS);
+const ENTRY_OBJECT_SET = new Set<string>(ENTRY_OBJECTS);
+/** `nodes, edges, allNodes, allEdges and nodeScores`: what the top-level field bounds leave out. */
+const STREAMED = `${ELEMENT_ARRAYS.join(', ')} and ${ENTRY_OBJECTS.join(', ')}`;
 
 export interface CommitFileSink {
   /**
@@ -22,51 +30,6 @@ export interface CommitFileSink {
   entries(field: string, start: number, entries: Array<[string, unknown]>): Promise<void>;
   /** Every other top-level field (commitHash, analyzedAt, stats, fields we do not model…), assembled whole. */
   field(key: string, value: unknown): void;
-}
-
-/**
- * What the reader assembles at most. Sizes are characters of JSON: the characters of strings,
- * keys and numbers as decoded, plus a few per value for the punctuation around it.
- */
-export interface CommitFileLimits {
-  /** Containers open at once within one value: a node, an edge, a nodeScores entry or a top-level field. */
-  maxDepth: number;
-  /** One node, edge or nodeScores entry, in characters… */
-  maxElement: number;
-  /** …and in values (each container, scalar and key counts one): what its memory grows with besides its text. */
-  maxElementValues: number;
-  /** The top-level fields other than the element arrays and nodeScores, together (keys included), in characters… */
-  maxFields: number;
-  /** …and in values. */
-  maxFieldValues: number;
-  /** A batch is handed on once it holds this many elements, */
-  batchSize: number;
-  /** this many characters */
-  batchChars: number;
-  /** or this many values. */
-  batchValues: number;
-}
-
-export class CommitFileFormatError extends Error {
-  override readonly name = 'CommitFileFormatError';
-}
-
-/** A bound of CommitFileLimits passed; `field` names where (`nodes[3].metadata`, `stats`, `nodeScores.a::b`). */
-export class CommitFileLimitError extends Error {
-  override readonly name = 'CommitFileLimitError';
-  constructor(
-    readonly field: string,
-    readonly reason: string,
-  ) {
-    super(`${field}: ${reason}`);
-  }
-}
-
-/** `16 MiB`, `64 KiB`, or a number of characters. */
-export function sizeText(chars: number): string {
-  if (chars >= 2 ** 20 && chars % 2 ** 20 === 0) return `${chars / 2 ** 20} MiB`;
-  if (chars >= 2 ** 10 && chars % 2 ** 10 === 0) return `${chars / 2 ** 10} KiB`;
-  return `${chars} characters`;
 }
 
 type UnitKind = 'element' | 'entry' | 'field';
@@ -157,11 +120,10 @@ export async function readCommitFile(
         : `${sizeText(limits.maxFields)} of JSON`;
       return new CommitFileLimitError(
         field,
-        `the top-level fields other than nodes, edges, allNodes, allEdges and nodeScores may hold at most ${most} together`,
+        `the top-level fields other than ${STREAMED} may hold at most ${most} together`,
       );
     }
-    const what =
-      u.kind === 'entry' ? 'a nodeScores entry' : array === 'nodes' || array === 'allNodes' ? 'a node' : 'an edge';
+    const what = u.kind === 'entry' ? 'a nodeScores entry' : holdsNodes(array) ? 'a node' : 'an edge';
     if (inValues)
       return new CommitFileLimitError(
         field,
@@ -361,7 +323,7 @@ export async function readCommitFile(
         if (fieldsUsed > limits.maxFields) {
           throw new CommitFileLimitError(
             '(body)',
-            `the top-level keys and the fields other than nodes, edges, allNodes, allEdges and nodeScores may hold at most ${sizeText(limits.maxFields)} of JSON together`,
+            `the top-level keys and the fields other than ${STREAMED} may hold at most ${sizeText(limits.maxFields)} of JSON together`,
           );
         }
         if (token.name === 'startKey') text.start();
@@ -376,14 +338,14 @@ export async function readCommitFile(
       default:
         break;
     }
-    if (token.name === 'startArray' && ELEMENT_ARRAYS.has(key)) {
+    if (token.name === 'startArray' && ELEMENT_ARRAY_SET.has(key)) {
       mode = 'array';
       array = key as ElementArray;
       index = 0;
       batchStart = 0;
       return null;
     }
-    if (token.name === 'startObject' && ENTRY_OBJECTS.has(key)) {
+    if (token.name === 'startObject' && ENTRY_OBJECT_SET.has(key)) {
       mode = 'entries';
       index = 0;
       batchStart = 0;
@@ -441,37 +403,4 @@ export async function readCommitFile(
   });
 
   await pipeline([...stages, sinkStream]);
-}
-
-/**
- * The text of the string or key being read, from the tokeniser's pieces (256 characters at most
- * each, far fewer where escapes are dense). Joined into flat strings every PIECES_PER_GROUP
- * pieces: accumulating them one by one would hold a string as millions of small heap objects,
- * about eight times its size.
- */
-class TextPieces {
-  private static readonly PIECES_PER_GROUP = 1024;
-  private groups: string[] = [];
-  private pieces: string[] = [];
-
-  start(): void {
-    this.groups = [];
-    this.pieces = [];
-  }
-
-  add(piece: string): void {
-    this.pieces.push(piece);
-    if (this.pieces.length >= TextPieces.PIECES_PER_GROUP) {
-      this.groups.push(this.pieces.join(''));
-      this.pieces = [];
-    }
-  }
-
-  end(): string {
-    const tail = this.pieces.length === 1 ? this.pieces[0]! : this.pieces.join('');
-    const whole = this.groups.length === 0 ? tail : [...this.groups, tail].join('');
-    this.groups = [];
-    this.pieces = [];
-    return whole;
-  }
 }

@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { ProvenanceSchema, SymbolHitSchema } from './model.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
 import { identifierWords } from './search-document.js';
+import { STOP_WORDS } from './stop-words.js';
 
 /** What `find_symbols` returns: its MCP outputSchema and its REST body. */
 export const FindSymbolsResultSchema = z.object({
@@ -31,13 +32,6 @@ export function queryWords(query: string): string {
   }
   return [...words].join(' ');
 }
-
-/** Words too common to require of a match (they still score). */
-const STOP_WORDS = new Set(
-  'a an the and or of to in on for with by is are was be it its this that as at from how what which who why when where does do'.split(
-    ' ',
-  ),
-);
 
 /** The parts every strict match must have: the query's identifier words less stop words. */
 export function queryParts(query: string): string[] {

@@ -3,6 +3,7 @@ import { commitBranchAndStats } from '../../db/queries/commit-lookup.js';
 import { deleteGraph as deleteGraphRows, listGraphs as listGraphRows } from '../../db/queries/graphs/catalogue.js';
 import { notFound } from '../../errors.js';
 import type { Context } from '../context.js';
+import { isoOrNull } from '../iso-date.js';
 
 export const GraphSummarySchema = z.object({
   graphId: z.string(),
@@ -28,8 +29,8 @@ export async function listGraphs(ctx: Pick<Context, 'db'>): Promise<ListGraphsRe
       graphId: r.graph_id,
       repo: r.repo,
       latestCommit: r.latest_commit,
-      analyzedAt: r.analyzed_at?.toISOString() ?? null,
-      uploadedAt: r.uploaded_at?.toISOString() ?? null,
+      analyzedAt: isoOrNull(r.analyzed_at),
+      uploadedAt: isoOrNull(r.uploaded_at),
       nodes: r.nodes ?? 0,
       edges: r.edges ?? 0,
       commits: r.commits,

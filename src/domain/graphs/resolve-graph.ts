@@ -3,6 +3,7 @@ import { AppError, notFound, validationError } from '../../errors.js';
 import type { Context } from '../context.js';
 import { listGraphs, type GraphSummary } from './graphs.js';
 import type { Provenance } from './model.js';
+import { iso } from '../iso-date.js';
 
 /** The graph and commit a DevLens tool answers from, with what a stale answer needs to show. */
 export interface ResolvedGraph {
@@ -133,8 +134,8 @@ export async function resolveGraph(
     graphId: graph.graphId,
     repo: graph.repo,
     commitHash: row.commit_hash,
-    analyzedAt: row.analyzed_at.toISOString(),
-    uploadedAt: row.uploaded_at.toISOString(),
+    analyzedAt: iso(row.analyzed_at),
+    uploadedAt: iso(row.uploaded_at),
     latest: false,
   };
 }

@@ -12,24 +12,21 @@ import {
   lockCommit,
   replaceCommit,
   upsertGraph,
-  type EdgeRow,
-  type NodeRow,
 } from '../../db/queries/graphs/ingest.js';
 import type { Database } from '../../db/schema.js';
 import { AppError, validationError } from '../../errors.js';
-import { graphId as graphIdField, isWellFormed, name, unstorable } from '../fields.js';
+import { graphId as graphIdField, name, unstorable } from '../fields.js';
 import { toFieldIssues } from '../field-issues.js';
 import type { Caller } from '../../auth/scopes.js';
 import { mapYielding } from '../map-yielding.js';
-import {
-  CommitFileFormatError,
-  CommitFileLimitError,
-  readCommitFile,
-  sizeText,
-  type CommitFileLimits,
-  type ElementArray,
-} from './commit-file-reader.js';
-import { identifierText, nameDocument, pathDocument, proseDocument, securityDocument } from './search-document.js';
+import { CommitFileFormatError, CommitFileLimitError, sizeText } from './commit-file-limits.js';
+import { readCommitFile } from './commit-file-reader.js';
+import { ELEMENT_ARRAYS, FILE_FIELDS, holdsNodes, type ElementArray } from '../../commit-file.js';
+import { edgeRow } from './edge-row.js';
+import { nodeRow } from './node-row.js';
+import { bad, checkValue } from './upload-checks.js';
+import { MAX_EARLY_SCORES, NODE_SCORES_PER_NODE, NODE_SCORES_SLACK, UPLOAD_LIMITS } from './upload-limits.js';
+import { iso } from '../iso-date.js';
 
 /** The query string of `POST /api/v1/graphs`. */
 export const UploadQuerySchema = z.strictObject({
@@ -51,176 +48,6 @@ export const UploadResultSchema = z.object({
   uploadedAt: z.string(),
 });
 export type UploadResult = z.output<typeof UploadResultSchema>;
-
-/** Node fields kept in columns; every other field of a node is kept in `extra`. */
-const NODE_FIELDS = new Set([
-  'id',
-  'name',
-  'type',
-  'filePath',
-  'startLine',
-  'endLine',
-  'rawCode',
-  'technicalSummary',
-  'businessSummary',
-  'security',
-  'score',
-  'metadata',
-]);
-const EDGE_FIELDS = new Set(['from', 'to', 'type']);
-/** Top-level fields read for themselves; the rest are kept in the commit's `extra`. */
-const FILE_FIELDS = new Set(['commitHash', 'analyzedAt', 'stats', 'nodeScores']);
-
-const MAX_TEXT = 200;
-/** Longest node id, name or edge end in UTF-8 bytes: they are btree index keys (Postgres refuses entries over ~2.7 kB). */
-const MAX_KEY_BYTES = 2000;
-/**
- * What one upload may make the service hold, checked as the body is tokenised (see readCommitFile),
- * so that memory stays bounded for any file within GRAPH_UPLOAD_LIMIT. Real files are far inside:
- * theia's (25,279 nodes, 131 MB) nests 4 levels deep, its largest node is 273 KB and its other
- * top-level fields (commitHash, analyzedAt, stats) 2.2 KB.
- */
-export const UPLOAD_LIMITS: CommitFileLimits = {
-  /** Nesting of any value (metadata, unknown fields, stats); DevLens writes a few levels. */
-  maxDepth: 64,
-  /** One node or edge (rawCode included), or one nodeScores entry: its characters and its values (theia's most: 483). */
-  maxElement: 16 * 2 ** 20,
-  maxElementValues: 100_000,
-  /** commitHash, analyzedAt, stats and the top-level fields we do not model (kept in the commit's `extra`), together. */
-  maxFields: 2 ** 20,
-  maxFieldValues: 100_000,
-  /** Rows per insert, and at most about this much JSON and this many values in one (plus the element that passes them). */
-  batchSize: 500,
-  batchChars: 4 * 2 ** 20,
-  batchValues: 100_000,
-};
-/** nodeScores may have at most this many entries per node of the file, plus NODE_SCORES_SLACK. */
-const NODE_SCORES_PER_NODE = 2;
-const NODE_SCORES_SLACK = 10_000;
-/** A nodeScores that comes before the nodes is held until they are stored: at most this much (keys and values, in characters). */
-const MAX_EARLY_SCORES = 4 * 2 ** 20;
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function bad(field: string, message: string): AppError {
-  return validationError([{ field, message }]);
-}
-
-const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : null);
-
-/**
- * Refuses what Postgres cannot store as sent, anywhere in a value of the file (keys too): a lone
- * UTF-16 surrogate (no UTF-8 form; analyzers reading UTF-8 source never produce one). NUL
- * characters pass: source code may hold them; jsonParam drops them. (Nesting deeper than
- * UPLOAD_LIMITS.maxDepth never gets here: the reader refuses it while tokenising.)
- */
-function checkValue(value: unknown, field: string): void {
-  if (typeof value === 'string') {
-    if (!isWellFormed(value)) throw bad(field, 'must be well-formed Unicode (no lone surrogates)');
-    return;
-  }
-  if (typeof value !== 'object' || value === null) return;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) checkValue(value[i], `${field}[${i}]`);
-    return;
-  }
-  for (const [key, v] of Object.entries(value)) {
-    const problem = unstorable(key);
-    if (problem) throw bad(field, `key ${JSON.stringify(key)}: ${problem}`);
-    checkValue(v, `${field}.${key}`);
-  }
-}
-
-/** A node id, name or edge end: at most MAX_KEY_BYTES of UTF-8. */
-function keyText(v: string, field: string): void {
-  if (Buffer.byteLength(v, 'utf8') > MAX_KEY_BYTES) throw bad(field, `must be at most ${MAX_KEY_BYTES} bytes (UTF-8)`);
-}
-
-function line(v: unknown, field: string): number {
-  if (v === undefined || v === null) return 0;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 2_147_483_647)
-    throw bad(field, 'must be a whole number ≥ 0');
-  return v;
-}
-
-/** Validates one node of the file and turns it into a row (`field` names it in errors, e.g. `nodes[12]`). */
-export function nodeRow(raw: unknown, seq: number, field: string): NodeRow {
-  if (!isObject(raw)) throw bad(field, 'must be an object');
-  checkValue(raw, field);
-  const { id, name, type, filePath } = raw;
-  if (typeof id !== 'string' || id.trim() === '') throw bad(`${field}.id`, 'must be a non-empty string');
-  keyText(id, `${field}.id`);
-  if (typeof type !== 'string' || type.trim() === '' || type.length > MAX_TEXT)
-    throw bad(`${field}.type`, 'must be a non-empty string of at most 200 characters');
-  if (name !== undefined && typeof name !== 'string') throw bad(`${field}.name`, 'must be a string');
-  if (typeof name === 'string') keyText(name, `${field}.name`);
-  if (filePath !== undefined && filePath !== null && typeof filePath !== 'string')
-    throw bad(`${field}.filePath`, 'must be a string');
-  const metadata = raw.metadata;
-  if (metadata !== undefined && metadata !== null && !isObject(metadata))
-    throw bad(`${field}.metadata`, 'must be an object');
-  const security = raw.security;
-  if (security !== undefined && security !== null && !isObject(security))
-    throw bad(`${field}.security`, 'must be an object');
-  const score = raw.score;
-  if (score !== undefined && score !== null && (typeof score !== 'number' || !Number.isFinite(score)))
-    throw bad(`${field}.score`, 'must be a number');
-  const extra: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw)) if (!NODE_FIELDS.has(k)) extra[k] = v;
-
-  const nodeName = typeof name === 'string' && name !== '' ? name : (id.split('::').pop() ?? id);
-  const path = typeof filePath === 'string' ? filePath : '';
-  const code = typeof raw.rawCode === 'string' ? raw.rawCode : null;
-  const technical = str(raw.technicalSummary);
-  const business = str(raw.businessSummary);
-  const hasSummary = technical !== null || business !== null;
-  return {
-    seq,
-    node_id: id,
-    name: nodeName,
-    type,
-    file_path: path,
-    start_line: line(raw.startLine, `${field}.startLine`),
-    end_line: line(raw.endLine, `${field}.endLine`),
-    technical_summary: technical,
-    business_summary: business,
-    security_severity: security ? (str(security.severity) ?? null) : null,
-    security_summary: security ? (str(security.summary) ?? null) : null,
-    code,
-    score: typeof score === 'number' ? score : null,
-    metadata: isObject(metadata) ? metadata : null,
-    extra: Object.keys(extra).length > 0 ? extra : null,
-    name_doc: nameDocument(nodeName),
-    path_doc: pathDocument(path),
-    // Without summaries, the code's own documentation and vocabulary stand in for them.
-    prose: proseDocument(
-      [technical, business].filter((t): t is string => t !== null),
-      code,
-    ),
-    idents: !hasSummary && code ? identifierText(code) : '',
-    security_doc: securityDocument(security ? (str(security.summary) ?? null) : null),
-  };
-}
-
-export function edgeRow(raw: unknown, seq: number, field: string): EdgeRow {
-  if (!isObject(raw)) throw bad(field, 'must be an object');
-  checkValue(raw, field);
-  const { from, to, type } = raw;
-  if (typeof from !== 'string' || from === '') throw bad(`${field}.from`, 'must be a non-empty string');
-  if (typeof to !== 'string' || to === '') throw bad(`${field}.to`, 'must be a non-empty string');
-  keyText(from, `${field}.from`);
-  keyText(to, `${field}.to`);
-  if (typeof type !== 'string' || type === '' || type.length > MAX_TEXT)
-    throw bad(`${field}.type`, 'must be a non-empty string of at most 200 characters');
-  const extra: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw)) if (!EDGE_FIELDS.has(k)) extra[k] = v;
-  // An edge's metadata object, with any other field of the edge beside it.
-  const { metadata, ...rest } = extra;
-  const merged = isObject(metadata) ? { ...rest, ...metadata } : metadata === undefined ? rest : { ...rest, metadata };
-  return { seq, from_id: from, to_id: to, type, metadata: Object.keys(merged).length > 0 ? merged : null };
-}
 
 /** A graph id for a new repo: stable, so the same name always gets the same id. */
 export function graphIdFor(repo: string): string {
@@ -332,10 +159,10 @@ export async function uploadGraph(
               stats = value;
             } else if (key === 'nodeScores') {
               // Not an object (an object arrives entry by entry): ignored, as before.
-            } else if (key === 'nodes' || key === 'edges' || key === 'allNodes' || key === 'allEdges') {
+            } else if ((ELEMENT_ARRAYS as readonly string[]).includes(key)) {
               // Not an array where an array of elements belongs (an array arrives element by element).
               if (value !== null) throw bad(key, 'must be an array');
-            } else if (!FILE_FIELDS.has(key)) {
+            } else if (!(FILE_FIELDS as readonly string[]).includes(key)) {
               extra[key] = value;
             }
           },
@@ -373,7 +200,7 @@ export async function uploadGraph(
             if (array === source.nodes) nodesStored = true;
           },
           async elements(array, start, values) {
-            const kind = array === 'nodes' || array === 'allNodes' ? 'nodes' : 'edges';
+            const kind = holdsNodes(array) ? 'nodes' : 'edges';
             // `allNodes` / `allEdges` repeat `nodes` / `edges` in DevLens files: read only when those are missing.
             if (source[kind] === null) source[kind] = array;
             if (source[kind] !== array) return;
@@ -423,7 +250,7 @@ export async function uploadGraph(
       commitHash: commitHash!,
       nodes: counts.nodes,
       edges: counts.edges,
-      uploadedAt: uploadedAt.toISOString(),
+      uploadedAt: iso(uploadedAt),
     };
   });
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { MemoryRow } from '../../db/queries/memories/memory-row.js';
 import type { SearchHit } from '../../db/queries/memories/search-params.js';
 import { CONTENT_FORMATS, CONTENT_TYPES } from '../../db/schema.js';
-import { iso, isoOrNull } from '../tasks/serialize.js';
+import { iso, isoOrNull } from '../iso-date.js';
 
 const isoTimestamp = z.iso.datetime({ offset: true }).describe('ISO 8601 timestamp');
 

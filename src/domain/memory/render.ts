@@ -1,4 +1,5 @@
 import type { ContentType } from '../../db/schema.js';
+import { preview } from '../preview.js';
 import type { Hit } from './model.js';
 import type { SearchMemoryResult } from './search-memory.js';
 import type { StoreMemoryResult } from './store-memory.js';
@@ -13,11 +14,8 @@ const TYPE_ICON: Record<ContentType, string> = {
   learning: '💡',
 };
 
-/** One line of content for a text block, cut at `max` characters; structuredContent has it whole. */
-function preview(text: string, max: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max).trimEnd()}...` : line;
-}
+/** The spec's mark of a cut content preview. */
+const MORE = '...';
 
 export function renderStoredMemory(r: StoreMemoryResult, input: { content: string }): string {
   const embedding = r.embedding_generated
@@ -37,7 +35,7 @@ export function renderStoredMemory(r: StoreMemoryResult, input: { content: strin
     `🆔 **Memory ID**: \`${r.memory_id}\``,
     `🧠 **Embedding**: ${embedding}`,
     '',
-    `💾 **Content Preview**: ${preview(input.content, 100)}`,
+    `💾 **Content Preview**: ${preview(input.content, 100, MORE)}`,
     '',
     r.embedding_generated
       ? 'The information has been stored in DevStream semantic memory with vector search capability and can be retrieved using search queries.'
@@ -79,7 +77,7 @@ export function renderSearchResults(r: SearchMemoryResult): string {
       `${i + 1}. ${TYPE_ICON[hit.content_type]} **${hit.content_type.toUpperCase()}** Memory${hit.project ? ` (${hit.project})` : ''}`,
       `   📊 Relevance: ${relevanceLabel(hit, r.method)} (RRF Score: ${hit.rrf_score.toFixed(4)})`,
       `   🔬 ${rankLine(hit)}`,
-      `   💾 Content: ${preview(hit.content, 200)}`,
+      `   💾 Content: ${preview(hit.content, 200, MORE)}`,
       `   🆔 ID: \`${hit.memory_id}\``,
       `   📅 Created: ${hit.created_at.slice(0, 10)}`,
     );

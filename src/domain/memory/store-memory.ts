@@ -9,6 +9,7 @@ import { AppError, validationError } from '../../errors.js';
 import type { Context } from '../context.js';
 import { newId } from '../ids.js';
 import { contentHash, detectFormat, importanceScore, normalizeKeywords } from './classify.js';
+import { iso } from '../iso-date.js';
 
 export interface StoreMemoryInput {
   content: string;
@@ -149,7 +150,7 @@ function result(row: MemoryRow, duplicate: boolean, note: string | null): StoreM
     keywords: row.keywords,
     content_length: row.content.length,
     source: 'mcp_user_input',
-    timestamp: row.created_at.toISOString(),
+    timestamp: iso(row.created_at),
     project: row.project,
     duplicate,
     embedding_note: embedded ? null : note,

@@ -6,7 +6,8 @@ import { notFound } from '../../errors.js';
 import type { Context } from '../context.js';
 import { PlanDetailSchema, PlanSummarySchema, type PhaseSummary, type PlanSummary } from './model.js';
 import { groupBy } from '../group-by.js';
-import { iso, toTask } from './serialize.js';
+import { iso } from '../iso-date.js';
+import { toTask } from './serialize.js';
 
 type PlanRow = NonNullable<Awaited<ReturnType<typeof queryPlan>>>;
 type PhaseRow = Awaited<ReturnType<typeof phasesWithCounts>>[number];

@@ -2,6 +2,7 @@ import type { CreateTaskResult } from './create-task.js';
 import type { UpdateTaskResult } from './update-task.js';
 import { priorityLabel, type PlanDetail, type PlanSummary, type Task } from './model.js';
 import { groupBy } from '../group-by.js';
+import { preview } from '../preview.js';
 
 const TASK_ICON: Record<Task['status'], string> = {
   pending: '⏳',
@@ -26,17 +27,15 @@ const PHASE_ICON: Record<PlanSummary['phases'][number]['status'], string> = {
   skipped: '⏭️',
 };
 
-/** Text blocks show a preview; structuredContent always carries the whole text. */
+/** Text blocks show the first characters of a description, then `…`; structuredContent has it whole. */
 const PREVIEW_CHARS = 160;
-const preview = (text: string) =>
-  text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1).trimEnd()}…` : text;
 
 const percent = (done: number, total: number) => (total === 0 ? 0 : Math.round((done / total) * 100));
 
 function renderTaskLines(task: Task): string[] {
   return [
     `${TASK_ICON[task.status]} **[${task.status.toUpperCase()}]** ${task.title}`,
-    `   📝 ${preview(task.description)}`,
+    `   📝 ${preview(task.description, PREVIEW_CHARS)}`,
     `   🏷️ Type: ${task.task_type} | Priority: ${task.priority}/10 (${priorityLabel(task.priority)})`,
     `   🆔 ID: \`${task.id}\``,
   ];
@@ -115,7 +114,7 @@ function renderPlanLines(plan: PlanSummary): string[] {
   ];
   if (plan.estimated_hours !== null)
     lines.push(`⏱️ Time: ${(plan.actual_hours ?? 0).toFixed(1)}/${plan.estimated_hours} hours`);
-  if (plan.description) lines.push(`📝 ${preview(plan.description)}`);
+  if (plan.description) lines.push(`📝 ${preview(plan.description, PREVIEW_CHARS)}`);
   if (plan.objectives.length) {
     lines.push('🎯 **Objectives**:', ...plan.objectives.map((o, i) => `   ${i + 1}. ${o}`));
   }

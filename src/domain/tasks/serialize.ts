@@ -1,8 +1,6 @@
 import type { TaskRow } from '../../db/queries/tasks.js';
 import type { Task } from './model.js';
-
-export const iso = (d: Date | string): string => (d instanceof Date ? d : new Date(d)).toISOString();
-export const isoOrNull = (d: Date | string | null): string | null => (d === null ? null : iso(d));
+import { iso, isoOrNull } from '../iso-date.js';
 
 /** A database task row as the API shows it (timestamps in ISO 8601). */
 export function toTask(row: TaskRow): Task {

@@ -1,5 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { GENERATED_CODE_PATTERN, PATH_PENALTY, TEST_CODE_PATTERN } from '../../../file-kind.js';
+import { likeLiteral } from '../../like-pattern.js';
 import type { Database, GraphNodesTable } from '../../schema.js';
+import { tsqueryTerm } from '../../tsquery.js';
 
 type Db = Kysely<Database>;
 
@@ -15,13 +18,13 @@ export type NodeHit = Pick<
 /** ts_rank weights {D, C, B, A}: DevLens's boosts (name 3, path 2, summaries 1, security 0.5) over 3. */
 const FIELD_WEIGHTS = '{0.17,0.33,0.67,1.0}';
 
-/** Where a symbol is rarely what is asked for: tests ×0.3; declaration files, generated and vendored code ×0.7. */
+/** Where a symbol is rarely what is asked for: file-kind.ts's rule, in SQL. */
 const pathPenalty = (alias: string) => {
   const type = sql.ref(`${alias}.type`);
   const path = sql.ref(`${alias}.file_path`);
   return sql`(case
-    when ${type} = 'TEST' or ${path} ~* '(^|/)(tests?|__tests__|specs?|e2e)(/|$)|[._-](test|spec)s?\\.[a-z]+$' then 0.3
-    when ${path} ~* '\\.d\\.[mc]?ts$|(^|/)(vendor|third_party|node_modules|dist|build|generated|__generated__)(/|$)|\\.(generated|gen|min)\\.[a-z]+$' then 0.7
+    when ${type} = 'TEST' or ${path} ~* ${TEST_CODE_PATTERN} then ${sql.lit(PATH_PENALTY.test)}
+    when ${path} ~* ${GENERATED_CODE_PATTERN} then ${sql.lit(PATH_PENALTY.generated)}
     else 1.0 end)`;
 };
 
@@ -45,9 +48,7 @@ export async function findSymbols(
 ): Promise<NodeHit[]> {
   const lexemes = (config: string, text: string) =>
     sql`select unnest(tsvector_to_array(to_tsvector(${sql.lit(config)}::regconfig, ${text}))) as lex`;
-  // Each lexeme quoted for tsquery input, backslashes and quotes escaped.
-  const quote = (column: string) =>
-    sql`'''' || replace(replace(${sql.ref(column)}, '\\', '\\\\'), '''', '''''') || ''''`;
+  const quote = (column: string) => tsqueryTerm(sql.ref(column));
   const wordsCte = sql`words as (${lexemes('simple', q.words)}), prose as (${lexemes('english', q.prose)} except select lex from words)`;
 
   // 1. The queries: any word (identifier words and prose stems), and the strict one — every part of
@@ -56,7 +57,7 @@ export async function findSymbols(
   //    the query names a symbol exactly, else any word; at most MAX_MATCHED are ranked.
   // 3. Ranking: exact names first, then field coverage (see above), ts_rank breaking ties.
   // One statement: each round trip costs as much as a step here.
-  const likeSuffix = sql`('%.' || replace(replace(replace(lower(${q.query}), '\\', '\\\\'), '%', '\\%'), '_', '\\_'))`;
+  const likeSuffix = sql`('%.' || ${likeLiteral(sql`lower(${q.query})`)})`;
   const graphRow = sql`n.graph_id = ${g.graphId} and n.commit_hash = ${g.commitHash}`;
   const rows = await sql<NodeHit>`
     with ${wordsCte},

@@ -1,11 +1,12 @@
 import { sql, type Kysely } from 'kysely';
+import { likeLiteral } from '../../like-pattern.js';
 import type { Database } from '../../schema.js';
 
 type Db = Kysely<Database>;
 
 /** `n.name` is `name` (any case) or ends in `.name` (LIKE's wildcards in `name` escaped). */
 const named = (name: string) =>
-  sql`(lower(n.name) = lower(${name}) or lower(n.name) like ('%.' || replace(replace(replace(lower(${name}), '\\', '\\\\'), '%', '\\%'), '_', '\\_')))`;
+  sql`(lower(n.name) = lower(${name}) or lower(n.name) like ('%.' || ${likeLiteral(sql`lower(${name})`)}))`;
 
 /**
  * Nodes whose name is `name` (any case) or ends in `.name` (a method after its class: `retry` finds

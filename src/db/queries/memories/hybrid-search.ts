@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { RRF_K } from '../../../rank-fusion.js';
 import { runPrepared } from '../../client.js';
 import type { Database } from '../../schema.js';
 import { keywordBranchSql } from './keyword-branch.js';
@@ -11,7 +12,7 @@ import { vectorBranchSql } from './vector-branch.js';
  * Hybrid search in one statement (design.md §5): a vector branch (cosine distance, rows of the
  * query's model only; see vectorBranchSql) and a keyword branch (BM25+ over Postgres full text: any
  * word of the query matches, memories with more of its words rank first), each filtered before its
- * LIMIT, fused by reciprocal rank (k = 60).
+ * LIMIT, fused by reciprocal rank (RRF_K).
  */
 export function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
   if (!Number.isSafeInteger(p.k) || p.k < 1) throw new Error(`bad candidate count ${p.k}`);
@@ -22,11 +23,11 @@ export function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
   const vector = p.vector
     ? vectorBranchSql(p, p.vector, where)
     : sql`vec_ranked as (select null::varchar as id, null::float8 as distance, null::bigint as r where false)`;
-  // Fusion: reciprocal rank of each branch (k = 60), weighted; then the memories' columns.
+  // Fusion: reciprocal rank of each branch (RRF_K), weighted; then the memories' columns.
   return sql<SearchHit>`
     with ${keyword}, ${vector}, fused as (
       select id,
-             coalesce(${p.weights.vector}::float8 / (60 + v.r), 0) + coalesce(${p.weights.keyword}::float8 / (60 + k.r), 0) as rrf_score,
+             coalesce(${p.weights.vector}::float8 / (${sql.lit(RRF_K)} + v.r), 0) + coalesce(${p.weights.keyword}::float8 / (${sql.lit(RRF_K)} + k.r), 0) as rrf_score,
              v.r as vector_rank, k.r as keyword_rank, v.distance
         from vec_ranked v full outer join kw_ranked k using (id)
        order by rrf_score desc, id

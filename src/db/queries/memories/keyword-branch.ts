@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { tsqueryTerm } from '../../tsquery.js';
 import type { SearchParams } from './search-params.js';
 
 /** BM25+ parameters (tuned on LoCoMo; the optimum is flat: ±0.005 R@10 over k1 0.6–2.2, b 0.3–0.9). */
@@ -20,9 +21,9 @@ export function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): R
     p.filters.project === undefined
       ? sql`true`
       : sql`${column} = coalesce((select id from intervention_plans where lower(title) = lower(${p.filters.project})), '-')`;
-  // Each lexeme quoted for tsquery input, backslashes and quotes escaped: any text is safe.
+  // Each lexeme quoted for tsquery input: any text is safe.
   const orQuery = (filter: RawBuilder<unknown>) =>
-    sql`('''' || string_agg(replace(replace(lex, '\\', '\\\\'), '''', ''''''), ''' | ''') filter (where ${filter}) || '''')::tsquery`;
+    sql`(string_agg(${tsqueryTerm(sql.ref('lex'))}, ' | ') filter (where ${filter}))::tsquery`;
   return sql`
     kw_words as (
       select lex from unnest(tsvector_to_array(to_tsvector('english', ${p.query}))) as lex

@@ -1,0 +1,103 @@
+import { nodesByIds, type PacketNodeRow } from '../../db/queries/graphs/node-reads.js';
+import type { Context } from '../context.js';
+import { RRF_K } from '../../rank-fusion.js';
+import { MAX_FOCUS, type contextSeeds } from './context-seeds.js';
+import { fileKind, PATH_PENALTY } from '../../file-kind.js';
+import { walk } from './impact.js';
+import { EXPANSION, type Intent } from './intents.js';
+
+/** Nodes reached from each seed that may enter the packet. */
+const PER_SEED = 40;
+
+/** A node that may enter the packet, with what ranks it. */
+export interface Candidate {
+  row: PacketNodeRow;
+  seed: boolean;
+  lexical: number | null; // rank among the lexical hits (1-based)
+  hop: number | null; // distance from the nearest seed
+  exact: boolean;
+  score: number; // fused
+}
+
+const DEFINITIONS = new Set([
+  'FUNCTION',
+  'METHOD',
+  'CLASS',
+  'INTERFACE',
+  'ENUM',
+  'COMPONENT',
+  'HOOK',
+  'ROUTE',
+  'STRUCT',
+  'TRAIT',
+  'STATE_STORE',
+]);
+
+/** The heuristic channel: the analyzer's structural score, definitions over files, tests last, security first when auditing. */
+export function heuristic(r: PacketNodeRow, intent: Intent): number {
+  let h = (r.score ?? 0) + 1;
+  if (DEFINITIONS.has(r.type)) h *= 1.5;
+  h *= PATH_PENALTY[fileKind(r.type, r.file_path)];
+  if (intent === 'security-audit' && (r.security_summary || r.security_severity)) h *= 3;
+  return h;
+}
+
+/**
+ * resolve_context's ranking: the seeds expanded over edges as the intent says (each node keeps its
+ * nearest hop), then ranked by reciprocal rank fusion of three channels — lexical (rank among the
+ * task's hits), structural (hop) and heuristic — with the seeds leading: the focus, then the best
+ * lexical hits in their order (the first is the ANSWER), then everything else in the fused order.
+ */
+export async function rankCandidates(
+  ctx: Pick<Context, 'db' | 'defaultRepo'>,
+  g: { graphId: string; commitHash: string },
+  intent: Intent,
+  { focusIds, lexical, seeds }: Awaited<ReturnType<typeof contextSeeds>>,
+): Promise<Candidate[]> {
+  const hops = new Map<string, number>(seeds.map((s) => [s, 0]));
+  const plan = EXPANSION[intent];
+  for (const seed of seeds) {
+    for (const direction of plan.directions) {
+      const reached = await walk(ctx, g, seed, direction, plan.radius);
+      for (const d of reached.slice(0, PER_SEED)) hops.set(d.nodeId, Math.min(hops.get(d.nodeId) ?? Infinity, d.hop));
+    }
+  }
+  const lexicalRank = new Map(lexical.map((h, i) => [h.node_id, i + 1]));
+  const exact = new Set(lexical.filter((h) => h.exact).map((h) => h.node_id));
+  const ids = [...new Set([...hops.keys(), ...lexicalRank.keys()])];
+  const rows = await nodesByIds(ctx.db, g, ids);
+
+  const candidates: Candidate[] = rows.map((row) => ({
+    row,
+    seed: seeds.includes(row.node_id),
+    lexical: lexicalRank.get(row.node_id) ?? null,
+    hop: hops.get(row.node_id) ?? null,
+    exact: exact.has(row.node_id),
+    score: 0,
+  }));
+  const rankBy = (values: Array<[Candidate, number | null]>, better: (a: number, b: number) => number) => {
+    const present = values.filter(([, v]) => v !== null) as Array<[Candidate, number]>;
+    present.sort((a, b) => better(a[1], b[1]));
+    present.forEach(([c], i) => (c.score += 1 / (RRF_K + i + 1)));
+  };
+  rankBy(
+    candidates.map((c) => [c, c.lexical]),
+    (a, b) => a - b,
+  );
+  rankBy(
+    candidates.map((c) => [c, c.hop]),
+    (a, b) => a - b,
+  );
+  rankBy(
+    candidates.map((c) => [c, heuristic(c.row, intent)]),
+    (a, b) => b - a,
+  );
+  const seedRank = (c: Candidate) => {
+    const focus = focusIds.indexOf(c.row.node_id);
+    if (focus !== -1) return focus;
+    return c.seed && c.lexical !== null ? MAX_FOCUS * 3 + c.lexical : Infinity;
+  };
+  return candidates.sort(
+    (a, b) => seedRank(a) - seedRank(b) || b.score - a.score || a.row.node_id.localeCompare(b.row.node_id),
+  );
+}
