@@ -6,15 +6,8 @@ import fc from 'fast-check';
 import { loadConfig } from '../src/config.js';
 import { revokeKey } from '../src/domain/keys.js';
 import { backends, type TestDb } from './helpers/backends.js';
-import {
-  connectMcp,
-  MCP_HEADERS,
-  rest,
-  startServer,
-  testConfig,
-  type ServerConfig,
-  type TestServer,
-} from './helpers/server.js';
+import { connectMcp, MCP_HEADERS, rest, startServer, type TestServer } from './helpers/server.js';
+import { testConfig, type ServerConfig } from '../support/test-config.js';
 
 /**
  * Issue 19, defects 7, 8 and 10: one key must not get more MCP work than its budget, squat every

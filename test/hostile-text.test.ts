@@ -20,7 +20,7 @@ import {
 import { tidyDoc } from '../src/analyzer/doc-text.js';
 import { mapYielding } from '../src/domain/map-yielding.js';
 import { backends, postgresBaseUrl } from './helpers/backends.js';
-import { createScratchDatabase } from './helpers/postgres.js';
+import { createScratchDatabase } from '../support/postgres.js';
 import { ROOT, serve, type ServedProcess } from './helpers/service.js';
 
 /**

@@ -5,7 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { backends, type TestDb } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
-import { rest, startServer, testConfig, type TestServer } from './helpers/server.js';
+import { rest, startServer, type TestServer } from './helpers/server.js';
+import { testConfig } from '../support/test-config.js';
 
 // Issue 19, defects 4 and 5: an upload that stalls (headers, then a trickle or nothing) must not
 // hold a database connection — with Postgres's pool of 10, ten of them turned every other request

@@ -6,7 +6,7 @@ import { compactKeywordStats } from '../src/db/queries/keyword-stats.js';
 import { hybridSearchSql, type SearchFilters } from '../src/db/queries/memories.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
-import { FakeOllama } from './helpers/fake-ollama.js';
+import { FakeOllama } from '../support/fake-ollama.js';
 import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
 
 for (const backend of backends) {

@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { backends, type TestDb } from './helpers/backends.js';
-import { FakeOllama } from './helpers/fake-ollama.js';
+import { FakeOllama } from '../support/fake-ollama.js';
 import { connectMcp, MCP_HEADERS, rest, startServer, type TestServer } from './helpers/server.js';
 
 /** One sample's value from Prometheus text: `name{a="x",b="y"} 3` → 3 (0 when absent). */

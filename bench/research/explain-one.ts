@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { openDb } from '../../src/db/client.js';
 import { hybridSearchSql } from '../../src/db/queries/memories.js';
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 const db = await openDb({ databaseUrl: process.env.DATABASE_URL! });
 const q = process.argv[2] ?? 'When did Caroline go to the LGBTQ support group?';
 const p = {

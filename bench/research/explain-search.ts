@@ -6,7 +6,7 @@ import { hybridSearchSql, insertMemory } from '../../src/db/queries/memories.js'
 import { findOrCreatePlan } from '../../src/db/queries/plans.js';
 import { contentHash } from '../../src/domain/memory/classify.js';
 import { newId } from '../../src/domain/ids.js';
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 
 const url = process.env.DATABASE_URL!;
 const n = Number(process.argv[2] ?? 10000);

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { hybridSearchSql, type SearchParams } from '../../src/db/queries/memories.js';
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 const base = '-c hnsw.ef_search=100 -c hnsw.iterative_scan=relaxed_order -c max_parallel_workers_per_gather=0';
 const mk = (mode: string) =>
   new pg.Client({ connectionString: process.env.DATABASE_URL, options: `${base} -c plan_cache_mode=${mode}` });

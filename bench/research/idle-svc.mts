@@ -1,4 +1,4 @@
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 import { startService } from '../lib/child.js';
 const fake = await new FakeOllama().start();
 fake.dense = true;

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { readFileSync } from 'node:fs';
 import { hybridSearchSql } from '../../src/db/queries/memories.js';
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 const client = new pg.Client({ connectionString: process.env.DATABASE_URL! });
 await client.connect();
 if (process.env.GENERIC) await client.query('set plan_cache_mode = force_generic_plan');

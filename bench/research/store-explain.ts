@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
 await c.connect();
 const pid = (await c.query(`select id from intervention_plans where title = 'bench 4'`)).rows[0].id;

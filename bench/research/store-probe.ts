@@ -4,7 +4,7 @@ import { openDb } from '../../src/db/client.js';
 import { findDuplicate, insertMemory } from '../../src/db/queries/memories.js';
 import { contentHash } from '../../src/domain/memory/classify.js';
 import { newId } from '../../src/domain/ids.js';
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 const db = await openDb({ databaseUrl: process.env.DATABASE_URL! });
 const turns = readFileSync('../shared/bench/locomo/corpus.jsonl', 'utf8')
   .trim()

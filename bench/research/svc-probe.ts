@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 import { startService } from '../lib/child.js';
 const fake = await new FakeOllama().start();
 fake.dense = true;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { openDb, runPrepared } from '../../src/db/client.js';
 import { hybridSearchSql, type SearchParams } from '../../src/db/queries/memories.js';
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 const db = await openDb({ databaseUrl: process.env.DATABASE_URL! });
 const qs = readFileSync('../shared/bench/locomo/queries.jsonl', 'utf8')
   .trim()

@@ -1,7 +1,7 @@
 // Vector branch alone: latency and recall@30 against exact search, by ef_search and filter.
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
 await client.connect();
 await client.query(`set hnsw.iterative_scan = relaxed_order`);

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { FakeOllama } from '/work/main/test/helpers/fake-ollama.js';
+import { FakeOllama } from '/work/main/support/fake-ollama.js';
 const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
 await c.connect();
 await c.query(

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb, type Db, type DbOptions } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
-import { createScratchDatabase, postgresUrl } from './postgres.js';
+import { createScratchDatabase, postgresUrl } from '../../support/postgres.js';
 
 export interface TestDb {
   db: Db;
