@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { loadConfig } from '../src/config.js';
 import { revokeKey } from '../src/domain/keys.js';
 import { backends, type TestDb } from './helpers/backends.js';
+import { bearer } from './helpers/bearer.js';
+import { initializeBody, rawInitialize, rawMcp, sessionHeaders } from './helpers/mcp-raw.js';
+import { rawRequest } from './helpers/raw-http.js';
 import { connectMcp, MCP_HEADERS, rest, startServer, type TestServer } from './helpers/server.js';
 import { testConfig, type ServerConfig } from '../support/test-config.js';
 
@@ -16,7 +17,6 @@ import { testConfig, type ServerConfig } from '../support/test-config.js';
  */
 
 const ADMIN_TOKEN = 'hostile-mcp-admin-token-0123456789abcdefghij';
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const SEED = 20_260_719;
 /** How often open sessions' keys are checked against the database (README, Security: "Sessions"). */
 const KEY_RECHECK_MS = 5_000;
@@ -32,61 +32,12 @@ async function createKey(url: string, name: string, scopes: string[] = ['read'])
   return created.body.token as string;
 }
 
-const initializeBody = {
-  jsonrpc: '2.0',
-  id: 0,
-  method: 'initialize',
-  params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'hostile', version: '1' } },
-};
-
 /** Opens a session with raw HTTP as `token` (two requests: initialize, initialized); its id. */
-async function openSession(url: string, token: string): Promise<string> {
-  const init = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: { ...MCP_HEADERS, ...bearer(token) },
-    body: JSON.stringify(initializeBody),
-  });
-  assert.equal(init.status, 200, await init.clone().text());
-  await init.text();
-  const id = init.headers.get('mcp-session-id');
-  assert.ok(id);
-  const initialized = await post(url, token, id, { jsonrpc: '2.0', method: 'notifications/initialized' });
-  assert.equal(initialized.status, 202);
-  return id;
-}
+const openSession = (url: string, token: string) => rawInitialize(url, { headers: bearer(token) });
 
-interface Posted {
-  status: number;
-  headers: Headers;
-  /** The JSON-RPC messages of the answer (SSE events or a JSON body). */
-  messages: any[];
-}
-
-/** A raw POST /mcp of one message or a batch in a session. */
-async function post(url: string, token: string, sessionId: string, body: unknown): Promise<Posted> {
-  const response = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: {
-      ...MCP_HEADERS,
-      ...bearer(token),
-      'mcp-session-id': sessionId,
-      'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
-    },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  let messages: any[] = [];
-  if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) {
-    messages = text
-      .split('\n')
-      .filter((line) => line.startsWith('data: '))
-      .map((line) => JSON.parse(line.slice(6)));
-  } else if (text) {
-    const parsed = JSON.parse(text);
-    messages = Array.isArray(parsed) ? parsed : [parsed];
-  }
-  return { status: response.status, headers: response.headers, messages };
-}
+/** A raw POST /mcp of one message or a batch in a session; `messages` are the JSON-RPC messages of the answer. */
+const post = (url: string, token: string, sessionId: string, body: unknown) =>
+  rawMcp(url, body, { sessionId, headers: bearer(token) });
 
 const ping = async (url: string, token: string, sessionId: string) =>
   (await post(url, token, sessionId, { jsonrpc: '2.0', id: 'p', method: 'ping' })).status;
@@ -103,8 +54,7 @@ async function openStream(url: string, token: string, sessionId: string): Promis
     headers: {
       accept: 'text/event-stream',
       ...bearer(token),
-      'mcp-session-id': sessionId,
-      'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+      ...sessionHeaders(sessionId),
     },
   });
   assert.equal(response.status, 200);
@@ -399,22 +349,12 @@ for (const backend of backends) {
 
 // --- Without auth: sessions per client address ------------------------------------------------------
 
-/** A raw HTTP request from a chosen loopback source address (fetch cannot choose one). */
-function fromAddress(
+/** A raw POST or GET /mcp from a chosen loopback source address (fetch cannot choose one). */
+const fromAddress = (
   url: string,
   localAddress: string,
   init: { method: string; headers: Record<string, string>; body?: string },
-): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}/mcp`, { method: init.method, headers: init.headers, localAddress }, (res) => {
-      let body = '';
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end(init.body);
-  });
-}
+) => rawRequest(url, { ...init, path: '/mcp', localAddress });
 
 describe('without auth, the session cap is per client address', () => {
   let database: TestDb;
@@ -434,14 +374,14 @@ describe('without auth, the session cap is per client address', () => {
       headers: MCP_HEADERS,
       body: JSON.stringify(initializeBody),
     });
-    assert.equal(response.status, 200, response.body);
+    assert.equal(response.status, 200, response.text);
     return String(response.headers['mcp-session-id']);
   };
   const pingFrom = async (address: string, id: string) =>
     (
       await fromAddress(server.url, address, {
         method: 'POST',
-        headers: { ...MCP_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+        headers: { ...MCP_HEADERS, ...sessionHeaders(id) },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
       })
     ).status;

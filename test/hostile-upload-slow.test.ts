@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { backends, type TestDb } from './helpers/backends.js';
+import { bearer } from './helpers/bearer.js';
 import { eventually } from './helpers/eventually.js';
 import { rest, startServer, type TestServer } from './helpers/server.js';
 import { testConfig } from '../support/test-config.js';
@@ -16,7 +17,6 @@ import { testConfig } from '../support/test-config.js';
 // body unread in it (the next request on it hung ~72 s).
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 /** What "other requests keep answering promptly" means while uploads stall. */
 const PROMPT_MS = 1_000;
 /** Longest wait for an answer that must come (a failure detector, not a performance bound). */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { backends, type TestDb } from './helpers/backends.js';
+import { rawRequest } from './helpers/raw-http.js';
 import { FakeOllama } from '../support/fake-ollama.js';
 import { connectMcp, MCP_HEADERS, rest, startServer, type TestServer } from './helpers/server.js';
 
@@ -19,16 +19,8 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 /** GET with a Host header of our choosing (fetch does not send one it is given). */
-function getWithHost(url: string, path: string, host: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}${path}`, { headers: { ...headers, host } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const getWithHost = async (url: string, path: string, host: string, headers: Record<string, string>) =>
+  (await rawRequest(url, { path, headers: { ...headers, host } })).status;
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
 const METRICS_TOKEN = 'metrics-token-for-tests-0123';
