@@ -553,7 +553,7 @@ describe('logs', () => {
     const server = await startServer(
       database,
       { logLevel: 'debug', auth: { mode: 'required', adminToken: ADMIN_TOKEN } },
-      { write: (line: string) => void lines.push(line) },
+      { logStream: { write: (line: string) => void lines.push(line) } },
     );
     try {
       const key = await rest(

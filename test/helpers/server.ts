@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type AppDeps } from '../../src/app.js';
 import { after, before } from 'node:test';
 import { testConfig, type ServerConfig } from '../../support/test-config.js';
 import type { Backend, TestDb } from './backends.js';
@@ -16,17 +16,16 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** The service listening on a free loopback port, over the given database. */
+/**
+ * The service listening on a free loopback port, over the given database; `deps` adds what buildApp
+ * takes besides the database (a log stream, a shorter key recheck interval).
+ */
 export async function startServer(
   test: TestDb,
   overrides: Partial<ServerConfig> = {},
-  logStream?: { write(line: string): void },
+  deps: Omit<AppDeps, 'db' | 'schemaVersion'> = {},
 ): Promise<TestServer> {
-  const app = await buildApp(testConfig(overrides), {
-    db: test.db,
-    schemaVersion: test.schemaVersion,
-    ...(logStream ? { logStream } : {}),
-  });
+  const app = await buildApp(testConfig(overrides), { ...deps, db: test.db, schemaVersion: test.schemaVersion });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
