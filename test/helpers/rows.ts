@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { TestDb } from './backends.js';
+import type { TestDb } from './pglite.js';
 
 /**
  * The number of rows in each of `tables`, in one statement (one snapshot), e.g. to assert that a
