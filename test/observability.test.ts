@@ -33,7 +33,11 @@ for (const backend of backends) {
 
     before(async () => {
       database = await backend.open();
-      server = await startServer(database, { logLevel: 'info' }, { logStream: { write: (line) => void lines.push(line) } });
+      server = await startServer(
+        database,
+        { logLevel: 'info' },
+        { logStream: { write: (line) => void lines.push(line) } },
+      );
     });
     after(async () => {
       await server?.close();
