@@ -24,22 +24,6 @@ const SEED = 20_260_606;
 const RUNS = Number(process.env.HOSTILE_RUNS ?? 24);
 const fcOptions = (runs = RUNS) => ({ seed: SEED, numRuns: runs, verbose: 1 as const });
 
-/** Every table a request can write rows to. */
-const TABLES = [
-  'intervention_plans',
-  'phases',
-  'micro_tasks',
-  'task_status_history',
-  'semantic_memory',
-  'embedding_jobs',
-  'code_graphs',
-  'graph_commits',
-  'graph_nodes',
-  'graph_edges',
-  'jobs',
-  'api_keys',
-] as const;
-
 // ---------------------------------------------------------------------------------------------
 // The input schemas, read through zod 4's definitions (no zod internals beyond `_zod.def`).
 
@@ -720,10 +704,10 @@ for (const backend of backends) {
         const send = async (c: Case) => {
           const args = argsFor(op, c);
           const what = `${op.name} ${c.extra ? 'unknown field' : 'field'} "${c.field}" = ${describeValue(c.hostile.value)} (${c.hostile.label})`;
-          let counts = await rowCounts(database, TABLES);
+          let counts = await rowCounts(database);
 
           const check = async (label: string, rejected: boolean) => {
-            const now = await rowCounts(database, TABLES);
+            const now = await rowCounts(database);
             if (rejected) assert.deepEqual(now, counts, `${label}: a rejected request wrote rows`);
             counts = now;
           };
@@ -861,7 +845,7 @@ for (const backend of backends) {
           targets.push([route.method, `/api/v1${route.path.replace(/:(\w+)/g, '0123456789ab')}`]);
         }
       }
-      let counts = await rowCounts(database, TABLES);
+      let counts = await rowCounts(database);
       for (const [method, path] of targets) {
         for (const [label, body, type, refused] of bodies) {
           const headers: Record<string, string> = type ? { 'content-type': type } : {};
@@ -885,7 +869,7 @@ for (const backend of backends) {
           if (refused)
             assert.ok(response.status >= 400, `${where}: refused, got ${response.status} ${describeValue(parsed)}`);
           if (response.status >= 400) assertErrorBody(response.status, parsed, where);
-          const now = await rowCounts(database, TABLES);
+          const now = await rowCounts(database);
           if (response.status >= 400) assert.deepEqual(now, counts, `${where}: a rejected body wrote rows`);
           counts = now;
         }
@@ -959,7 +943,7 @@ for (const backend of backends) {
         ],
         ['malformed JSON', '{"jsonrpc": "2.0", '],
       ];
-      const before = await rowCounts(database, TABLES);
+      const before = await rowCounts(database);
       for (const withSession of [false, true]) {
         for (const [label, body] of bodies) {
           const where = `${label} (${withSession ? 'in a session' : 'no session'})`;
@@ -989,7 +973,7 @@ for (const backend of backends) {
           );
         }
       }
-      assert.deepEqual(await rowCounts(database, TABLES), before, 'only rejected calls: nothing written');
+      assert.deepEqual(await rowCounts(database), before, 'only rejected calls: nothing written');
       const still = await rawMcp(server.url, JSON.stringify(list), { sessionId });
       assert.equal(still.status, 200, still.text.slice(0, 300));
       assert.ok(Array.isArray(still.json?.result?.tools), 'the raw session still lists tools');
@@ -1076,7 +1060,7 @@ for (const backend of backends) {
             nodes: [node],
             edges: [{ from: 'src/z.ts::zeta', to: 'x', type: 'CALLS', metadata: { v: c.value } }],
           });
-          const before = await rowCounts(database, TABLES);
+          const before = await rowCounts(database);
           const response = await fetch(`${server.url}/api/v1/graphs?${qs}`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
@@ -1093,7 +1077,7 @@ for (const backend of backends) {
           assert.ok(response.status < 500, `${where}: HTTP ${response.status} ${describeValue(parsed)}`);
           if (response.status >= 400) {
             assertErrorBody(response.status, parsed, where);
-            assert.deepEqual(await rowCounts(database, TABLES), before, `${where}: a rejected upload wrote rows`);
+            assert.deepEqual(await rowCounts(database), before, `${where}: a rejected upload wrote rows`);
           }
           if (mustRefuse) {
             assert.equal(response.status, 400, `${where}: refused, got ${response.status} ${describeValue(parsed)}`);
@@ -1202,7 +1186,7 @@ for (const backend of backends) {
         ['nodes an object', '{"commitHash": "c", "nodes": {"a": 1}}', 'nodes'],
       ];
       for (const [label, body, field] of cases) {
-        const before = await rowCounts(database, TABLES);
+        const before = await rowCounts(database);
         const response = await fetch(`${server.url}/api/v1/graphs?repo=fuzz-raw`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -1228,7 +1212,7 @@ for (const backend of backends) {
           fields.some((f) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`)),
           `${where}: names ${field}: ${describeValue(parsed)}`,
         );
-        assert.deepEqual(await rowCounts(database, TABLES), before, `${where}: nothing written`);
+        assert.deepEqual(await rowCounts(database), before, `${where}: nothing written`);
       }
     });
 

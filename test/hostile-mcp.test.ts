@@ -6,6 +6,7 @@ import { revokeKey } from '../src/domain/keys.js';
 import { KEY_RECHECK_MS as DEFAULT_KEY_RECHECK_MS } from '../src/mcp/http-transport.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
+import { createKey } from './helpers/keys.js';
 import { initializeBody, rawInitialize, rawMcp, sessionHeaders } from './helpers/mcp-raw.js';
 import { rawRequest } from './helpers/raw-http.js';
 import { connectMcp, MCP_HEADERS, rest, startServer, type TestServer } from './helpers/server.js';
@@ -29,11 +30,8 @@ const limits = (overrides: Partial<ServerConfig['limits']>): ServerConfig['limit
   ...overrides,
 });
 
-async function createKey(url: string, name: string, scopes: string[] = ['read']): Promise<string> {
-  const created = await rest(url, 'POST', '/api/v1/keys', { name, scopes }, bearer(ADMIN_TOKEN));
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  return created.body.token as string;
-}
+/** A read key made by the admin; its token. */
+const newKey = (url: string, name: string) => createKey(url, ADMIN_TOKEN, name);
 
 /** Opens a session with raw HTTP as `token` (two requests: initialize, initialized); its id. */
 const openSession = (url: string, token: string) => rawInitialize(url, { headers: bearer(token) });
@@ -138,7 +136,7 @@ for (const backend of backends) {
       });
 
       test('a batch of 100 tools/call from a read key under a limit of 20 is refused whole (429); one that fits runs, counting each call', async () => {
-        const token = await createKey(server.url, 'batcher');
+        const token = await newKey(server.url, 'batcher');
         const session = await openSession(server.url, token); // 2 of 20
         const flood = await post(server.url, token, session, batchOf(Array(100).fill('call'), 'flood'));
         assert.equal(
@@ -167,7 +165,7 @@ for (const backend of backends) {
         assert.equal(last.status, 200);
         assert.equal(last.messages.length, 11);
         assert.equal(await ping(server.url, token, session), 429, 'the budget is spent');
-        const other = await createKey(server.url, 'bystander');
+        const other = await newKey(server.url, 'bystander');
         assert.equal(
           await ping(server.url, other, await openSession(server.url, other)),
           200,
@@ -183,7 +181,7 @@ for (const backend of backends) {
             fc.array(fc.array(shape, { minLength: 0, maxLength: 30 }), { minLength: 1, maxLength: 6 }),
             async (batches) => {
               run += 1;
-              const token = await createKey(server.url, `shaper-${run}`);
+              const token = await newKey(server.url, `shaper-${run}`);
               const session = await openSession(server.url, token);
               let used = 2;
               let ran = 0;
@@ -244,7 +242,7 @@ for (const backend of backends) {
       });
 
       test("three keys opening sessions with open streams to twice their cap close only their own; an idle key's two sessions (SDK client, raw stream) stay", async () => {
-        const victimToken = await createKey(server.url, 'victim');
+        const victimToken = await newKey(server.url, 'victim');
         const victim = await connectMcp(server.url, '/mcp', bearer(victimToken));
         const victimSession = victim.transport.sessionId!;
         // A raw session of the victim with a stream of its own, to watch it stay open.
@@ -253,7 +251,7 @@ for (const backend of backends) {
         const streams: Stream[] = [victimStream];
         try {
           const squatters = await Promise.all(
-            ['squatter-a', 'squatter-b', 'squatter-c'].map((name) => createKey(server.url, name)),
+            ['squatter-a', 'squatter-b', 'squatter-c'].map((name) => newKey(server.url, name)),
           );
           const opened = new Map<string, string[]>();
           // The victim sends nothing meanwhile: it is the least recently used of all, as an agent waiting on its user is.
@@ -302,8 +300,8 @@ for (const backend of backends) {
       });
 
       test("DELETE /api/v1/keys/{name} on this instance closes the key's open GET /mcp stream at once; its session then answers 401", async () => {
-        const token = await createKey(server.url, 'doomed');
-        const keeperToken = await createKey(server.url, 'keeper');
+        const token = await newKey(server.url, 'doomed');
+        const keeperToken = await newKey(server.url, 'keeper');
         const session = await openSession(server.url, token);
         const stream = await openStream(server.url, token, session);
         const keeper = await connectMcp(server.url, '/mcp', bearer(keeperToken));
@@ -334,8 +332,8 @@ for (const backend of backends) {
           { auth: { mode: 'required', adminToken: ADMIN_TOKEN } },
           { keyRecheckMs: SHORT_RECHECK_MS },
         );
-        const token = await createKey(rechecking.url, 'cli-doomed');
-        const otherToken = await createKey(rechecking.url, 'cli-bystander');
+        const token = await newKey(rechecking.url, 'cli-doomed');
+        const otherToken = await newKey(rechecking.url, 'cli-bystander');
         const session = await openSession(rechecking.url, token);
         const stream = await openStream(rechecking.url, token, session);
         const otherSession = await openSession(rechecking.url, otherToken);

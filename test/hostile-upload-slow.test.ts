@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { backends, type TestDb } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
+import { createKey } from './helpers/keys.js';
 import { eventually } from './helpers/eventually.js';
 import { rest, startServer, type TestServer } from './helpers/server.js';
 import { testConfig } from '../support/test-config.js';
@@ -224,9 +225,7 @@ for (const backend of backends) {
         ['writer-3', ['read', 'write']],
         ['writer-4', ['read', 'write']],
       ] as const) {
-        const created = await rest(server.url, 'POST', '/api/v1/keys', { name, scopes }, bearer(ADMIN_TOKEN));
-        assert.equal(created.status, 201, JSON.stringify(created.body));
-        tokens[name] = created.body.token;
+        tokens[name] = await createKey(server.url, ADMIN_TOKEN, name, scopes);
       }
     });
     after(async () => {
