@@ -25,7 +25,7 @@ import { postGraph } from '../src/commands/upload.js';
 import { openDb } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { identifierWords } from '../src/domain/graphs/search-document.js';
-import { testConfig } from '../test/helpers/server.js';
+import { testConfig } from '../support/test-config.js';
 import { CODE_NOUNS, CODE_VERBS } from './lib/code-words.js';
 import { scratchPglite, scratchPostgres } from './lib/scratch.js';
 import { prng } from './lib/seed.js';

@@ -1,6 +1,6 @@
 /**
  * Load and soak benchmark (`npm run bench:load`), on a throwaway Postgres cluster this process owns
- * (test/helpers/pg-cluster.ts) so that it can restart it:
+ * (support/pg-cluster.ts) so that it can restart it:
  *
  *   A. steady: 40 MCP sessions (the real SDK client over Streamable HTTP) each looping a weighted mix
  *      of create/update/list tasks, store/search memory, find_symbols and resolve_context for 60 s:
@@ -21,7 +21,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { clusterSupport } from '../test/helpers/pg-cluster.js';
+import { clusterSupport } from '../support/pg-cluster.js';
 import { runFaultPhase } from './load/fault-phase.js';
 import { Ledger } from './load/ledger.js';
 import { markdown } from './load/markdown.js';

@@ -21,7 +21,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { FakeOllama } from '../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../support/fake-ollama.js';
 import { startService, type ServiceProcess } from './lib/child.js';
 import { dialect, LOCOMO_DIR, readJsonl, type Question, type Turn } from './lib/locomo.js';
 import { scratchPglite, scratchPostgres, type Scratch } from './lib/scratch.js';

@@ -25,8 +25,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createScratchDatabase } from '../test/helpers/postgres.js';
-import { freePort } from './lib/child.js';
+import { createScratchDatabase } from '../support/postgres.js';
+import { freePort } from '../support/free-port.js';
 import { machineCpuMs, processCpuMs } from './lib/cpu.js';
 import { gitInfo } from './lib/git.js';
 

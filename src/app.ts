@@ -37,6 +37,8 @@ export interface AppDeps {
   logStream?: { write(line: string): void };
   /** The metrics registry (default: a new one per app). */
   metrics?: Metrics;
+  /** How often open MCP sessions' keys are checked for revocation (default KEY_RECHECK_MS, 5 s); tests shorten it. */
+  keyRecheckMs?: number;
 }
 
 type AppConfig = Pick<
@@ -169,6 +171,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     tools,
     stateless: config.mcpStateless,
     sessionIdleMs: config.sessionIdleMs,
+    keyRecheckMs: deps.keyRecheckMs,
     maxSessions: config.limits.maxSessions,
     maxSessionsPerKey: config.limits.maxSessionsPerKey,
     callerOf,

@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { sql } from 'kysely';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { operations, tools } from '../src/operations/index.js';
 import type { Scope } from '../src/auth/scopes.js';
 import { backends, type TestDb } from './helpers/backends.js';
+import { bearer } from './helpers/bearer.js';
+import { rawInitialize, sessionHeaders } from './helpers/mcp-raw.js';
+import { rowCounts } from './helpers/rows.js';
 import { connectMcp, rest, startServer, type TestServer, MCP_HEADERS } from './helpers/server.js';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** A value every path parameter accepts (a 12-hex id is also a valid graph id and key name). */
 const PARAM = '0123456789ab';
@@ -44,53 +45,16 @@ const calls: Call[] = [
   { label: 'POST /api/v1/graphs', method: 'POST', path: '/api/v1/graphs', body: {}, scope: 'write' },
 ];
 
-async function rowCounts(test: TestDb): Promise<Record<string, number>> {
-  const tables = [
-    'intervention_plans',
-    'phases',
-    'micro_tasks',
-    'task_status_history',
-    'semantic_memory',
-    'code_graphs',
-    'jobs',
-    'api_keys',
-  ];
-  const out: Record<string, number> = {};
-  for (const table of tables) {
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)}`.execute(
-      test.db.kysely,
-    );
-    out[table] = Number(rows[0]!.n);
-  }
-  return out;
-}
-
 /** Opens an MCP session with raw HTTP (as `token`, when given); returns its id. */
-async function openSession(url: string, token?: string): Promise<string> {
-  const init = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: { ...MCP_HEADERS, ...(token ? bearer(token) : {}) },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    }),
-  });
-  assert.equal(init.status, 200);
-  await init.text();
-  const id = init.headers.get('mcp-session-id');
-  assert.ok(id);
-  return id;
-}
+const openSession = (url: string, token?: string) =>
+  rawInitialize(url, { headers: token ? bearer(token) : {}, initialized: false });
 
 const pingSession = (url: string, sessionId: string, token?: string) =>
   fetch(`${url}/mcp`, {
     method: 'POST',
     headers: {
       ...MCP_HEADERS,
-      'mcp-session-id': sessionId,
-      'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+      ...sessionHeaders(sessionId),
       ...(token ? bearer(token) : {}),
     },
     body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' }),
@@ -577,7 +541,7 @@ describe('logs', () => {
     const server = await startServer(
       database,
       { logLevel: 'debug', auth: { mode: 'required', adminToken: ADMIN_TOKEN } },
-      { write: (line: string) => void lines.push(line) },
+      { logStream: { write: (line: string) => void lines.push(line) } },
     );
     try {
       const key = await rest(

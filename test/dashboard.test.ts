@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { backends, type TestDb } from './helpers/backends.js';
 import { accessibilityViolations, ARTIFACTS, dashboardSkip, launchChromium, openPage } from './helpers/browser.js';
-import { rest, startServer, testConfig, type TestServer } from './helpers/server.js';
+import { rest, startServer, type TestServer } from './helpers/server.js';
+import { testConfig } from '../support/test-config.js';
 
 const ADMIN_TOKEN = 'dashboard-admin-token-0123456789abcdef';
 

@@ -9,8 +9,8 @@ import { openDb } from '../src/db/client.js';
 import { toAppError } from '../src/operations/invoke.js';
 import { postgresBaseUrl } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
-import { FakeOllama } from './helpers/fake-ollama.js';
-import { clusterSupport, createCluster, type PgCluster } from './helpers/pg-cluster.js';
+import { FakeOllama } from '../support/fake-ollama.js';
+import { clusterSupport, createCluster, type PgCluster } from '../support/pg-cluster.js';
 import { connectMcp, MCP_HEADERS, rest } from './helpers/server.js';
 import { runCli, serve, type ServedProcess } from './helpers/service.js';
 

@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
-import { sql } from 'kysely';
 import { ERROR_CODES } from '../src/errors.js';
 import { jsonShapeProblem } from '../src/http/json-body.js';
 import { operations, tools } from '../src/operations/index.js';
 import type { AnyOperation, HttpRoute } from '../src/operations/operation.js';
+import { assertErrorBody, describeValue } from './helpers/assertions.js';
 import { backends, type TestDb } from './helpers/backends.js';
+import { initializeBody, rawInitialize, rawMcp } from './helpers/mcp-raw.js';
+import { rowCounts } from './helpers/rows.js';
 import { connectMcp, rest, startServer, type TestServer, MCP_HEADERS } from './helpers/server.js';
 
 /**
@@ -22,30 +23,6 @@ import { connectMcp, rest, startServer, type TestServer, MCP_HEADERS } from './h
 const SEED = 20_260_606;
 const RUNS = Number(process.env.HOSTILE_RUNS ?? 24);
 const fcOptions = (runs = RUNS) => ({ seed: SEED, numRuns: runs, verbose: 1 as const });
-
-/** Every table a request can write rows to. */
-const TABLES = [
-  'intervention_plans',
-  'phases',
-  'micro_tasks',
-  'task_status_history',
-  'semantic_memory',
-  'embedding_jobs',
-  'code_graphs',
-  'graph_commits',
-  'graph_nodes',
-  'graph_edges',
-  'jobs',
-  'api_keys',
-] as const;
-
-type Counts = Record<(typeof TABLES)[number], number>;
-
-async function countRows(database: TestDb): Promise<Counts> {
-  const columns = TABLES.map((t) => sql`(select count(*) from ${sql.table(t)})::int as ${sql.ref(t)}`);
-  const { rows } = await sql<Counts>`select ${sql.join(columns)}`.execute(database.db.kysely);
-  return rows[0]!;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The input schemas, read through zod 4's definitions (no zod internals beyond `_zod.def`).
@@ -471,17 +448,6 @@ function argsFor(op: AnyOperation, c: Case): Record<string, unknown> {
   return args;
 }
 
-/** A short, printable account of a value (huge strings and deep nests are not printed whole). */
-function describeValue(value: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
-  return text.length > 160 ? `${text.slice(0, 160)}… (${text.length} characters)` : text;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Sending a case: REST (tool mirror and resource routes) and MCP.
 
@@ -507,41 +473,9 @@ const asText = (value: unknown) => (typeof value === 'string' ? value : (JSON.st
 /** Longest URL the test sends: past ~16 KB of headers Node's parser answers 431 (clientErrorHandler; tested in auth.test.ts). */
 const MAX_URL = 8_000;
 
-const CATALOGUE = new Set(Object.keys(ERROR_CODES));
 const SERVER_FAULT_CODES = Object.entries(ERROR_CODES)
   .filter(([, v]) => v.status >= 500)
   .map(([k]) => k);
-
-/** A 4xx REST body: `{error: {code, message, details}}`, a catalogue code; a validation error names its fields. */
-function assertErrorBody(status: number, body: any, label: string): void {
-  assert.ok(
-    body && typeof body === 'object' && body.error && typeof body.error === 'object',
-    `${label}: an {error} body, got ${describeValue(body)}`,
-  );
-  const { code, message, details } = body.error;
-  assert.ok(CATALOGUE.has(code), `${label}: catalogue code, got ${code}`);
-  assert.equal(typeof message, 'string', `${label}: a message`);
-  assert.ok(message.length > 0, `${label}: a non-empty message`);
-  assert.ok(
-    !/\n\s+at |node_modules|\.ts:\d+/.test(JSON.stringify(body)),
-    `${label}: no stack trace in ${describeValue(body)}`,
-  );
-  if (code === 'VALIDATION_ERROR') {
-    const issues = details?.issues;
-    assert.ok(
-      Array.isArray(issues) && issues.length > 0,
-      `${label}: a validation error lists details.issues: ${describeValue(body)}`,
-    );
-    for (const issue of issues) {
-      assert.ok(
-        typeof issue.field === 'string' && issue.field.length > 0,
-        `${label}: every issue names a field: ${describeValue(body)}`,
-      );
-      assert.equal(typeof issue.message, 'string', label);
-    }
-  }
-  assert.ok(status >= 400 && status < 500, `${label}: a 4xx status, got ${status}`);
-}
 
 /** How an error names a field: as it is, or quoted when it is empty. */
 const fieldName = (field: string) => (field === '' ? '""' : field);
@@ -660,54 +594,6 @@ function assertMcpThrow(error: unknown, label: string): void {
 
 // ---------------------------------------------------------------------------------------------
 
-const initializeBody = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'hostile', version: '1' } },
-};
-
-/** A raw POST to /mcp; the JSON body of the answer (or of its first SSE event). */
-async function rawMcp(
-  url: string,
-  body: string,
-  sessionId?: string,
-): Promise<{ status: number; json: any; text: string }> {
-  const headers: Record<string, string> = { ...MCP_HEADERS };
-  if (sessionId)
-    Object.assign(headers, { 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION });
-  const response = await fetch(`${url}/mcp`, { method: 'POST', headers, body });
-  const text = await response.text();
-  const data =
-    text.startsWith('{') || text.startsWith('[')
-      ? text
-      : text
-          .split('\n')
-          .find((l) => l.startsWith('data: '))
-          ?.slice(6);
-  let json: unknown;
-  try {
-    json = data ? JSON.parse(data) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, json, text };
-}
-
-async function rawInitialize(url: string): Promise<string> {
-  const response = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: MCP_HEADERS,
-    body: JSON.stringify(initializeBody),
-  });
-  await response.text();
-  const id = response.headers.get('mcp-session-id');
-  assert.ok(id, 'initialize answers with Mcp-Session-Id');
-  const initialized = await rawMcp(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), id);
-  assert.equal(initialized.status, 202);
-  return id;
-}
-
 /** A small code graph, so the DevLens tools run their queries rather than stop at "no graph". */
 const fixtureGraph = {
   commitHash: 'aaaaaaa1111111111111111111111111111111111',
@@ -818,10 +704,10 @@ for (const backend of backends) {
         const send = async (c: Case) => {
           const args = argsFor(op, c);
           const what = `${op.name} ${c.extra ? 'unknown field' : 'field'} "${c.field}" = ${describeValue(c.hostile.value)} (${c.hostile.label})`;
-          let counts = await countRows(database);
+          let counts = await rowCounts(database);
 
           const check = async (label: string, rejected: boolean) => {
-            const now = await countRows(database);
+            const now = await rowCounts(database);
             if (rejected) assert.deepEqual(now, counts, `${label}: a rejected request wrote rows`);
             counts = now;
           };
@@ -959,7 +845,7 @@ for (const backend of backends) {
           targets.push([route.method, `/api/v1${route.path.replace(/:(\w+)/g, '0123456789ab')}`]);
         }
       }
-      let counts = await countRows(database);
+      let counts = await rowCounts(database);
       for (const [method, path] of targets) {
         for (const [label, body, type, refused] of bodies) {
           const headers: Record<string, string> = type ? { 'content-type': type } : {};
@@ -983,7 +869,7 @@ for (const backend of backends) {
           if (refused)
             assert.ok(response.status >= 400, `${where}: refused, got ${response.status} ${describeValue(parsed)}`);
           if (response.status >= 400) assertErrorBody(response.status, parsed, where);
-          const now = await countRows(database);
+          const now = await rowCounts(database);
           if (response.status >= 400) assert.deepEqual(now, counts, `${where}: a rejected body wrote rows`);
           counts = now;
         }
@@ -1057,11 +943,11 @@ for (const backend of backends) {
         ],
         ['malformed JSON', '{"jsonrpc": "2.0", '],
       ];
-      const before = await countRows(database);
+      const before = await rowCounts(database);
       for (const withSession of [false, true]) {
         for (const [label, body] of bodies) {
           const where = `${label} (${withSession ? 'in a session' : 'no session'})`;
-          const r = await rawMcp(server.url, body, withSession ? sessionId : undefined);
+          const r = await rawMcp(server.url, body, withSession ? { sessionId } : {});
           assert.ok(r.status < 500, `${where}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
           const messages = Array.isArray(r.json) ? r.json : r.json ? [r.json] : [];
           for (const m of messages) {
@@ -1087,8 +973,8 @@ for (const backend of backends) {
           );
         }
       }
-      assert.deepEqual(await countRows(database), before, 'only rejected calls: nothing written');
-      const still = await rawMcp(server.url, JSON.stringify(list), sessionId);
+      assert.deepEqual(await rowCounts(database), before, 'only rejected calls: nothing written');
+      const still = await rawMcp(server.url, JSON.stringify(list), { sessionId });
       assert.equal(still.status, 200, still.text.slice(0, 300));
       assert.ok(Array.isArray(still.json?.result?.tools), 'the raw session still lists tools');
       const viaClient = await client.listTools();
@@ -1174,7 +1060,7 @@ for (const backend of backends) {
             nodes: [node],
             edges: [{ from: 'src/z.ts::zeta', to: 'x', type: 'CALLS', metadata: { v: c.value } }],
           });
-          const before = await countRows(database);
+          const before = await rowCounts(database);
           const response = await fetch(`${server.url}/api/v1/graphs?${qs}`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
@@ -1191,7 +1077,7 @@ for (const backend of backends) {
           assert.ok(response.status < 500, `${where}: HTTP ${response.status} ${describeValue(parsed)}`);
           if (response.status >= 400) {
             assertErrorBody(response.status, parsed, where);
-            assert.deepEqual(await countRows(database), before, `${where}: a rejected upload wrote rows`);
+            assert.deepEqual(await rowCounts(database), before, `${where}: a rejected upload wrote rows`);
           }
           if (mustRefuse) {
             assert.equal(response.status, 400, `${where}: refused, got ${response.status} ${describeValue(parsed)}`);
@@ -1300,7 +1186,7 @@ for (const backend of backends) {
         ['nodes an object', '{"commitHash": "c", "nodes": {"a": 1}}', 'nodes'],
       ];
       for (const [label, body, field] of cases) {
-        const before = await countRows(database);
+        const before = await rowCounts(database);
         const response = await fetch(`${server.url}/api/v1/graphs?repo=fuzz-raw`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -1326,7 +1212,7 @@ for (const backend of backends) {
           fields.some((f) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`)),
           `${where}: names ${field}: ${describeValue(parsed)}`,
         );
-        assert.deepEqual(await countRows(database), before, `${where}: nothing written`);
+        assert.deepEqual(await rowCounts(database), before, `${where}: nothing written`);
       }
     });
 

@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { postgresBaseUrl } from './helpers/backends.js';
-import { createScratchDatabase } from './helpers/postgres.js';
+import { createScratchDatabase } from '../support/postgres.js';
 import { serve, type ServedProcess } from './helpers/service.js';
 import { tempDirs } from './helpers/temp-dirs.js';
 

@@ -4,8 +4,11 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { backends, type TestDb } from './helpers/backends.js';
+import { bearer } from './helpers/bearer.js';
+import { createKey } from './helpers/keys.js';
 import { eventually } from './helpers/eventually.js';
-import { rest, startServer, testConfig, type TestServer } from './helpers/server.js';
+import { rest, startServer, type TestServer } from './helpers/server.js';
+import { testConfig } from '../support/test-config.js';
 
 // Issue 19, defects 4 and 5: an upload that stalls (headers, then a trickle or nothing) must not
 // hold a database connection — with Postgres's pool of 10, ten of them turned every other request
@@ -15,7 +18,6 @@ import { rest, startServer, testConfig, type TestServer } from './helpers/server
 // body unread in it (the next request on it hung ~72 s).
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 /** What "other requests keep answering promptly" means while uploads stall. */
 const PROMPT_MS = 1_000;
 /** Longest wait for an answer that must come (a failure detector, not a performance bound). */
@@ -223,9 +225,7 @@ for (const backend of backends) {
         ['writer-3', ['read', 'write']],
         ['writer-4', ['read', 'write']],
       ] as const) {
-        const created = await rest(server.url, 'POST', '/api/v1/keys', { name, scopes }, bearer(ADMIN_TOKEN));
-        assert.equal(created.status, 201, JSON.stringify(created.body));
-        tokens[name] = created.body.token;
+        tokens[name] = await createKey(server.url, ADMIN_TOKEN, name, scopes);
       }
     });
     after(async () => {

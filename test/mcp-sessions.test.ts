@@ -1,37 +1,11 @@
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { LATEST_PROTOCOL_VERSION, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { tools as toolOperations } from '../src/operations/index.js';
 import { backends, type TestDb } from './helpers/backends.js';
+import { initializeBody, rawInitialize } from './helpers/mcp-raw.js';
+import { rawRequest } from './helpers/raw-http.js';
 import { connectMcp, startServer, type TestServer, MCP_HEADERS } from './helpers/server.js';
-
-const initializeBody = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-};
-
-/** Opens a session with raw HTTP (no SSE stream left open) and returns its id. */
-async function rawInitialize(url: string): Promise<string> {
-  const response = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: MCP_HEADERS,
-    body: JSON.stringify(initializeBody),
-  });
-  assert.equal(response.status, 200);
-  await response.text();
-  const id = response.headers.get('mcp-session-id');
-  assert.ok(id, 'initialize returns Mcp-Session-Id');
-  const initialized = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: { ...MCP_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  });
-  assert.equal(initialized.status, 202);
-  return id;
-}
 
 const listTools = (url: string, sessionId: string) =>
   fetch(`${url}/mcp`, {
@@ -40,18 +14,14 @@ const listTools = (url: string, sessionId: string) =>
     body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
   });
 
-/** A request with a Host header of our choosing (fetch does not allow setting Host). */
-function withHost(url: string, host: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, host } }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(initializeBody));
+/** A raw initialize with a Host header of our choosing (fetch does not allow setting Host). */
+const withHost = (url: string, host: string) =>
+  rawRequest(url, {
+    method: 'POST',
+    path: '/mcp',
+    headers: { ...MCP_HEADERS, host },
+    body: JSON.stringify(initializeBody),
   });
-}
 
 // Transport behaviour does not depend on the database: one PGlite database serves the whole file.
 let database: TestDb;
@@ -149,8 +119,8 @@ describe('MCP Streamable HTTP sessions', () => {
       `localhost:123456`,
     ]) {
       const r = await withHost(server.url, host);
-      assert.equal(r.status, 400, `${host}: ${r.body}`);
-      const error = JSON.parse(r.body).error;
+      assert.equal(r.status, 400, `${host}: ${r.text}`);
+      const error = r.body.error;
       assert.equal(error.code, 'VALIDATION_ERROR', host);
       assert.equal(error.details.issues[0].field, '(header) host', host);
     }

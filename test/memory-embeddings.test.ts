@@ -3,8 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { backends, type TestDb } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
-import { FakeOllama } from './helpers/fake-ollama.js';
-import { rest, startServer, type ServerConfig, type TestServer } from './helpers/server.js';
+import { FakeOllama } from '../support/fake-ollama.js';
+import { rest, startServer, type TestServer } from './helpers/server.js';
+import type { ServerConfig } from '../support/test-config.js';
 
 const ollama = (fake: FakeOllama, overrides: Partial<ServerConfig['embedding']> = {}): Partial<ServerConfig> => ({
   embedding: { provider: 'ollama', ollamaHost: fake.url, model: 'nomic-embed-text', timeoutMs: 5_000, ...overrides },

@@ -7,7 +7,7 @@ import { hybridSearchSql } from '../src/db/queries/memories/hybrid-search.js';
 import type { SearchFilters } from '../src/db/queries/memories/search-filters.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
-import { FakeOllama } from './helpers/fake-ollama.js';
+import { FakeOllama } from '../support/fake-ollama.js';
 import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
 
 for (const backend of backends) {

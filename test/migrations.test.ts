@@ -5,7 +5,7 @@ import { openDb } from '../src/db/client.js';
 import { loadMigrations, migrate, type Migration } from '../src/db/migrate.js';
 import type { Database } from '../src/db/schema.js';
 import { backends, postgresBaseUrl, type TestDb } from './helpers/backends.js';
-import { createScratchDatabase } from './helpers/postgres.js';
+import { createScratchDatabase } from '../support/postgres.js';
 
 /** Tables, columns, indexes, constraints and triggers of the public schema, as comparable text. */
 async function schemaFingerprint(db: Kysely<Database>): Promise<string[]> {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { backends, type TestDb } from './helpers/backends.js';
-import { FakeOllama } from './helpers/fake-ollama.js';
+import { rawRequest } from './helpers/raw-http.js';
+import { FakeOllama } from '../support/fake-ollama.js';
 import { connectMcp, MCP_HEADERS, rest, startServer, type TestServer } from './helpers/server.js';
 
 /** One sample's value from Prometheus text: `name{a="x",b="y"} 3` → 3 (0 when absent). */
@@ -19,16 +19,8 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 /** GET with a Host header of our choosing (fetch does not send one it is given). */
-function getWithHost(url: string, path: string, host: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}${path}`, { headers: { ...headers, host } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const getWithHost = async (url: string, path: string, host: string, headers: Record<string, string>) =>
+  (await rawRequest(url, { path, headers: { ...headers, host } })).status;
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
 const METRICS_TOKEN = 'metrics-token-for-tests-0123';
@@ -41,7 +33,11 @@ for (const backend of backends) {
 
     before(async () => {
       database = await backend.open();
-      server = await startServer(database, { logLevel: 'info' }, { write: (line) => void lines.push(line) });
+      server = await startServer(
+        database,
+        { logLevel: 'info' },
+        { logStream: { write: (line) => void lines.push(line) } },
+      );
     });
     after(async () => {
       await server?.close();

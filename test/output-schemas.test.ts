@@ -8,7 +8,7 @@ import { operations } from '../src/operations/index.js';
 import type { AnyOperation, HttpRoute } from '../src/operations/operation.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
-import { FakeOllama } from './helpers/fake-ollama.js';
+import { FakeOllama } from '../support/fake-ollama.js';
 import { WREN_COMMIT, wren } from './helpers/graph-fixture.js';
 import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
 import { tempDirs } from './helpers/temp-dirs.js';

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import pg from 'pg';
 import { postgresBaseUrl } from './helpers/backends.js';
-import { clusterSupport, createCluster } from './helpers/pg-cluster.js';
+import { clusterSupport, createCluster } from '../support/pg-cluster.js';
 
 // As the outage tests that use it: only in the Postgres half of the suite (npm test without a
 // database stays on PGlite).
@@ -67,7 +67,7 @@ test(
     const { execFile } = await import('node:child_process');
     const script = [
       "import pg from 'pg';",
-      "import { createCluster } from './test/helpers/pg-cluster.ts';",
+      "import { createCluster } from './support/pg-cluster.ts';",
       'const c = await createCluster();',
       'const client = new pg.Client({ connectionString: c.url });',
       'await client.connect();',

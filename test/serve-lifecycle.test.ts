@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { freePort } from '../bench/lib/child.js';
+import { freePort } from '../support/free-port.js';
 import { LOCK_FILE } from '../src/db/data-dir-lock.js';
 import { postgresBaseUrl } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
-import { clusterSupport, createCluster } from './helpers/pg-cluster.js';
-import { createScratchDatabase } from './helpers/postgres.js';
+import { clusterSupport, createCluster } from '../support/pg-cluster.js';
+import { createScratchDatabase } from '../support/postgres.js';
 import { childEnv, ROOT, runCli, serve } from './helpers/service.js';
 import { tempDirs } from './helpers/temp-dirs.js';
 

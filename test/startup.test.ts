@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { sql, type Kysely } from 'kysely';
-import { freePort } from '../bench/lib/child.js';
+import { freePort } from '../support/free-port.js';
 import { openDb, preparePgliteTemplates } from '../src/db/client.js';
 import { LOCK_FILE } from '../src/db/data-dir-lock.js';
 import { loadMigrations, migrate, type Migration } from '../src/db/migrate.js';

@@ -1,83 +1,15 @@
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { tools as toolOperations } from '../src/operations/index.js';
+import { assertError, assertNoInternals, assertValidation, type Answer } from './helpers/assertions.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { wrenText } from './helpers/graph-fixture.js';
+import { rawRequest } from './helpers/raw-http.js';
 import { rest, startServer, withServer, type TestServer } from './helpers/server.js';
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text: string }>; structuredContent?: any };
-type Reply = { status: number; body: any };
-
-/** A request over node:http, which (unlike fetch) lets the test send any Host header. */
-function rawRequest(
-  url: string,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<Reply> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: hostname, port, method, path, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        let parsed: unknown = text;
-        try {
-          parsed = text ? JSON.parse(text) : undefined;
-        } catch {
-          /* keep the text */
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** Nothing in an error body may look like a stack trace or a source location. */
-function assertNoInternals(body: unknown, label: string): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  assert.doesNotMatch(
-    text,
-    /\n\s+at |\bat .+:\d+:\d+|node_modules|\.ts:\d+|"stack"/,
-    `${label}: no stack trace in the body`,
-  );
-}
-
-/** The catalogue error body: `{error: {code, message, details}}`. */
-function assertError(r: Reply, status: number, code: string, label: string): void {
-  assert.equal(r.status, status, `${label}: HTTP ${status} (got ${r.status}: ${JSON.stringify(r.body)})`);
-  assert.equal(typeof r.body, 'object', `${label}: a JSON body`);
-  assert.deepEqual(Object.keys(r.body).sort(), ['error'], label);
-  assert.deepEqual(Object.keys(r.body.error).sort(), ['code', 'details', 'message'], label);
-  assert.equal(r.body.error.code, code, `${label}: code`);
-  assert.equal(typeof r.body.error.message, 'string', label);
-  assert.ok(r.body.error.message.length > 0, `${label}: a message`);
-  assertNoInternals(r.body, label);
-}
-
-/** A 400 VALIDATION_ERROR that names `field` in the message and in details.issues. */
-function assertValidation(r: Reply, field: string, label: string): void {
-  assertError(r, 400, 'VALIDATION_ERROR', label);
-  assert.ok(r.body.error.message.includes(field), `${label}: message names "${field}": ${r.body.error.message}`);
-  const issues = r.body.error.details?.issues;
-  assert.ok(Array.isArray(issues) && issues.length > 0, `${label}: details.issues is a non-empty list`);
-  for (const issue of issues) {
-    assert.deepEqual(Object.keys(issue).sort(), ['field', 'message'], `${label}: each issue is {field, message}`);
-    assert.equal(typeof issue.field, 'string', label);
-    assert.equal(typeof issue.message, 'string', label);
-    assert.ok(issue.message.length > 0, label);
-  }
-  assert.ok(
-    issues.some((i: { field: string }) => i.field === field),
-    `${label}: an issue for "${field}" in ${JSON.stringify(issues)}`,
-  );
-}
+type Reply = Answer;
 
 /** The structure of a JSON value: the same keys and value types all the way down. */
 function shapeOf(value: unknown): unknown {
@@ -776,32 +708,30 @@ for (const backend of backends) {
         `127.0.0.1:${Number(port) + 1}`,
         `localhost.evil.example:${port}`,
       ]) {
-        const r = await rawRequest(server.url, 'GET', '/api/v1/tasks', { host });
+        const r = await rawRequest(server.url, { path: '/api/v1/tasks', headers: { host } });
         assertError(r, 403, 'FORBIDDEN', `Host ${host}`);
         assert.match(r.body.error.message, /Host/);
       }
-      const post = await rawRequest(
-        server.url,
-        'POST',
-        '/api/v1/tasks',
-        { host: 'evil.example', 'content-type': 'application/json' },
-        JSON.stringify(createBody({ title: 'rebound', project: 'Rest Rebinding', phase_name: 'P' })),
-      );
+      const post = await rawRequest(server.url, {
+        method: 'POST',
+        path: '/api/v1/tasks',
+        headers: { host: 'evil.example', 'content-type': 'application/json' },
+        body: JSON.stringify(createBody({ title: 'rebound', project: 'Rest Rebinding', phase_name: 'P' })),
+      });
       assertError(post, 403, 'FORBIDDEN', 'POST with a foreign Host');
-      const mcpPost = await rawRequest(
-        server.url,
-        'POST',
-        '/mcp',
-        { host: 'evil.example', 'content-type': 'application/json' },
-        '{}',
-      );
+      const mcpPost = await rawRequest(server.url, {
+        method: 'POST',
+        path: '/mcp',
+        headers: { host: 'evil.example', 'content-type': 'application/json' },
+        body: '{}',
+      });
       assert.equal(mcpPost.status, 403, '/mcp is checked too');
 
       for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) {
-        const r = await rawRequest(server.url, 'GET', '/api/v1/tasks', { host });
+        const r = await rawRequest(server.url, { path: '/api/v1/tasks', headers: { host } });
         assert.equal(r.status, 200, `Host ${host} passes: ${JSON.stringify(r.body)}`);
       }
-      const probe = await rawRequest(server.url, 'GET', '/healthz', { host: '10.1.2.3' });
+      const probe = await rawRequest(server.url, { path: '/healthz', headers: { host: '10.1.2.3' } });
       assert.equal(probe.status, 200, 'health probes are not host-checked');
       assert.equal(await planByTitle('Rest Rebinding'), undefined, 'the refused POST wrote nothing');
     });

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../../support/free-port.js';
 
 /** The service running as a child process (its own event loop), at `url`. */
 export interface ServiceProcess {
@@ -10,20 +10,6 @@ export interface ServiceProcess {
   output(): string;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once the child has exited. Idempotent. */
   stop(graceMs?: number): Promise<void>;
-}
-
-/** A port that was free a moment ago on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createScratchDatabase } from '../../test/helpers/postgres.js';
+import { createScratchDatabase } from '../../support/postgres.js';
 
 /** Where the benchmarked service keeps its data, and how to remove it afterwards. */
 export interface Scratch {

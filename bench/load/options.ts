@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 export const USAGE = `Usage: npm run bench:load [-- options]
 
 Load, soak and Postgres-restart benchmark of devstream-hub on a throwaway Postgres cluster
-(needs the Postgres 15 + pgvector binaries, see test/helpers/pg-cluster.ts).
+(needs the Postgres 15 + pgvector binaries, see support/pg-cluster.ts).
 
 Options:
   --duration S      seconds of phase A (steady MCP load) and of phase C (fault), default 60

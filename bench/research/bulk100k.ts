@@ -6,7 +6,7 @@ import { findOrCreatePlan } from '../../src/db/queries/plans.js';
 import { compactKeywordStats } from '../../src/db/queries/keyword-stats.js';
 import { contentHash } from '../../src/domain/memory/classify.js';
 import { newId } from '../../src/domain/ids.js';
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 import { dialect, readLocomo } from '../lib/locomo.js';
 
 const db = await openDb({ databaseUrl: process.env.DATABASE_URL! });

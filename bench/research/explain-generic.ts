@@ -2,7 +2,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { hybridSearchSql } from '../../src/db/queries/memories/hybrid-search.js';
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
   max: 1,

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { hybridSearchSql } from '../../src/db/queries/memories/hybrid-search.js';
 import type { SearchParams } from '../../src/db/queries/memories/search-params.js';
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 import { dialect, readLocomo } from '../lib/locomo.js';
 const base = '-c hnsw.ef_search=100 -c hnsw.iterative_scan=relaxed_order -c max_parallel_workers_per_gather=0';
 const mk = (mode: string) =>

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { hybridSearchSql } from '../../src/db/queries/memories/hybrid-search.js';
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 const client = new pg.Client({ connectionString: process.env.DATABASE_URL! });
 await client.connect();
 const kysely = new Kysely<any>({

@@ -6,7 +6,7 @@ import { findDuplicate } from '../../src/db/queries/memories/find-duplicate.js';
 import { insertMemory } from '../../src/db/queries/memories/insert-memory.js';
 import { contentHash } from '../../src/domain/memory/classify.js';
 import { newId } from '../../src/domain/ids.js';
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 import { readLocomo } from '../lib/locomo.js';
 const db = await openDb({ databaseUrl: process.env.DATABASE_URL! });
 const turns = (await readLocomo()).turns.map((t) => t.content);

@@ -1,6 +1,6 @@
 // The speed bench's measurement phase (search cases and single stores, server timing without the
 // embed call) against an already loaded DATABASE_URL (e.g. after bulk100k.ts): minutes, not a reload.
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 import { startService } from '../lib/child.js';
 import { dialect, readLocomo } from '../lib/locomo.js';
 const fake = await new FakeOllama().start();

@@ -1,4 +1,4 @@
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 import { startService } from '../lib/child.js';
 import { dialect, readLocomo } from '../lib/locomo.js';
 const fake = await new FakeOllama().start();

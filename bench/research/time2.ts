@@ -1,7 +1,7 @@
 import { openDb, runPrepared } from '../../src/db/client.js';
 import { hybridSearchSql } from '../../src/db/queries/memories/hybrid-search.js';
 import type { SearchParams } from '../../src/db/queries/memories/search-params.js';
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 import { dialect, readLocomo } from '../lib/locomo.js';
 const db = await openDb({ databaseUrl: process.env.DATABASE_URL! });
 const qs = (await readLocomo()).questions.map((q) => q.question);

@@ -1,6 +1,6 @@
 // Vector branch alone: latency and recall@30 against exact search, by ef_search and filter.
 import pg from 'pg';
-import { FakeOllama } from '../../test/helpers/fake-ollama.js';
+import { FakeOllama } from '../../support/fake-ollama.js';
 import { dialect, readLocomo } from '../lib/locomo.js';
 const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
 await client.connect();

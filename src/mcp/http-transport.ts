@@ -13,6 +13,8 @@ export interface McpHttpOptions extends McpDeps {
   stateless: boolean;
   /** A session with no request and no open stream for this long is closed. */
   sessionIdleMs: number;
+  /** How often the keys of open sessions are checked against the database (default KEY_RECHECK_MS). */
+  keyRecheckMs?: number;
   /** Open sessions at most; opening one more closes the least recently used. */
   maxSessions: number;
   /** Open sessions per key (per client address without one); one more closes the key's own least recently used. */

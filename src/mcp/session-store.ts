@@ -36,6 +36,8 @@ export interface SessionStoreOptions {
   maxSessionsPerKey: number;
   /** A session with no request and no open stream for this long is closed. */
   sessionIdleMs: number;
+  /** How often the keys of open sessions are checked against the database (default KEY_RECHECK_MS). */
+  keyRecheckMs?: number;
   services: Services;
   log: FastifyBaseLogger;
 }
@@ -71,7 +73,7 @@ export class SessionStore implements McpSessions {
           if (!this.stopped) options.log.warn({ err: error }, 'could not check the keys of open MCP sessions');
         })
         .finally(() => (this.checking = false));
-    }, KEY_RECHECK_MS);
+    }, options.keyRecheckMs ?? KEY_RECHECK_MS);
     this.recheck.unref();
 
     this.sweep = setInterval(

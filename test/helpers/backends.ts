@@ -1,47 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDb, type Db, type DbOptions } from '../../src/db/client.js';
-import { migrate } from '../../src/db/migrate.js';
-import { createScratchDatabase, postgresUrl } from './postgres.js';
+import { createScratchDatabase, postgresUrl } from '../../support/postgres.js';
+import { openTestDb, pglite, type Backend } from './pglite.js';
 
-export interface TestDb {
-  db: Db;
-  schemaVersion: number;
-  /** The scratch database's URL (Postgres only), for child processes. */
-  url?: string;
-  /** Closes the handle and removes the database (scratch Postgres database or PGlite directory). */
-  dispose(): Promise<void>;
-}
-
-export interface Backend {
-  name: 'pglite' | 'postgres';
-  /** A fresh migrated database of this kind. */
-  open(options?: { migrate?: boolean }): Promise<TestDb>;
-}
-
-/** Opens a database at `options`, migrated unless told not to; `remove` deletes its storage. */
-async function openTestDb(options: DbOptions, migrated: boolean, remove: () => Promise<void>): Promise<TestDb> {
-  const db = await openDb(options);
-  const schemaVersion = migrated ? (await migrate(db.kysely)).current : 0;
-  return {
-    db,
-    schemaVersion,
-    ...(options.databaseUrl ? { url: options.databaseUrl } : {}),
-    async dispose() {
-      await db.close();
-      await remove();
-    },
-  };
-}
-
-const pglite: Backend = {
-  name: 'pglite',
-  async open(options = {}) {
-    const dir = await mkdtemp(join(tmpdir(), 'dsh-pglite-'));
-    return openTestDb({ dataDir: dir }, options.migrate !== false, () => rm(dir, { recursive: true, force: true }));
-  },
-};
+export type { Backend, TestDb } from './pglite.js';
 
 function postgres(baseUrl: string): Backend {
   return {

@@ -1,39 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type AppDeps } from '../../src/app.js';
 import { after, before } from 'node:test';
+import { testConfig, type ServerConfig } from '../../support/test-config.js';
 import type { Backend, TestDb } from './backends.js';
 
 /** The headers a raw Streamable HTTP POST to /mcp needs. */
 export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-export type ServerConfig = Parameters<typeof buildApp>[0];
-
-export const testConfig = (overrides: Partial<ServerConfig> = {}): ServerConfig => ({
-  logLevel: 'silent',
-  mcpStateless: false,
-  allowedHosts: undefined,
-  allowedOrigins: undefined,
-  sessionIdleMs: 30 * 60_000,
-  defaultProject: 'default',
-  // No embedder unless a test runs its fake Ollama (see fake-ollama.ts).
-  embedding: { provider: 'none', ollamaHost: 'http://127.0.0.1:9', model: 'nomic-embed-text', timeoutMs: 2_000 },
-  searchWeights: { vector: 1, keyword: 1, neighbours: 0.4 },
-  graphs: { retention: 20, uploadLimit: 256 * 1024 * 1024, analyzeRoots: [] },
-  graphUploads: { max: 4, perKey: 2, minRate: 10 * 1024, rateWindowMs: 10_000 },
-  auth: { mode: 'off', adminToken: undefined },
-  metricsToken: undefined,
-  limits: {
-    rateLimitMax: 1_000_000,
-    rateLimitWindowMs: 60_000,
-    bodyLimit: 2 * 1024 * 1024,
-    requestTimeoutMs: 300_000,
-    maxSessions: 1000,
-    maxSessionsPerKey: 100,
-  },
-  ...overrides,
-});
 
 export interface TestServer {
   app: FastifyInstance;
@@ -42,17 +16,16 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** The service listening on a free loopback port, over the given database. */
+/**
+ * The service listening on a free loopback port, over the given database; `deps` adds what buildApp
+ * takes besides the database (a log stream, a shorter key recheck interval).
+ */
 export async function startServer(
   test: TestDb,
   overrides: Partial<ServerConfig> = {},
-  logStream?: { write(line: string): void },
+  deps: Omit<AppDeps, 'db' | 'schemaVersion'> = {},
 ): Promise<TestServer> {
-  const app = await buildApp(testConfig(overrides), {
-    db: test.db,
-    schemaVersion: test.schemaVersion,
-    ...(logStream ? { logStream } : {}),
-  });
+  const app = await buildApp(testConfig(overrides), { ...deps, db: test.db, schemaVersion: test.schemaVersion });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');

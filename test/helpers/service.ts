@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../bench/lib/child.js';
+import { freePort } from '../../support/free-port.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -4,7 +4,7 @@ import { appendFile, chown, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { freePort } from '../../bench/lib/child.js';
+import { freePort } from './free-port.js';
 
 /**
  * A throwaway Postgres cluster that a test or benchmark owns: it can stop it (to simulate an
@@ -221,7 +221,7 @@ export async function createCluster(
     const lines = Object.entries({ ...settings, port: String(port) }).map(([k, v]) => `${k} = ${quote(v)}`);
     await appendFile(
       join(dataDir, 'postgresql.conf'),
-      `\n# throwaway cluster (test/helpers/pg-cluster.ts)\n${lines.join('\n')}\n`,
+      `\n# throwaway cluster (support/pg-cluster.ts)\n${lines.join('\n')}\n`,
     );
   };
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, test } from 'node:test';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('configuration from the environment', () => {
   test('defaults: loopback, port 7000, embedded PGlite in ./.devstream-hub', () => {
