@@ -1,3 +1,8 @@
+/*
+ * One concept, hence the length: the service's configuration, one zod schema over the environment
+ * (every variable, its default, its bounds and its error message), and the Config type inferred
+ * from it. Every variable is in docs/configuration.md; test/docs.test.ts checks both ways.
+ */
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -40,7 +45,7 @@ const weight = z
 
 /**
  * The service's whole configuration, read from the environment by one schema.
- * Every variable is documented in README.md ("Configuration").
+ * Every variable is documented in docs/configuration.md (test/docs.test.ts checks both ways).
  */
 const envSchema = z.object({
   PORT: int(0, 65535, 7000),
@@ -176,7 +181,7 @@ export function parseDuration(text: string): number | null {
   return Number.isSafeInteger(ms) && ms >= 1 ? ms : null;
 }
 
-/** Every environment variable the service reads (each is documented in README.md). */
+/** Every environment variable the service reads (each is documented in docs/configuration.md). */
 export const ENV_VARS = Object.keys(envSchema.shape);
 
 /** Variables whose values must never appear in a message or a log line. */

@@ -4,9 +4,8 @@ import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
 import { ConfigError, isLoopbackHost, loadConfig, type Config } from './config.js';
 import { pino } from 'pino';
-import { openDb, waitForDatabase, type Db } from './db/client.js';
-import { loggerOptions, type Logger } from './logger.js';
-import { loadMigrations, migrate, type Migration } from './db/migrate.js';
+import { loggerOptions } from './logger.js';
+import { openMigrated } from './commands/open-migrated.js';
 import { VERSION } from './version.js';
 
 const USAGE = `devstream-hub ${VERSION}
@@ -32,77 +31,7 @@ Commands:
 
 analyze --upload and upload --url take the server as an http(s) URL (http://127.0.0.1:7000), and
 the API key as --token or, kept out of the command line, in the DEVSTREAM_TOKEN environment variable.
-The server's configuration comes from environment variables; see README.md.`;
-
-async function openMigrated(
-  config: Config,
-  wait?: { timeoutMs: number; log: Pick<Logger, 'warn'> },
-): Promise<{ db: Db; version: number; applied: string[] }> {
-  const migrations = await loadMigrations();
-  // serve (the caller that waits): a fresh PGlite folder starts migrated (src/db/pglite-template.ts);
-  // `migrate` runs them, to report what it applied.
-  const db = await openDb({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    ...(wait ? { premigrated: migrations } : {}),
-  });
-  try {
-    return await migrated(db, migrations, wait);
-  } catch (error) {
-    await db.close().catch(() => {});
-    throw config.databaseUrl ? new Error(describeDatabaseFailure(error, config.databaseUrl), { cause: error }) : error;
-  }
-}
-
-async function migrated(
-  db: Db,
-  migrations: Migration[],
-  wait?: { timeoutMs: number; log: Pick<Logger, 'warn'> },
-): Promise<{ db: Db; version: number; applied: string[] }> {
-  if (wait && db.kind === 'postgres') {
-    await waitForDatabase(db, wait.timeoutMs, (error, waitMs) =>
-      wait.log.warn(
-        { err: { message: (error as Error).message, code: (error as { code?: string }).code }, retry_in_ms: waitMs },
-        'waiting for the database (DB_CONNECT_TIMEOUT_S)',
-      ),
-    );
-  }
-  const report = await migrate(db.kysely, migrations);
-  return { db, version: report.current, applied: report.applied };
-}
-
-/** What to do about the SQLSTATEs a first start on a new database meets most. */
-const DATABASE_HINTS: Record<string, string> = {
-  '28P01': 'check the user name and password in DATABASE_URL',
-  '28000': "the server's pg_hba.conf refuses this user, host or database",
-  '3D000': 'create the database (createdb), or fix its name in DATABASE_URL',
-  '42501':
-    'the role lacks a right the migrations need: have a superuser run CREATE EXTENSION vector once in that database (the migrations then skip it)',
-  ECONNREFUSED: 'nothing listens there: is Postgres running at that host and port? (waited DB_CONNECT_TIMEOUT_S)',
-  '58P01': 'pgvector is not installed on the Postgres server (see "Postgres" in README.md)',
-  '0A000': 'pgvector is not installed on the Postgres server (see "Postgres" in README.md)',
-};
-
-/** A start-up failure on Postgres, with the URL (password hidden), the SQLSTATE and what to do. */
-function describeDatabaseFailure(error: unknown, databaseUrl: string): string {
-  let e = error as { message?: string; code?: string; cause?: unknown };
-  const message = e?.message ?? String(error);
-  while (e && typeof e.code !== 'string' && e.cause) e = e.cause as typeof e;
-  const code = typeof e?.code === 'string' ? e.code : undefined;
-  const hint = code ? DATABASE_HINTS[code] : undefined;
-  return `cannot start on DATABASE_URL ${redactUrl(databaseUrl)}: ${message}${code ? ` (${code})` : ''}${hint ? `: ${hint}` : ''}`;
-}
-
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    u.search = '';
-    return u.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
-}
+The server's configuration comes from environment variables; see docs/configuration.md.`;
 
 function where(config: Config): string {
   return config.databaseUrl ? 'Postgres (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
@@ -124,9 +53,10 @@ async function serve(config: Config): Promise<void> {
    * and answered 503, and the connections still open are closed. Then the MCP sessions and their
    * streams close, the background work stops (the worker finishes its batch, a running job goes
    * back to the queue) and the pool closes. Exit 0 when all of that went through. A second signal
-   * exits 1 at once — unless it comes within SAME_SIGNAL_MS: `npm start` runs npm → sh → tsx →
-   * node, and a terminal's Ctrl-C reaches every process of the group, npm and tsx passing it on
-   * too, so one Ctrl-C arrives two or three times within a few milliseconds.
+   * exits 1 at once — unless it comes within SAME_SIGNAL_MS: `npm start` runs npm → sh → node
+   * (`npm run cli -- serve`: npm → sh → tsx → node), and a terminal's Ctrl-C reaches every process
+   * of the group, npm (and tsx) passing it on too, so one Ctrl-C arrives two or three times within a
+   * few milliseconds.
    */
   const shutdown = async (signal: string) => {
     if (closingAt !== null) {

@@ -31,7 +31,7 @@ export async function keysCommand(
     console.error(
       'keys works against Postgres (DATABASE_URL). With embedded PGlite the server owns the data directory: ' +
         'start it with ADMIN_TOKEN set and use POST /api/v1/keys, GET /api/v1/keys and DELETE /api/v1/keys/{name} ' +
-        '(README, "Security").',
+        '(docs/security.md).',
     );
     return 2;
   }

@@ -73,7 +73,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         version: VERSION,
         description:
           'REST mirror of the DevStream Hub MCP tools (MCP: Streamable HTTP at /mcp). Errors are ' +
-          '`{error: {code, message, details}}` with the codes listed in README.md. With AUTH=required every ' +
+          '`{error: {code, message, details}}` with the codes listed in docs/rest.md (Errors). With AUTH=required every ' +
           'route but /healthz and /readyz needs `Authorization: Bearer <API key>` (401 without one, 403 ' +
           'FORBIDDEN without the scope a route names, 429 RATE_LIMITED past the rate limit).',
         license: { name: 'MIT', identifier: 'MIT' },
@@ -84,7 +84,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
           apiKey: {
             type: 'http',
             scheme: 'bearer',
-            description: 'An API key token (dsh_…); see README.md, "Security"',
+            description: 'An API key token (dsh_…); see docs/security.md',
           },
         },
       },

@@ -1,3 +1,8 @@
+/*
+ * One concept, hence the length: the streaming reader of a commit file, a token-level state
+ * machine (top level, element arrays, entry objects) whose bounds are checked token by token.
+ * Its bounds and errors are in commit-file-limits.ts, the string assembly in text-pieces.ts.
+ */
 import { StringDecoder } from 'node:string_decoder';
 import { Writable, type Duplex, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -6,12 +11,6 @@ import { jsonParser, type Token } from 'stream-json/parser.js';
 import { ELEMENT_ARRAYS, ENTRY_OBJECTS, holdsNodes, type ElementArray } from '../../commit-file.js';
 import { CommitFileFormatError, CommitFileLimitError, sizeText, type CommitFileLimits } from './commit-file-limits.js';
 import { TextPieces } from './text-pieces.js';
-
-/*
- * One concept, hence the length: the streaming reader of a commit file, a token-level state
- * machine (top level, element arrays, entry objects) whose bounds are checked token by token.
- * Its bounds and errors are in commit-file-limits.ts, the string assembly in text-pieces.ts.
- */
 
 const ELEMENT_ARRAY_SET = new Set<string>(ELEMENT_ARRAYS);
 const ENTRY_OBJECT_SET = new Set<string>(ENTRY_OBJECTS);
