@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { ErrorAlert } from '../ErrorAlert';
+import { SearchField } from '../SearchField';
 import { api, type Json } from '../api';
 import { useAction } from '../load';
 import type { paths } from '../schema';
@@ -19,7 +20,7 @@ const rank = (r: number | null | undefined) => (r == null ? '—' : `#${r}`);
  * Keys with `write` also store new memories and delete the open one.
  */
 export function MemoryPage() {
-  const ids = { query: useId(), type: useId(), project: useId(), since: useId() };
+  const ids = { type: useId(), project: useId(), since: useId() };
   const [query, setQuery] = useState('');
   const [type, setType] = useState<ContentType | ''>('');
   const [project, setProject] = useState('');
@@ -102,15 +103,7 @@ export function MemoryPage() {
           void search.run();
         }}
       >
-        <label htmlFor={ids.query}>Search</label>
-        <input
-          id={ids.query}
-          type="search"
-          value={query}
-          onChange={(e) => setQuery(e.target.value)}
-          required
-          maxLength={2000}
-        />
+        <SearchField label="Search" value={query} onChange={setQuery} />
         <label htmlFor={ids.type}>Type</label>
         <select id={ids.type} value={type} onChange={(e) => setType(e.target.value as ContentType | '')}>
           <option value="">any</option>
