@@ -28,6 +28,14 @@ const ABOVE_OPERATIONS = `^src/(http|mcp|commands)/|${ENTRY}`;
 const ABOVE_DOMAIN = `^src/operations/|${ABOVE_OPERATIONS}`;
 const TRANSPORTS = '^node_modules/(fastify|@fastify/[^/]+|fastify-type-provider-zod|@modelcontextprotocol/[^/]+)/';
 
+/**
+ * A layer rule: an error when a module whose path matches `from` imports one matching `to`.
+ * @param {string} name @param {string} comment @param {string} from @param {string} to
+ */
+function layerRule(name, comment, from, to) {
+  return { name, severity: 'error', comment, from: { path: from }, to: { path: to } };
+}
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -60,42 +68,36 @@ module.exports = {
       from: { path: '^src/(http|mcp)/' },
       to: { path: '^src/(http|mcp)/', pathNot: '^src/$1/' },
     },
-    {
-      name: 'operations-below-adapters',
-      severity: 'error',
-      comment: 'operations/ are transport-free records; the adapters import them, never the reverse.',
-      from: { path: '^src/operations/' },
-      to: { path: ABOVE_OPERATIONS },
-    },
-    {
-      name: 'domain-below-operations',
-      severity: 'error',
-      comment: 'domain/ services know nothing of operations, adapters or entry points.',
-      from: { path: '^src/domain/' },
-      to: { path: ABOVE_DOMAIN },
-    },
-    {
-      name: 'domain-beside-jobs',
-      severity: 'error',
-      comment:
-        'jobs/ runs domain services in the background; domain/ queues jobs through db/ and never imports the runner.',
-      from: { path: '^src/domain/' },
-      to: { path: '^src/jobs/' },
-    },
-    {
-      name: 'infrastructure-below-domain',
-      severity: 'error',
-      comment: 'auth/, embeddings/, analyzer/, observability/ are used by domain/ and above; they import none of them.',
-      from: { path: '^src/(auth|embeddings|analyzer|observability)/' },
-      to: { path: `^src/(domain|jobs)/|${ABOVE_DOMAIN}` },
-    },
-    {
-      name: 'jobs-below-operations',
-      severity: 'error',
-      comment: 'jobs/ sits beside domain/: it may call domain services, never operations, adapters or entry points.',
-      from: { path: '^src/jobs/' },
-      to: { path: ABOVE_DOMAIN },
-    },
+    layerRule(
+      'operations-below-adapters',
+      'operations/ are transport-free records; the adapters import them, never the reverse.',
+      '^src/operations/',
+      ABOVE_OPERATIONS,
+    ),
+    layerRule(
+      'domain-below-operations',
+      'domain/ services know nothing of operations, adapters or entry points.',
+      '^src/domain/',
+      ABOVE_DOMAIN,
+    ),
+    layerRule(
+      'domain-beside-jobs',
+      'jobs/ runs domain services in the background; domain/ queues jobs through db/ and never imports the runner.',
+      '^src/domain/',
+      '^src/jobs/',
+    ),
+    layerRule(
+      'infrastructure-below-domain',
+      'auth/, embeddings/, analyzer/, observability/ are used by domain/ and above; they import none of them.',
+      '^src/(auth|embeddings|analyzer|observability)/',
+      `^src/(domain|jobs)/|${ABOVE_DOMAIN}`,
+    ),
+    layerRule(
+      'jobs-below-operations',
+      'jobs/ sits beside domain/: it may call domain services, never operations, adapters or entry points.',
+      '^src/jobs/',
+      ABOVE_DOMAIN,
+    ),
     {
       name: 'db-at-the-bottom',
       severity: 'error',

@@ -27,6 +27,7 @@ import { migrate } from '../src/db/migrate.js';
 import { identifierWords } from '../src/domain/graphs/search-document.js';
 import { testConfig } from '../support/test-config.js';
 import { CODE_NOUNS, CODE_VERBS } from './lib/code-words.js';
+import { machine } from './lib/machine.js';
 import { scratchPglite, scratchPostgres } from './lib/scratch.js';
 import { prng } from './lib/seed.js';
 
@@ -297,12 +298,7 @@ async function main(): Promise<number> {
 
     const results = {
       date: new Date().toISOString(),
-      machine: {
-        cpus: os.cpus().length,
-        cpu_model: os.cpus()[0]?.model ?? 'unknown',
-        total_memory_gib: Math.round(os.totalmem() / 2 ** 30),
-        node: process.version,
-      },
+      machine: machine(),
       analyses: { self, generated: { ...generated, requested_files: files } },
       search: {
         engine: q.engine,

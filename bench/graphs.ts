@@ -16,6 +16,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { INTENTS } from '../src/domain/graphs/resolve-context.js';
 import { CODE_NOUNS, CODE_VERBS } from './lib/code-words.js';
 import { startService, type ServiceProcess } from './lib/child.js';
+import { machine } from './lib/machine.js';
 import { scratchPglite, scratchPostgres } from './lib/scratch.js';
 import { rounded, summarize, type Summary } from './lib/stats.js';
 import { prng } from './lib/seed.js';
@@ -336,12 +337,7 @@ async function main(): Promise<number> {
 
     const results = {
       date: new Date().toISOString(),
-      machine: {
-        cpus: os.cpus().length,
-        cpu_model: os.cpus()[0]?.model ?? 'unknown',
-        total_memory_gib: Math.round(os.totalmem() / 2 ** 30),
-        node: process.version,
-      },
+      machine: machine(),
       engine: scratch.kind,
       uploads,
       service_peak_rss_mib: { start: rssAtStart && Math.round(rssAtStart), end: rssAtEnd && Math.round(rssAtEnd) },

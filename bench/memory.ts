@@ -17,13 +17,13 @@
  *   npm run bench:memory -- --speed --memories 20000
  */
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { FakeOllama } from '../support/fake-ollama.js';
 import { startService, type ServiceProcess } from './lib/child.js';
 import { dialect, LOCOMO_DIR, readJsonl, type Question, type Turn } from './lib/locomo.js';
+import { machine } from './lib/machine.js';
 import { scratchPglite, scratchPostgres, type Scratch } from './lib/scratch.js';
 import { rounded, summarize, type Summary } from './lib/stats.js';
 
@@ -523,15 +523,6 @@ async function runSpeed(
 }
 
 // ------------------------------------------------------------------------------------------------
-
-function machine() {
-  return {
-    cpus: os.cpus().length,
-    cpu_model: os.cpus()[0]?.model ?? 'unknown',
-    total_memory_gib: Math.round(os.totalmem() / 2 ** 30),
-    node: process.version,
-  };
-}
 
 function markdown(quality: any, speed: any): string {
   const lines: string[] = [`# Memory benchmark (${new Date().toISOString().slice(0, 10)})`, ''];

@@ -35,6 +35,14 @@ const int = (min: number, max: number, fallback: number) =>
     })
     .transform(Number);
 
+/** A byte size (see parseBytes), `error` naming its examples when unreadable. */
+const size = (fallback: string, error: string) =>
+  z
+    .string()
+    .default(fallback)
+    .refine((v) => parseBytes(v) !== null, { error })
+    .transform((v) => parseBytes(v)!);
+
 const weight = z
   .string()
   .default('1')
@@ -117,11 +125,7 @@ const envSchema = z.object({
       error: "must be a duration like '1 minute', '30 seconds' or 60000 (ms)",
     })
     .transform((v) => parseDuration(v)!),
-  BODY_LIMIT: z
-    .string()
-    .default('2MB')
-    .refine((v) => parseBytes(v) !== null, { error: 'must be a size like 2097152, 2MB or 512KB (at least 1KB)' })
-    .transform((v) => parseBytes(v)!),
+  BODY_LIMIT: size('2MB', 'must be a size like 2097152, 2MB or 512KB (at least 1KB)'),
   REQUEST_TIMEOUT_S: int(1, 86_400, 300),
   MAX_SESSIONS: int(1, 1_000_000, 1000),
   MAX_SESSIONS_PER_KEY: int(1, 1_000_000, 100),
@@ -132,20 +136,10 @@ const envSchema = z.object({
     .optional()
     .transform((v) => (v?.trim() ? v.trim() : undefined))
     .refine((v) => v === undefined || v.length >= 16, { error: 'must be at least 16 characters' }),
-  GRAPH_UPLOAD_LIMIT: z
-    .string()
-    .default('256MB')
-    .refine((v) => parseBytes(v) !== null, { error: 'must be a size like 268435456, 256MB or 1GB (at least 1KB)' })
-    .transform((v) => parseBytes(v)!),
+  GRAPH_UPLOAD_LIMIT: size('256MB', 'must be a size like 268435456, 256MB or 1GB (at least 1KB)'),
   GRAPH_UPLOADS_MAX: int(1, 10_000, 4),
   GRAPH_UPLOADS_PER_KEY: int(1, 10_000, 2),
-  GRAPH_UPLOAD_MIN_RATE: z
-    .string()
-    .default('10KB')
-    .refine((v) => parseBytes(v) !== null, {
-      error: 'must be a size per second like 10240, 10KB or 1MB (at least 1KB)',
-    })
-    .transform((v) => parseBytes(v)!),
+  GRAPH_UPLOAD_MIN_RATE: size('10KB', 'must be a size per second like 10240, 10KB or 1MB (at least 1KB)'),
   GRAPH_UPLOAD_RATE_WINDOW_S: int(1, 3_600, 10),
 });
 

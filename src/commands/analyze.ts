@@ -6,7 +6,7 @@ import { createGzip } from 'node:zlib';
 import { AnalyzeError, analyzeRepository } from '../analyzer/analyze-repository.js';
 import { commitFileStream } from '../analyzer/commit-file-json.js';
 import type { AnalysisProgress } from '../analyzer/progress.js';
-import { describeUpload, postGraph, serverUrlProblem, tokenFrom, UploadConnectionError } from './upload.js';
+import { describeUpload, postGraphReportingFailure, serverUrlProblem, tokenFrom } from './upload.js';
 
 export const ANALYZE_USAGE = `devstream-hub analyze <path> [--out <file>] [--upload <server>] [--repo <name>] [--token <key>]
                       [--branch <name>] [--include <glob>]… [--exclude <glob>]… [--quiet]
@@ -103,27 +103,15 @@ export async function analyzeCommand(argv: string[]): Promise<number> {
     if (!toStdout) say(`Wrote ${values.out}`);
   }
   if (values.upload) {
-    let result;
-    try {
-      result = await postGraph({
-        url: values.upload,
-        repo: values.repo ?? basename(root),
-        branch: values.branch,
-        token: tokenFrom(values.token),
-        body: commitFileStream(commit),
-        gzipped: false,
-      });
-    } catch (error) {
-      if (error instanceof UploadConnectionError) {
-        console.error(`upload failed: ${error.message}`);
-        return 1;
-      }
-      throw error;
-    }
-    if (!result.ok) {
-      console.error(`upload failed: ${result.status} ${result.message}`);
-      return 1;
-    }
+    const result = await postGraphReportingFailure({
+      url: values.upload,
+      repo: values.repo ?? basename(root),
+      branch: values.branch,
+      token: tokenFrom(values.token),
+      body: commitFileStream(commit),
+      gzipped: false,
+    });
+    if (!result) return 1;
     say(`Uploaded to ${values.upload}: ${describeUpload(result)}`);
   }
   return 0;

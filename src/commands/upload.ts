@@ -221,6 +221,30 @@ export async function postGraph(options: PostGraphOptions): Promise<PostGraphRes
   };
 }
 
+/**
+ * postGraph for the CLI: an upload the server refused or that did not reach it is printed to
+ * stderr as `upload failed: …` and resolves null (the command exits 1); other errors propagate.
+ */
+export async function postGraphReportingFailure(
+  options: PostGraphOptions,
+): Promise<Extract<PostGraphResult, { ok: true }> | null> {
+  let result;
+  try {
+    result = await postGraph(options);
+  } catch (error) {
+    if (error instanceof UploadConnectionError) {
+      console.error(`upload failed: ${error.message}`);
+      return null;
+    }
+    throw error;
+  }
+  if (!result.ok) {
+    console.error(`upload failed: ${result.status} ${result.message}`);
+    return null;
+  }
+  return result;
+}
+
 /** `repo ky (graph 096f…), commit 3419…, 192 nodes, 230 edges` */
 export function describeUpload(result: Extract<PostGraphResult, { ok: true }>): string {
   return `repo ${result.repo} (graph ${result.graphId}), commit ${result.commitHash}, ${result.nodes} nodes, ${result.edges} edges`;
@@ -258,28 +282,16 @@ export async function upload(args: UploadArgs): Promise<number> {
   if (!args.repo && suggested?.from === 'folder') {
     console.error(`upload: no --repo given: naming the repository "${repo}", after the folder ${basename(file)} is in`);
   }
-  let result;
-  try {
-    result = await postGraph({
-      url: args.url,
-      repo,
-      commit: args.commit,
-      branch: args.branch,
-      token: tokenFrom(args.token),
-      body: createReadStream(file),
-      gzipped: await isGzip(file),
-    });
-  } catch (error) {
-    if (error instanceof UploadConnectionError) {
-      console.error(`upload failed: ${error.message}`);
-      return 1;
-    }
-    throw error;
-  }
-  if (!result.ok) {
-    console.error(`upload failed: ${result.status} ${result.message}`);
-    return 1;
-  }
+  const result = await postGraphReportingFailure({
+    url: args.url,
+    repo,
+    commit: args.commit,
+    branch: args.branch,
+    token: tokenFrom(args.token),
+    body: createReadStream(file),
+    gzipped: await isGzip(file),
+  });
+  if (!result) return 1;
   console.log(`Uploaded ${basename(file)} to ${args.url}: ${describeUpload(result)}`);
   return 0;
 }

@@ -18,31 +18,28 @@ export class Metrics {
   readonly registry = new Registry();
 
   /** Every HTTP request but MCP's SSE streams, by route pattern (not path: ids would explode it). */
-  readonly httpRequests = new Histogram({
-    name: 'devstream_http_request_duration_seconds',
-    help: 'HTTP requests by method, route pattern and status code',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
+  readonly httpRequests = latencyHistogram(
+    this.registry,
+    'devstream_http_request_duration_seconds',
+    'HTTP requests by method, route pattern and status code',
+    ['method', 'route', 'status'],
+  );
 
   /** MCP tools/call by tool and outcome: `ok`, or the catalogue error code. */
-  readonly toolCalls = new Histogram({
-    name: 'devstream_mcp_tool_call_duration_seconds',
-    help: 'MCP tool calls by tool and outcome (ok or the error code)',
-    labelNames: ['tool', 'outcome'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
+  readonly toolCalls = latencyHistogram(
+    this.registry,
+    'devstream_mcp_tool_call_duration_seconds',
+    'MCP tool calls by tool and outcome (ok or the error code)',
+    ['tool', 'outcome'],
+  );
 
   /** Embedder calls that were made, by what for (`document` stores, `query` searches) and outcome. */
-  readonly embeddings = new Histogram({
-    name: 'devstream_embedding_duration_seconds',
-    help: 'Embedder calls by kind (document, query), caller (request, worker) and outcome (ok, failed)',
-    labelNames: ['kind', 'caller', 'outcome'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
+  readonly embeddings = latencyHistogram(
+    this.registry,
+    'devstream_embedding_duration_seconds',
+    'Embedder calls by kind (document, query), caller (request, worker) and outcome (ok, failed)',
+    ['kind', 'caller', 'outcome'],
+  );
 
   readonly embeddingFailures = new Counter({
     name: 'devstream_embedding_failures_total',
@@ -97,6 +94,16 @@ export class Metrics {
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+}
+
+/** A duration histogram in seconds on the shared latency buckets, registered in `registry`. */
+function latencyHistogram<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+): Histogram<L> {
+  return new Histogram({ name, help, labelNames, buckets: LATENCY_BUCKETS, registers: [registry] });
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -1,5 +1,6 @@
 import { Fragment, useEffect, useId, useMemo, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { ErrorAlert } from '../ErrorAlert';
+import { SelectField } from '../SelectField';
 import { api, type ApiError, type Json } from '../api';
 import { useAction, useLoad, type Answer } from '../load';
 import { usePolling } from '../poll';
@@ -235,7 +236,7 @@ function MoveDialog({
   onClose(done: Status | null): void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const ids = { title: useId(), status: useId(), notes: useId() };
+  const ids = { title: useId(), notes: useId() };
   const [status, setStatus] = useState<Status>(to);
   const [notes, setNotes] = useState('');
   const move = useAction(
@@ -270,12 +271,12 @@ function MoveDialog({
           Now {task.status}.
           {task.status !== from && <strong> Someone moved it from {from} while this was open.</strong>}
         </p>
-        <label htmlFor={ids.status}>New status</label>
-        <select id={ids.status} value={status} onChange={(e) => setStatus(e.target.value as Status)}>
-          {STATUSES.filter((s) => s !== from).map((s) => (
-            <option key={s}>{s}</option>
-          ))}
-        </select>
+        <SelectField
+          label="New status"
+          value={status}
+          options={STATUSES.filter((s) => s !== from)}
+          onChange={setStatus}
+        />
         <label htmlFor={ids.notes}>Notes</label>
         <textarea
           id={ids.notes}

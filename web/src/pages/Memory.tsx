@@ -1,5 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { ErrorAlert } from '../ErrorAlert';
+import { SearchField } from '../SearchField';
+import { SelectField } from '../SelectField';
 import { api, type Json } from '../api';
 import { useAction } from '../load';
 import type { paths } from '../schema';
@@ -19,7 +21,7 @@ const rank = (r: number | null | undefined) => (r == null ? '—' : `#${r}`);
  * Keys with `write` also store new memories and delete the open one.
  */
 export function MemoryPage() {
-  const ids = { query: useId(), type: useId(), project: useId(), since: useId() };
+  const ids = { project: useId(), since: useId() };
   const [query, setQuery] = useState('');
   const [type, setType] = useState<ContentType | ''>('');
   const [project, setProject] = useState('');
@@ -102,22 +104,14 @@ export function MemoryPage() {
           void search.run();
         }}
       >
-        <label htmlFor={ids.query}>Search</label>
-        <input
-          id={ids.query}
-          type="search"
-          value={query}
-          onChange={(e) => setQuery(e.target.value)}
-          required
-          maxLength={2000}
+        <SearchField label="Search" value={query} onChange={setQuery} />
+        <SelectField<ContentType | ''>
+          label="Type"
+          value={type}
+          options={CONTENT_TYPES}
+          onChange={setType}
+          empty="any"
         />
-        <label htmlFor={ids.type}>Type</label>
-        <select id={ids.type} value={type} onChange={(e) => setType(e.target.value as ContentType | '')}>
-          <option value="">any</option>
-          {CONTENT_TYPES.map((t) => (
-            <option key={t}>{t}</option>
-          ))}
-        </select>
         <label htmlFor={ids.project}>Project</label>
         <input id={ids.project} value={project} onChange={(e) => setProject(e.target.value)} maxLength={200} />
         <label htmlFor={ids.since}>Since</label>
@@ -228,7 +222,7 @@ function StoreMemory({
   onStored(out: Stored): void;
   onCancel(): void;
 }) {
-  const ids = { content: useId(), type: useId(), project: useId(), keywords: useId() };
+  const ids = { content: useId(), project: useId(), keywords: useId() };
   const [content, setContent] = useState('');
   const [type, setType] = useState<ContentType>('learning');
   const [project, setProject] = useState(defaultProject);
@@ -261,12 +255,7 @@ function StoreMemory({
       <label htmlFor={ids.content}>Content</label>
       <textarea id={ids.content} value={content} onChange={(e) => setContent(e.target.value)} rows={5} required />
       <div className="fields">
-        <label htmlFor={ids.type}>Kind</label>
-        <select id={ids.type} value={type} onChange={(e) => setType(e.target.value as ContentType)}>
-          {CONTENT_TYPES.map((t) => (
-            <option key={t}>{t}</option>
-          ))}
-        </select>
+        <SelectField label="Kind" value={type} options={CONTENT_TYPES} onChange={setType} />
         <label htmlFor={ids.project}>In project</label>
         <input
           id={ids.project}

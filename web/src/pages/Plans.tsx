@@ -1,5 +1,6 @@
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { ErrorAlert } from '../ErrorAlert';
+import { SelectField } from '../SelectField';
 import { api, type Plan } from '../api';
 import { useLoad } from '../load';
 
@@ -30,7 +31,6 @@ function hours(plan: Plan): string | null {
 /** Every plan (project) with its status, priority, phase and task progress and hours; filtered by status. */
 export function Plans() {
   const [status, setStatus] = useState<Status | ''>('');
-  const filterId = useId();
   const { data, error } = useLoad(
     () => api.GET('/api/v1/plans', { params: { query: { limit: 500, ...(status ? { status } : {}) } } }),
     [status],
@@ -41,15 +41,7 @@ export function Plans() {
     <section aria-labelledby="plans-title">
       <div className="toolbar">
         <h1 id="plans-title">Plans</h1>
-        <label htmlFor={filterId}>Status</label>
-        <select id={filterId} value={status} onChange={(e) => setStatus(e.target.value as Status | '')}>
-          <option value="">any</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
+        <SelectField<Status | ''> label="Status" value={status} options={STATUSES} onChange={setStatus} empty="any" />
       </div>
       <ErrorAlert error={error} />
       {plans === null && !error && <p className="status">Loading…</p>}

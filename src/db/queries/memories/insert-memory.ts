@@ -3,23 +3,11 @@ import { runPrepared } from '../../client.js';
 import type { Database, SemanticMemoryTable } from '../../schema.js';
 import { vectorLiteral } from '../../vector-literal.js';
 import { findByHash } from './find-duplicate.js';
-import type { MemoryRow } from './memory-row.js';
+import type { MemoryFieldColumn, MemoryRow } from './memory-row.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-export type NewMemory = Pick<
-  SemanticMemoryTable,
-  | 'id'
-  | 'task_id'
-  | 'content'
-  | 'content_type'
-  | 'content_format'
-  | 'keywords'
-  | 'importance_score'
-  | 'content_hash'
-  | 'source'
-  | 'created_by'
-> & {
+export type NewMemory = Pick<SemanticMemoryTable, MemoryFieldColumn | 'content_hash'> & {
   /** Exact project title, case-insensitive; it must exist (see insertMemory). */
   project: string;
   /**

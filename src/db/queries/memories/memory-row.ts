@@ -1,8 +1,8 @@
 import { sql, type Selectable } from 'kysely';
 import type { MemoryAccessTable, SemanticMemoryTable } from '../../schema.js';
 
-/** The columns a memory is read back with (not the vector, not the tsvector). */
-type MemoryColumn =
+/** A memory's own fields, as its writer gives them and as they are read back. */
+export type MemoryFieldColumn =
   | 'id'
   | 'task_id'
   | 'content'
@@ -11,10 +11,10 @@ type MemoryColumn =
   | 'keywords'
   | 'importance_score'
   | 'source'
-  | 'embedding_model'
-  | 'embedding_dims'
-  | 'created_by'
-  | 'created_at';
+  | 'created_by';
+
+/** The columns a memory is read back with (not the vector, not the tsvector). */
+type MemoryColumn = MemoryFieldColumn | 'embedding_model' | 'embedding_dims' | 'created_at';
 
 /** A memory as read back: those columns, its project's title and its access counts. */
 export type MemoryRow = Pick<Selectable<SemanticMemoryTable>, MemoryColumn> &

@@ -1,5 +1,7 @@
 import { useId, useState } from 'react';
 import { ErrorAlert } from '../../ErrorAlert';
+import { SearchField } from '../../SearchField';
+import { SelectField } from '../../SelectField';
 import { api } from '../../api';
 import { useAction } from '../../load';
 import { Breakable } from './bits';
@@ -24,7 +26,7 @@ export function idMap(packet: string): [string, string][] {
 
 /** resolve_context for a question about the repo: the packet as an agent gets it, its token cost, and its nodes as links. */
 export function ContextPacket({ graphId }: { graphId: string }) {
-  const ids = { task: useId(), intent: useId(), budget: useId() };
+  const budgetId = useId();
   const [task, setTask] = useState('');
   const [intent, setIntent] = useState<Intent>('exploratory');
   const [budget, setBudget] = useState('');
@@ -48,25 +50,11 @@ export function ContextPacket({ graphId }: { graphId: string }) {
           void resolve.run();
         }}
       >
-        <label htmlFor={ids.task}>Question</label>
+        <SearchField label="Question" value={task} onChange={setTask} placeholder="how does … work" />
+        <SelectField label="Intent" value={intent} options={INTENTS} onChange={setIntent} />
+        <label htmlFor={budgetId}>Token budget</label>
         <input
-          id={ids.task}
-          type="search"
-          value={task}
-          onChange={(e) => setTask(e.target.value)}
-          required
-          maxLength={2000}
-          placeholder="how does … work"
-        />
-        <label htmlFor={ids.intent}>Intent</label>
-        <select id={ids.intent} value={intent} onChange={(e) => setIntent(e.target.value as Intent)}>
-          {INTENTS.map((i) => (
-            <option key={i}>{i}</option>
-          ))}
-        </select>
-        <label htmlFor={ids.budget}>Token budget</label>
-        <input
-          id={ids.budget}
+          id={budgetId}
           type="number"
           min={500}
           max={100000}

@@ -1,5 +1,6 @@
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { ErrorAlert } from '../../ErrorAlert';
+import { SearchField } from '../../SearchField';
 import { useLoad } from '../../load';
 import { api } from '../../api';
 import { When } from '../../time';
@@ -30,7 +31,6 @@ export function RepoPage({ graphId, query }: { graphId: string; query: string })
   const [text, setText] = useState(query);
   // Back and Forward change the route's query: the field follows.
   useEffect(() => setText(query), [query]);
-  const fieldId = useId();
 
   const search = (event: FormEvent) => {
     event.preventDefault();
@@ -52,16 +52,7 @@ export function RepoPage({ graphId, query }: { graphId: string; query: string })
       <section aria-labelledby="symbols-title" className="card">
         <h2 id="symbols-title">Find symbols</h2>
         <form className="search" role="search" aria-label="Symbols" onSubmit={search}>
-          <label htmlFor={fieldId}>Symbol</label>
-          <input
-            id={fieldId}
-            type="search"
-            value={text}
-            onChange={(e) => setText(e.target.value)}
-            required
-            maxLength={2000}
-            placeholder="name, path fragment or words"
-          />
+          <SearchField label="Symbol" value={text} onChange={setText} placeholder="name, path fragment or words" />
           <button type="submit">Find</button>
         </form>
         <ErrorAlert error={symbols.error} />
