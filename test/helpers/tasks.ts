@@ -1,0 +1,24 @@
+import assert from 'node:assert/strict';
+import { rest } from './server.js';
+
+/**
+ * Creates a coding task `title` in `project` (phase "P", description "d") over POST /api/v1/tasks on the
+ * service at `url`; the task as the answer gives it. Fails the test unless it was created (201).
+ */
+export async function postTask(
+  url: string,
+  title: string,
+  project: string,
+  priority = 5,
+  headers: Record<string, string> = {},
+): Promise<any> {
+  const created = await rest(
+    url,
+    'POST',
+    '/api/v1/tasks',
+    { title, description: 'd', task_type: 'coding', priority, phase_name: 'P', project },
+    headers,
+  );
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  return created.body.task;
+}
