@@ -11,7 +11,8 @@ import { postgresBaseUrl } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
 import { FakeOllama } from '../support/fake-ollama.js';
 import { clusterSupport, createCluster, type PgCluster } from '../support/pg-cluster.js';
-import { connectMcp, MCP_HEADERS, rest } from './helpers/server.js';
+import { initializeBody, rawInitialize, rawMcp, sessionHeaders } from './helpers/mcp-raw.js';
+import { connectMcp, rest } from './helpers/server.js';
 import { runCli, serve, type ServedProcess } from './helpers/service.js';
 
 const TASK = { description: 'd', task_type: 'coding', priority: 5, phase_name: 'Faults', project: 'Faults' };
@@ -130,18 +131,8 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
     assert.equal(ready.status, 503);
     assert.equal((await api('GET', '/healthz')).status, 200, 'the process is up');
     // Starting a session needs no database: clients can connect and get clear tool errors.
-    const raw = await fetch(`${service.url}/mcp`, {
-      method: 'POST',
-      headers: MCP_HEADERS,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }),
-    });
-    await raw.text();
-    assert.equal(raw.status, 200);
+    const raw = await rawMcp(service.url, initializeBody);
+    assert.equal(raw.status, 200, raw.text);
 
     await cluster.start();
     await eventually(
@@ -258,20 +249,9 @@ describe('graceful shutdown', () => {
     const service = await serve(env(dir));
     const { client } = await connectMcp(service.url);
     // A second session, by hand, whose SSE stream is watched to see it end.
-    const init = await fetch(`${service.url}/mcp`, {
-      method: 'POST',
-      headers: MCP_HEADERS,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }),
-    });
-    await init.text();
-    const sessionId = init.headers.get('mcp-session-id')!;
+    const sessionId = await rawInitialize(service.url);
     const stream = await fetch(`${service.url}/mcp`, {
-      headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+      headers: { accept: 'text/event-stream', ...sessionHeaders(sessionId) },
     });
     assert.equal(stream.status, 200);
     const streamEnded = (async () => {
