@@ -240,24 +240,21 @@ describe("docs/code-graphs.md's CI recipe", () => {
           [['acme/shop', head, 1]],
           'the graph of the checked-out commit arrived under the repository name',
         );
-        const found = await rest(
-          server.url,
-          'POST',
-          '/api/v1/tools/find_symbols',
-          { query: 'prices of a cart', repo: 'acme/shop' },
-          auth,
-        );
-        assert.equal(found.status, 200, JSON.stringify(found.body));
-        assert.equal(found.body.symbols[0]?.nodeId, 'src/cart.ts::cartTotal');
-        const python = await rest(
-          server.url,
-          'POST',
-          '/api/v1/tools/find_symbols',
-          { query: 'monthly_report', repo: 'acme/shop' },
-          auth,
-        );
+        /** The node id of the first symbol find_symbols finds for `query` in acme/shop. */
+        const firstFound = async (query: string) => {
+          const found = await rest(
+            server.url,
+            'POST',
+            '/api/v1/tools/find_symbols',
+            { query, repo: 'acme/shop' },
+            auth,
+          );
+          assert.equal(found.status, 200, JSON.stringify(found.body));
+          return found.body.symbols[0]?.nodeId;
+        };
+        assert.equal(await firstFound('prices of a cart'), 'src/cart.ts::cartTotal');
         assert.equal(
-          python.body.symbols[0]?.nodeId,
+          await firstFound('monthly_report'),
           'tools/report.py::monthly_report',
           'Python too: the tree-sitter grammar works without install scripts',
         );

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { rest } from './server.js';
+import { taskInput } from './task-input.js';
 
 /**
  * Creates a coding task `title` in `project` (phase "P", description "d") over POST /api/v1/tasks on the
@@ -12,13 +13,7 @@ export async function postTask(
   priority = 5,
   headers: Record<string, string> = {},
 ): Promise<any> {
-  const created = await rest(
-    url,
-    'POST',
-    '/api/v1/tasks',
-    { title, description: 'd', task_type: 'coding', priority, phase_name: 'P', project },
-    headers,
-  );
+  const created = await rest(url, 'POST', '/api/v1/tasks', taskInput({ title, priority, project }), headers);
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return created.body.task;
 }
