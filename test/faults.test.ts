@@ -243,6 +243,19 @@ describe('graceful shutdown', () => {
     LOG_LEVEL: 'info',
     ...extra,
   });
+  /**
+   * SIGTERM to `service` once the fake Ollama has two embedding calls whose input includes `text` (both
+   * writes are in flight); when it was sent (Date.now()).
+   */
+  const terminateOnceEmbedding = async (service: ServedProcess, text: string) => {
+    await eventually(
+      async () => (fake.calls.filter((c) => c.input.some((t) => t.includes(text))).length === 2 ? true : undefined),
+      10_000,
+    );
+    const signalled = Date.now();
+    service.child.kill('SIGTERM');
+    return signalled;
+  };
 
   test('SIGTERM: requests in flight (REST and MCP) complete, SSE streams close, exit 0; the writes are durable', async () => {
     const dir = await dataDir();
@@ -270,13 +283,7 @@ describe('graceful shutdown', () => {
         name: 'devstream_store_memory',
         arguments: { content: 'Stored over MCP during shutdown.', content_type: 'context', project: 'Shutdown' },
       });
-      await eventually(
-        async () =>
-          fake.calls.filter((c) => c.input.some((t) => t.includes('during shutdown'))).length === 2 ? true : undefined,
-        10_000,
-      );
-      const signalled = Date.now();
-      service.child.kill('SIGTERM');
+      const signalled = await terminateOnceEmbedding(service, 'during shutdown');
 
       const [restAnswer, mcpAnswer] = await Promise.all([restStore, mcpStore]);
       assert.equal(restAnswer.status, 201);
@@ -329,13 +336,7 @@ describe('graceful shutdown', () => {
           (r) => (r.isError ? textOf(r) : 'answered'),
           () => 'cut' as const,
         );
-      await eventually(
-        async () =>
-          fake.calls.filter((c) => c.input.some((t) => t.includes('Too slow'))).length === 2 ? true : undefined,
-        10_000,
-      );
-      const signalled = Date.now();
-      service.child.kill('SIGTERM');
+      const signalled = await terminateOnceEmbedding(service, 'Too slow');
       const code = await service.exited;
       assert.ok(
         Date.now() - signalled < 8_000,
