@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { connectMcp, withServer, type TestServer } from './helpers/server.js';
-import { assertCountingPlan, countingTasks } from './helpers/plans.js';
+import { assertCountingPlan, countingTasks, filterTasks } from './helpers/plans.js';
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text: string }>; structuredContent?: any };
 
@@ -201,11 +201,7 @@ for (const backend of backends) {
     });
 
     test('list_tasks filters by status, project and minimum priority, together', async () => {
-      const mk = (title: string, priority: number, project: string) =>
-        create({ title, priority, project, phase_name: 'F' });
-      const a = await mk('f-a', 9, 'Filters One');
-      await mk('f-b', 3, 'Filters One');
-      await mk('f-c', 7, 'Filters Two');
+      const a = await filterTasks(create, 'Filters');
       await call('devstream_update_task', { task_id: a.structuredContent.task.id, status: 'active' });
 
       const byProject = await call('devstream_list_tasks', { project: 'Filters One' });

@@ -6,7 +6,7 @@ import { assertError, assertNoInternals, assertValidation, type Answer } from '.
 import { backends, type TestDb } from './helpers/backends.js';
 import { wrenText } from './helpers/graph-fixture.js';
 import { rawRequest } from './helpers/raw-http.js';
-import { assertCountingPlan, countingTasks } from './helpers/plans.js';
+import { assertCountingPlan, countingTasks, filterTasks } from './helpers/plans.js';
 import { rest, startServer, withServer, type TestServer } from './helpers/server.js';
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text: string }>; structuredContent?: any };
@@ -141,12 +141,8 @@ for (const backend of backends) {
     });
 
     test('GET /api/v1/tasks filters by status, project and minimum priority from the query string; limit/offset page', async () => {
-      const mk = (title: string, priority: number, project: string) =>
-        create({ title, priority, project, phase_name: 'F' });
-      const a = await mk('f-a', 9, 'Rest Filters One');
-      await mk('f-b', 3, 'Rest Filters One');
-      await mk('f-c', 7, 'Rest Filters Two');
-      await mk('f-d', 6, 'Rest Filters Two');
+      const a = await filterTasks(create, 'Rest Filters');
+      await create({ title: 'f-d', priority: 6, project: 'Rest Filters Two', phase_name: 'F' });
       await setStatus(a.task.id, 'active');
 
       const titles = (r: Reply) => r.body.tasks.map((t: any) => t.title);

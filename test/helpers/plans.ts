@@ -31,3 +31,19 @@ export function assertCountingPlan(plan: any): void {
   );
   assert.equal(plan.status, 'active');
 }
+
+/**
+ * The tasks of the filters fixture, made with `create(fields)` in phase "F": f-a (priority 9) and f-b (3)
+ * in project `${prefix} One`, f-c (7) in `${prefix} Two`; f-a, the one the tests make active.
+ */
+export async function filterTasks<T>(
+  create: (fields: { title: string; priority: number; project: string; phase_name: string }) => Promise<T>,
+  prefix: string,
+): Promise<T> {
+  const mk = (title: string, priority: number, project: string) =>
+    create({ title, priority, project, phase_name: 'F' });
+  const a = await mk('f-a', 9, `${prefix} One`);
+  await mk('f-b', 3, `${prefix} One`);
+  await mk('f-c', 7, `${prefix} Two`);
+  return a;
+}
