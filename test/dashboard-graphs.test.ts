@@ -9,6 +9,7 @@ import {
   launchChromium,
   openPage,
   signIn,
+  closeDashboard,
 } from './helpers/browser.js';
 import { WREN_COMMIT, wren, wrenText } from './helpers/graph-fixture.js';
 import { rest, startServer, type TestServer } from './helpers/server.js';
@@ -56,11 +57,7 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
     page.setDefaultTimeout(10_000);
     page.on('request', (request) => loaded.push(new URL(request.url()).pathname));
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    await database?.dispose();
-  });
+  after(() => closeDashboard(browser, server, database));
 
   test('a read-only key signs in; the repo list shows wren with its commit, freshness and counts', async () => {
     await page.goto(server.url);

@@ -9,6 +9,7 @@ import {
   launchChromium,
   openPage,
   signIn,
+  closeDashboard,
 } from './helpers/browser.js';
 import { rest, startServer, type TestServer } from './helpers/server.js';
 import { testConfig } from '../support/test-config.js';
@@ -78,11 +79,7 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     browser = await launchChromium();
     ({ page, foreign } = await openPage(browser, server.url));
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    await database?.dispose();
-  });
+  after(() => closeDashboard(browser, server, database));
 
   test('sign in: no key asks for one; a wrong key is refused; the right one shows the plans', async () => {
     await page.goto(server.url);

@@ -71,3 +71,14 @@ export async function signIn(page: Page, key: string): Promise<void> {
   await page.getByLabel('API key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
+
+/** The end of a dashboard suite: the browser, then the service, then its database, each if it was made. */
+export async function closeDashboard(
+  browser: { close(): Promise<unknown> } | undefined,
+  server: { close(): Promise<unknown> } | undefined,
+  database: { dispose(): Promise<unknown> } | undefined,
+): Promise<void> {
+  await browser?.close();
+  await server?.close();
+  await database?.dispose();
+}
