@@ -27,7 +27,7 @@ import { registerRequestId, requestId } from './http/request-id.js';
 import { registerDrain } from './http/drain.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerGauges } from './observability/gauges.js';
-import { FaultLog } from './operations/fault-log.js';
+import { FaultLog, unavailableLogEveryMs } from './operations/fault-log.js';
 
 export interface AppDeps {
   db: Db;
@@ -87,7 +87,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   registerJsonBodyParser(app);
 
   // The 503 warnings' throttle is the app's own, shared by the REST error handler and the MCP tools.
-  const faults = new FaultLog();
+  const faults = new FaultLog(undefined, unavailableLogEveryMs(process.env.DEVSTREAM_TEST_UNAVAILABLE_LOG_EVERY_MS));
   registerErrorHandling(app, faults);
   registerRequestId(app);
   const drain = registerDrain(app);

@@ -6,6 +6,7 @@ import { operations, tools } from '../src/operations/index.js';
 import type { Scope } from '../src/auth/scopes.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
+import { createKey } from './helpers/keys.js';
 import { rawInitialize, sessionHeaders } from './helpers/mcp-raw.js';
 import { rowCounts } from './helpers/rows.js';
 import { connectMcp, rest, startServer, type TestServer, MCP_HEADERS } from './helpers/server.js';
@@ -544,13 +545,7 @@ describe('logs', () => {
       { logStream: { write: (line: string) => void lines.push(line) } },
     );
     try {
-      const key = await rest(
-        server.url,
-        'POST',
-        '/api/v1/keys',
-        { name: 'logged', scopes: ['read', 'write'] },
-        bearer(ADMIN_TOKEN),
-      );
+      const token = await createKey(server.url, ADMIN_TOKEN, 'logged', ['read', 'write']);
       const secretNote = 'the staging password is hunter2-correct-horse';
       assert.equal(
         (
@@ -559,14 +554,14 @@ describe('logs', () => {
             'POST',
             '/api/v1/memories',
             { content: secretNote, content_type: 'context' },
-            bearer(key.body.token),
+            bearer(token),
           )
         ).status,
         201,
       );
-      await rest(server.url, 'POST', '/api/v1/memories/search', { query: 'staging password' }, bearer(key.body.token));
+      await rest(server.url, 'POST', '/api/v1/memories/search', { query: 'staging password' }, bearer(token));
       await rest(server.url, 'GET', '/api/v1/tasks', undefined, bearer('dsh_wrong-token-should-not-be-logged'));
-      const mcp = await connectMcp(server.url, '/mcp', bearer(key.body.token));
+      const mcp = await connectMcp(server.url, '/mcp', bearer(token));
       await mcp.client.callTool({
         name: 'devstream_store_memory',
         arguments: { content: `${secretNote} (mcp)`, content_type: 'context' },
@@ -574,13 +569,7 @@ describe('logs', () => {
       await mcp.client.close();
       const log = lines.join('');
       assert.ok(lines.length > 10, 'the log was captured');
-      for (const secret of [
-        ADMIN_TOKEN,
-        key.body.token,
-        'dsh_wrong-token-should-not-be-logged',
-        'hunter2',
-        'Bearer ',
-      ]) {
+      for (const secret of [ADMIN_TOKEN, token, 'dsh_wrong-token-should-not-be-logged', 'hunter2', 'Bearer ']) {
         assert.ok(!log.includes(secret), `the log contains ${secret.slice(0, 12)}…`);
       }
     } finally {

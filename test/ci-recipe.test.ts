@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { backends } from './helpers/backends.js';
+import { createKey } from './helpers/keys.js';
 import { rest, startServer } from './helpers/server.js';
 import { childEnv, ROOT } from './helpers/service.js';
 
@@ -217,15 +218,8 @@ describe("docs/code-graphs.md's CI recipe", () => {
       const database = await backend.open();
       const server = await startServer(database, { auth: { mode: 'required', adminToken: ADMIN_TOKEN } });
       try {
-        const created = await rest(
-          server.url,
-          'POST',
-          '/api/v1/keys',
-          { name: 'ci-analyzer', scopes: ['read', 'write'] },
-          { authorization: `Bearer ${ADMIN_TOKEN}` },
-        );
-        assert.equal(created.status, 201, JSON.stringify(created.body));
-        const secrets = { DEVSTREAM_URL: server.url, DEVSTREAM_TOKEN: created.body.token as string };
+        const token = await createKey(server.url, ADMIN_TOKEN, 'ci-analyzer', ['read', 'write']);
+        const secrets = { DEVSTREAM_URL: server.url, DEVSTREAM_TOKEN: token };
         assertNoNpx(analyzeStep.run);
         const env = Object.fromEntries(
           Object.entries(analyzeStep.env ?? {}).map(([k, v]) => [k, substitute(String(v), secrets)]),
@@ -246,24 +240,21 @@ describe("docs/code-graphs.md's CI recipe", () => {
           [['acme/shop', head, 1]],
           'the graph of the checked-out commit arrived under the repository name',
         );
-        const found = await rest(
-          server.url,
-          'POST',
-          '/api/v1/tools/find_symbols',
-          { query: 'prices of a cart', repo: 'acme/shop' },
-          auth,
-        );
-        assert.equal(found.status, 200, JSON.stringify(found.body));
-        assert.equal(found.body.symbols[0]?.nodeId, 'src/cart.ts::cartTotal');
-        const python = await rest(
-          server.url,
-          'POST',
-          '/api/v1/tools/find_symbols',
-          { query: 'monthly_report', repo: 'acme/shop' },
-          auth,
-        );
+        /** The node id of the first symbol find_symbols finds for `query` in acme/shop. */
+        const firstFound = async (query: string) => {
+          const found = await rest(
+            server.url,
+            'POST',
+            '/api/v1/tools/find_symbols',
+            { query, repo: 'acme/shop' },
+            auth,
+          );
+          assert.equal(found.status, 200, JSON.stringify(found.body));
+          return found.body.symbols[0]?.nodeId;
+        };
+        assert.equal(await firstFound('prices of a cart'), 'src/cart.ts::cartTotal');
         assert.equal(
-          python.body.symbols[0]?.nodeId,
+          await firstFound('monthly_report'),
           'tools/report.py::monthly_report',
           'Python too: the tree-sitter grammar works without install scripts',
         );

@@ -8,8 +8,10 @@ import { migrate } from '../src/db/migrate.js';
 import { backends, postgresBackend } from './helpers/backends.js';
 import { freePort } from '../support/free-port.js';
 import { FakeOllama } from '../support/fake-ollama.js';
+import { createKey } from './helpers/keys.js';
 import { WREN_COMMIT, WREN_FILE, WREN_FOLDER } from './helpers/graph-fixture.js';
 import { rest, startServer } from './helpers/server.js';
+import { postTask } from './helpers/tasks.js';
 import { tempDirs } from './helpers/temp-dirs.js';
 import { ROOT, runCli as cli, serve } from './helpers/service.js';
 
@@ -19,20 +21,7 @@ describe('the devstream-hub command', () => {
   test('serve is the default; data in the PGlite directory survives a restart', async () => {
     const dataDir = await tempDir();
     const first = await serve({ DATA_DIR: dataDir });
-    const created = await fetch(`${first.url}/api/v1/tasks`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        title: 'Survivor',
-        description: 'd',
-        task_type: 'coding',
-        priority: 6,
-        phase_name: 'P',
-        project: 'Durable',
-      }),
-    });
-    assert.equal(created.status, 201);
-    const { task } = (await created.json()) as any;
+    const task = await postTask(first.url, 'Survivor', 'Durable', 6);
     assert.equal(await first.stop(), 0, 'SIGTERM is a clean exit');
 
     const second = await serve({ DATA_DIR: dataDir });
@@ -292,15 +281,7 @@ describe('the devstream-hub command', () => {
     const database = await backends.find((b) => b.name === 'pglite')!.open();
     const server = await startServer(database, { auth: { mode: 'required', adminToken: ADMIN_TOKEN } });
     try {
-      const created = await rest(
-        server.url,
-        'POST',
-        '/api/v1/keys',
-        { name: 'uploader', scopes: ['read', 'write'] },
-        { authorization: `Bearer ${ADMIN_TOKEN}` },
-      );
-      assert.equal(created.status, 201, JSON.stringify(created.body));
-      const env = { DEVSTREAM_TOKEN: created.body.token as string };
+      const env = { DEVSTREAM_TOKEN: await createKey(server.url, ADMIN_TOKEN, 'uploader', ['read', 'write']) };
       const root = await tempDir();
 
       // A commit file written by `analyze . --out graph.json` in a checkout: named after its folder, and said so.

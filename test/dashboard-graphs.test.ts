@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { backends, type TestDb } from './helpers/backends.js';
-import { accessibilityViolations, ARTIFACTS, dashboardSkip, launchChromium, openPage } from './helpers/browser.js';
+import {
+  accessibilityViolations,
+  ARTIFACTS,
+  dashboardSkip,
+  launchChromium,
+  openPage,
+  signIn,
+  closeDashboard,
+} from './helpers/browser.js';
 import { WREN_COMMIT, wren, wrenText } from './helpers/graph-fixture.js';
 import { rest, startServer, type TestServer } from './helpers/server.js';
 
@@ -49,16 +57,11 @@ describe(`dashboard: code graphs in headless Chromium (${backend.name})`, { skip
     page.setDefaultTimeout(10_000);
     page.on('request', (request) => loaded.push(new URL(request.url()).pathname));
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    await database?.dispose();
-  });
+  after(() => closeDashboard(browser, server, database));
 
   test('a read-only key signs in; the repo list shows wren with its commit, freshness and counts', async () => {
     await page.goto(server.url);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, key);
     await page.getByRole('heading', { name: 'Plans', level: 1 }).waitFor();
 
     await page.getByRole('link', { name: 'Code graphs' }).click();

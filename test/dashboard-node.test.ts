@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { backends, type TestDb } from './helpers/backends.js';
-import { accessibilityViolations, ARTIFACTS, dashboardSkip, launchChromium, openPage } from './helpers/browser.js';
+import {
+  accessibilityViolations,
+  ARTIFACTS,
+  dashboardSkip,
+  launchChromium,
+  openPage,
+  closeDashboard,
+} from './helpers/browser.js';
 import { rest, startServer, type TestServer } from './helpers/server.js';
 
 // Issue 18: a node page for a name no node has said only the error; scores showed as unrounded floats.
@@ -62,11 +69,7 @@ describe(`dashboard: a node page in headless Chromium (${backend.name})`, { skip
     ({ page, foreign } = await openPage(browser, server.url));
     page.setDefaultTimeout(10_000);
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    await database?.dispose();
-  });
+  after(() => closeDashboard(browser, server, database));
 
   test('a score shows rounded to two decimals, trimmed; the exact value on hover', async () => {
     await page.goto(nodePage(FORMAT));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { backends, type TestDb } from './helpers/backends.js';
-import { dashboardSkip, launchChromium, openPage } from './helpers/browser.js';
+import { dashboardSkip, launchChromium, openPage, closeDashboard } from './helpers/browser.js';
 import { rest, startServer, type TestServer } from './helpers/server.js';
 
 // PGlite when npm test runs without a database; Postgres in the DATABASE_URL pass (not PGlite twice).
@@ -41,11 +41,7 @@ describe(`dashboard plans: hours only where someone gave them (${backend.name})`
       .execute();
     browser = await launchChromium();
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    await database?.dispose();
-  });
+  after(() => closeDashboard(browser, server, database));
 
   test('an auto-created plan shows no hours and no description; an estimated one shows its hours', async () => {
     const { page, foreign } = await openPage(browser, server.url);

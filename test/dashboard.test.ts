@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { backends, type TestDb } from './helpers/backends.js';
-import { accessibilityViolations, ARTIFACTS, dashboardSkip, launchChromium, openPage } from './helpers/browser.js';
+import {
+  accessibilityViolations,
+  ARTIFACTS,
+  dashboardSkip,
+  launchChromium,
+  openPage,
+  signIn,
+  closeDashboard,
+} from './helpers/browser.js';
 import { rest, startServer, type TestServer } from './helpers/server.js';
 import { testConfig } from '../support/test-config.js';
 
@@ -71,11 +79,7 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     browser = await launchChromium();
     ({ page, foreign } = await openPage(browser, server.url));
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    await database?.dispose();
-  });
+  after(() => closeDashboard(browser, server, database));
 
   test('sign in: no key asks for one; a wrong key is refused; the right one shows the plans', async () => {
     await page.goto(server.url);
@@ -87,8 +91,7 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
     await page.keyboard.press('Enter');
     await page.getByRole('alert').filter({ hasText: 'refused' }).waitFor();
 
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, key);
     await page.getByRole('heading', { name: 'Plans', level: 1 }).waitFor();
     assert.equal(await page.evaluate('sessionStorage.length'), 1, 'the key is in session storage');
   });
@@ -285,8 +288,7 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
       { name: 'dashboard-reader', scopes: ['read'] },
       admin,
     );
-    await page.getByLabel('API key').fill(created.body.token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, created.body.token);
     await page.getByText('dashboard-reader · read').waitFor();
     await page.goto(`${server.url}/#/tasks/Checkout`);
     await page.getByRole('listitem', { name: 'Task Build the cart' }).waitFor();
@@ -314,8 +316,7 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
       admin,
     );
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByLabel('API key').fill(created.body.token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, created.body.token);
     await page.getByText('dashboard-shortlived · read').waitFor();
     await page.goto(`${server.url}/#/tasks/Checkout`);
     await page.getByRole('listitem', { name: 'Task Build the cart' }).waitFor();
@@ -379,8 +380,7 @@ describe(`web dashboard in headless Chromium (${backend.name})`, { skip: dashboa
       const sideways = async () =>
         (await phone.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
       await phone.goto(server.url);
-      await phone.getByLabel('API key').fill(key);
-      await phone.getByRole('button', { name: 'Sign in' }).click();
+      await signIn(phone, key);
       await phone.getByRole('listitem', { name: 'Plan Checkout' }).waitFor();
       assert.equal(await sideways(), 0, 'plans: no horizontal scroll');
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fromDbError } from '../src/db/errors.js';
 import { AppError } from '../src/errors.js';
-import { FaultLog } from '../src/operations/fault-log.js';
+import { FaultLog, unavailableLogEveryMs } from '../src/operations/fault-log.js';
 
 /** A logger that keeps its lines. */
 function capture() {
@@ -60,4 +60,15 @@ test("two apps' fault logs do not throttle each other (the state is each app's, 
   new FaultLog(() => 0).log(b, unavailable(), refused);
   assert.equal(a.lines.length, 1);
   assert.equal(b.lines.length, 1, "the second app's first 503 is warned about too");
+});
+
+test('the interval a child-process test sets: a whole number of ms, else 5 s; 0 logs every 503', () => {
+  assert.equal(unavailableLogEveryMs('0'), 0);
+  assert.equal(unavailableLogEveryMs('250'), 250);
+  for (const value of [undefined, '', '-1', '1.5', 'soon', '99999999'])
+    assert.equal(unavailableLogEveryMs(value), 5_000);
+  const faults = new FaultLog(() => 0, 0);
+  const log = capture();
+  for (let i = 0; i < 3; i++) faults.log(log, unavailable(), refused);
+  assert.equal(log.lines.length, 3, 'no throttle at 0 ms');
 });

@@ -11,7 +11,8 @@ import { postgresBaseUrl } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
 import { FakeOllama } from '../support/fake-ollama.js';
 import { clusterSupport, createCluster, type PgCluster } from '../support/pg-cluster.js';
-import { connectMcp, MCP_HEADERS, rest } from './helpers/server.js';
+import { initializeBody, rawInitialize, rawMcp, sessionHeaders } from './helpers/mcp-raw.js';
+import { connectMcp, rest } from './helpers/server.js';
 import { runCli, serve, type ServedProcess } from './helpers/service.js';
 
 const TASK = { description: 'd', task_type: 'coding', priority: 5, phase_name: 'Faults', project: 'Faults' };
@@ -45,6 +46,8 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
       EMBEDDING_PROVIDER: 'ollama',
       OLLAMA_HOST: fake.url,
       OLLAMA_TIMEOUT_MS: '1000',
+      // Every 503 gets its warning (the 5 s throttle is test/fault-log.test.ts's): no waiting it out.
+      DEVSTREAM_TEST_UNAVAILABLE_LOG_EVERY_MS: '0',
     });
     const api = (method: string, path: string, body?: unknown) => rest(service!.url, method, path, body);
     const { client } = await connectMcp(service.url);
@@ -95,8 +98,6 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
     fake.failWith = null;
 
     const started = Date.now();
-    // The first 503 after the writers' ones were logged (one warning per 5 s): wait that out.
-    await sleep(5_100);
     const traceStart = service.output().length;
     const tracedCall = await traced.callTool({ name: 'devstream_list_tasks', arguments: { project: 'Faults' } });
     assert.match(textOf(tracedCall), /DATABASE_ERROR/);
@@ -130,18 +131,8 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
     assert.equal(ready.status, 503);
     assert.equal((await api('GET', '/healthz')).status, 200, 'the process is up');
     // Starting a session needs no database: clients can connect and get clear tool errors.
-    const raw = await fetch(`${service.url}/mcp`, {
-      method: 'POST',
-      headers: MCP_HEADERS,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }),
-    });
-    await raw.text();
-    assert.equal(raw.status, 200);
+    const raw = await rawMcp(service.url, initializeBody);
+    assert.equal(raw.status, 200, raw.text);
 
     await cluster.start();
     await eventually(
@@ -252,26 +243,28 @@ describe('graceful shutdown', () => {
     LOG_LEVEL: 'info',
     ...extra,
   });
+  /**
+   * SIGTERM to `service` once the fake Ollama has two embedding calls whose input includes `text` (both
+   * writes are in flight); when it was sent (Date.now()).
+   */
+  const terminateOnceEmbedding = async (service: ServedProcess, text: string) => {
+    await eventually(
+      async () => (fake.calls.filter((c) => c.input.some((t) => t.includes(text))).length === 2 ? true : undefined),
+      10_000,
+    );
+    const signalled = Date.now();
+    service.child.kill('SIGTERM');
+    return signalled;
+  };
 
   test('SIGTERM: requests in flight (REST and MCP) complete, SSE streams close, exit 0; the writes are durable', async () => {
     const dir = await dataDir();
     const service = await serve(env(dir));
     const { client } = await connectMcp(service.url);
     // A second session, by hand, whose SSE stream is watched to see it end.
-    const init = await fetch(`${service.url}/mcp`, {
-      method: 'POST',
-      headers: MCP_HEADERS,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }),
-    });
-    await init.text();
-    const sessionId = init.headers.get('mcp-session-id')!;
+    const sessionId = await rawInitialize(service.url);
     const stream = await fetch(`${service.url}/mcp`, {
-      headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+      headers: { accept: 'text/event-stream', ...sessionHeaders(sessionId) },
     });
     assert.equal(stream.status, 200);
     const streamEnded = (async () => {
@@ -290,13 +283,7 @@ describe('graceful shutdown', () => {
         name: 'devstream_store_memory',
         arguments: { content: 'Stored over MCP during shutdown.', content_type: 'context', project: 'Shutdown' },
       });
-      await eventually(
-        async () =>
-          fake.calls.filter((c) => c.input.some((t) => t.includes('during shutdown'))).length === 2 ? true : undefined,
-        10_000,
-      );
-      const signalled = Date.now();
-      service.child.kill('SIGTERM');
+      const signalled = await terminateOnceEmbedding(service, 'during shutdown');
 
       const [restAnswer, mcpAnswer] = await Promise.all([restStore, mcpStore]);
       assert.equal(restAnswer.status, 201);
@@ -349,13 +336,7 @@ describe('graceful shutdown', () => {
           (r) => (r.isError ? textOf(r) : 'answered'),
           () => 'cut' as const,
         );
-      await eventually(
-        async () =>
-          fake.calls.filter((c) => c.input.some((t) => t.includes('Too slow'))).length === 2 ? true : undefined,
-        10_000,
-      );
-      const signalled = Date.now();
-      service.child.kill('SIGTERM');
+      const signalled = await terminateOnceEmbedding(service, 'Too slow');
       const code = await service.exited;
       assert.ok(
         Date.now() - signalled < 8_000,

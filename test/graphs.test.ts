@@ -8,7 +8,7 @@ import { queryParts } from '../src/domain/graphs/find-symbols.js';
 import { identifierWords, nameDocument } from '../src/domain/graphs/search-document.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { WREN_COMMIT, wren, wrenNode, wrenText } from './helpers/graph-fixture.js';
-import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
+import { connectMcp, rest, startServer, withServer, type TestServer } from './helpers/server.js';
 
 /** A small commit file: `n` functions in one file, each calling the next, plus a GHOST call. */
 function synthetic(commitHash: string, n = 3, extra: Record<string, unknown> = {}) {
@@ -395,20 +395,10 @@ for (const backend of backends) {
 
 for (const backend of backends) {
   describe(`DevLens tools: find_symbols, get_node, repo (${backend.name})`, () => {
-    let database: TestDb;
     let server: TestServer;
     let client: Client;
 
-    before(async () => {
-      database = await backend.open();
-      server = await startServer(database);
-      client = (await connectMcp(server.url)).client;
-    });
-    after(async () => {
-      await client?.close();
-      await server?.close();
-      await database?.dispose();
-    });
+    withServer(backend, (s) => ({ server, client } = s));
 
     const upload = async (query: string, body: unknown) => {
       const r = await fetch(`${server.url}/api/v1/graphs?${query}`, {

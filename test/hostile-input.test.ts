@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import fc from 'fast-check';
 import { ERROR_CODES } from '../src/errors.js';
@@ -10,7 +10,7 @@ import { assertErrorBody, describeValue } from './helpers/assertions.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { initializeBody, rawInitialize, rawMcp } from './helpers/mcp-raw.js';
 import { rowCounts } from './helpers/rows.js';
-import { connectMcp, rest, startServer, type TestServer, MCP_HEADERS } from './helpers/server.js';
+import { rest, withServer, type TestServer, MCP_HEADERS } from './helpers/server.js';
 
 /**
  * Issue 6, "hostile input never hurts the service": property-based fuzzing of every operation in the
@@ -649,16 +649,10 @@ for (const backend of backends) {
     let server: TestServer;
     let client: Client;
 
+    withServer(backend, (s) => ({ server, client, database } = s));
     before(async () => {
-      database = await backend.open();
-      server = await startServer(database);
-      client = (await connectMcp(server.url)).client;
-      const upload = await fetch(`${server.url}/api/v1/graphs?repo=fuzz-repo`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(fixtureGraph),
-      });
-      assert.equal(upload.status, 201, await upload.text());
+      const upload = await rest(server.url, 'POST', '/api/v1/graphs?repo=fuzz-repo', fixtureGraph);
+      assert.equal(upload.status, 201, JSON.stringify(upload.body));
       const task = await rest(server.url, 'POST', '/api/v1/tasks', {
         title: 'Fuzz base',
         description: 'd',
@@ -692,11 +686,6 @@ for (const backend of backends) {
         description: 'made by the fuzzer',
         phase_name: 'Fuzz',
       };
-    });
-    after(async () => {
-      await client?.close();
-      await server?.close();
-      await database?.dispose();
     });
 
     for (const op of operations) {
@@ -1061,26 +1050,15 @@ for (const backend of backends) {
             edges: [{ from: 'src/z.ts::zeta', to: 'x', type: 'CALLS', metadata: { v: c.value } }],
           });
           const before = await rowCounts(database);
-          const response = await fetch(`${server.url}/api/v1/graphs?${qs}`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body,
-          });
-          const text = await response.text();
-          let parsed: any = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            /* keep the text */
-          }
+          const { status, body: parsed } = await rest(server.url, 'POST', `/api/v1/graphs?${qs}`, body);
           const where = `upload with ${c.where} ${c.field} = ${describeValue(c.value)}`;
-          assert.ok(response.status < 500, `${where}: HTTP ${response.status} ${describeValue(parsed)}`);
-          if (response.status >= 400) {
-            assertErrorBody(response.status, parsed, where);
+          assert.ok(status < 500, `${where}: HTTP ${status} ${describeValue(parsed)}`);
+          if (status >= 400) {
+            assertErrorBody(status, parsed, where);
             assert.deepEqual(await rowCounts(database), before, `${where}: a rejected upload wrote rows`);
           }
           if (mustRefuse) {
-            assert.equal(response.status, 400, `${where}: refused, got ${response.status} ${describeValue(parsed)}`);
+            assert.equal(status, 400, `${where}: refused, got ${status} ${describeValue(parsed)}`);
             const fields: string[] = parsed.error.details.issues.map((i: { field: string }) => i.field);
             const named = fields.some(
               (f) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`) || f.startsWith('edges[0]'),
@@ -1187,26 +1165,15 @@ for (const backend of backends) {
       ];
       for (const [label, body, field] of cases) {
         const before = await rowCounts(database);
-        const response = await fetch(`${server.url}/api/v1/graphs?repo=fuzz-raw`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body,
-        });
-        const text = await response.text();
-        let parsed: any = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          /* keep the text */
-        }
+        const { status, body: parsed } = await rest(server.url, 'POST', '/api/v1/graphs?repo=fuzz-raw', body);
         const where = `upload with ${label}`;
-        assert.ok(response.status < 500, `${where}: HTTP ${response.status} ${describeValue(parsed)}`);
+        assert.ok(status < 500, `${where}: HTTP ${status} ${describeValue(parsed)}`);
         if (field === null) {
-          if (response.status >= 400) assertErrorBody(response.status, parsed, where);
+          if (status >= 400) assertErrorBody(status, parsed, where);
           continue;
         }
-        assert.equal(response.status, 400, `${where}: refused, got ${response.status} ${describeValue(parsed)}`);
-        assertErrorBody(response.status, parsed, where);
+        assert.equal(status, 400, `${where}: refused, got ${status} ${describeValue(parsed)}`);
+        assertErrorBody(status, parsed, where);
         const fields: string[] = parsed.error.details.issues.map((i: { field: string }) => i.field);
         assert.ok(
           fields.some((f) => f === field || f.startsWith(`${field}.`) || f.startsWith(`${field}[`)),

@@ -7,6 +7,7 @@ import { hybridSearchSql } from '../src/db/queries/memories/hybrid-search.js';
 import type { SearchFilters } from '../src/db/queries/memories/search-filters.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
+import { taskInput } from './helpers/task-input.js';
 import { FakeOllama } from '../support/fake-ollama.js';
 import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
 
@@ -421,14 +422,11 @@ for (const backend of backends) {
     });
 
     test('task notes become a decision memory of the task, searchable and embedded', async () => {
-      const created = await api('POST', '/api/v1/tasks', {
-        title: 'Pick a queue',
-        description: 'd',
-        task_type: 'research',
-        priority: 5,
-        phase_name: 'Infra',
-        project: 'Notes Project',
-      });
+      const created = await api(
+        'POST',
+        '/api/v1/tasks',
+        taskInput({ title: 'Pick a queue', task_type: 'research', phase_name: 'Infra', project: 'Notes Project' }),
+      );
       const taskId = created.body.task.id;
       const updated = await callTool('devstream_update_task', {
         task_id: taskId,

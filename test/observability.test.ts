@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { backends, type TestDb } from './helpers/backends.js';
+import { initializeBody, rawMcp } from './helpers/mcp-raw.js';
 import { rawRequest } from './helpers/raw-http.js';
 import { FakeOllama } from '../support/fake-ollama.js';
-import { connectMcp, MCP_HEADERS, rest, startServer, type TestServer } from './helpers/server.js';
+import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
 
 /** One sample's value from Prometheus text: `name{a="x",b="y"} 3` → 3 (0 when absent). */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
@@ -69,17 +70,8 @@ for (const backend of backends) {
       const refused = await rest(server.url, 'GET', '/api/v1/no-such-route');
       assert.equal(refused.status, 404);
       assert.ok(refused.headers.get('x-request-id'));
-      const mcp = await fetch(`${server.url}/mcp`, {
-        method: 'POST',
-        headers: { ...MCP_HEADERS, 'x-request-id': 'mcp-call-1' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-        }),
-      });
-      await mcp.text();
+      const mcp = await rawMcp(server.url, initializeBody, { headers: { 'x-request-id': 'mcp-call-1' } });
+      assert.equal(mcp.status, 200, mcp.text);
       assert.equal(mcp.headers.get('x-request-id'), 'mcp-call-1');
     });
 

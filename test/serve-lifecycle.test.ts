@@ -14,6 +14,7 @@ import { eventually } from './helpers/eventually.js';
 import { clusterSupport, createCluster } from '../support/pg-cluster.js';
 import { createScratchDatabase } from '../support/postgres.js';
 import { childEnv, ROOT, runCli, serve } from './helpers/service.js';
+import { postTask } from './helpers/tasks.js';
 import { tempDirs } from './helpers/temp-dirs.js';
 
 // Issue 18 ("what a new user hits in the first hour"): one data folder per process, one Ctrl-C
@@ -100,19 +101,7 @@ describe('serve: start-up and shutdown (issue 18)', () => {
   test('the lock of a process that no longer runs is taken over', async () => {
     const dataDir = await tempDir();
     const first = await serve({ DATA_DIR: dataDir });
-    const created = await fetch(`${first.url}/api/v1/tasks`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        title: 'Before the crash',
-        description: 'd',
-        task_type: 'coding',
-        priority: 5,
-        phase_name: 'P',
-        project: 'Locks',
-      }),
-    });
-    assert.equal(created.status, 201);
+    await postTask(first.url, 'Before the crash', 'Locks');
     first.child.kill('SIGKILL');
     await first.exited;
     assert.equal(existsSync(join(dataDir, LOCK_FILE)), true, 'kill -9 leaves the lock behind');

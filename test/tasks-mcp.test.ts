@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { connectMcp, withServer, type TestServer } from './helpers/server.js';
+import { assertCountingPlan, countingTasks, filterTasks } from './helpers/plans.js';
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text: string }>; structuredContent?: any };
 
@@ -200,11 +201,7 @@ for (const backend of backends) {
     });
 
     test('list_tasks filters by status, project and minimum priority, together', async () => {
-      const mk = (title: string, priority: number, project: string) =>
-        create({ title, priority, project, phase_name: 'F' });
-      const a = await mk('f-a', 9, 'Filters One');
-      await mk('f-b', 3, 'Filters One');
-      await mk('f-c', 7, 'Filters Two');
+      const a = await filterTasks(create, 'Filters');
       await call('devstream_update_task', { task_id: a.structuredContent.task.id, status: 'active' });
 
       const byProject = await call('devstream_list_tasks', { project: 'Filters One' });
@@ -244,29 +241,13 @@ for (const backend of backends) {
 
     test('list_plans counts phases and tasks correctly', async () => {
       const mk = (title: string, phase: string) => create({ title, project: 'Counting', phase_name: phase });
-      const t1 = await mk('c1', 'One');
-      await mk('c2', 'One');
-      await mk('c3', 'One');
-      const t4 = await mk('c4', 'Two');
-      await mk('c5', 'Two');
+      const { t1, t4 } = await countingTasks(mk);
       await call('devstream_update_task', { task_id: t1.structuredContent.task.id, status: 'completed' });
       await call('devstream_update_task', { task_id: t4.structuredContent.task.id, status: 'completed' });
 
       const r = await call('devstream_list_plans', {});
       const plan = r.structuredContent.plans.find((p: any) => p.title === 'Counting');
-      assert.ok(plan);
-      assert.equal(plan.phases_total, 2, 'phases, not phase×task rows');
-      assert.equal(plan.tasks_total, 5);
-      assert.equal(plan.tasks_completed, 2);
-      assert.equal(plan.phases_completed, 0);
-      assert.deepEqual(
-        plan.phases.map((p: any) => [p.name, p.sequence_order, p.tasks_total, p.tasks_completed]),
-        [
-          ['One', 1, 3, 1],
-          ['Two', 2, 2, 1],
-        ],
-      );
-      assert.equal(plan.status, 'active');
+      assertCountingPlan(plan);
       assert.equal(plan.priority, 7);
       assert.equal(plan.estimated_hours, null, 'an auto-created project has no estimate');
       assert.match(text(r), /Progress: 0% phases \(0\/2\) • 40% tasks \(2\/5\)/);

@@ -6,6 +6,7 @@ import { assertError, assertNoInternals, assertValidation, type Answer } from '.
 import { backends, type TestDb } from './helpers/backends.js';
 import { wrenText } from './helpers/graph-fixture.js';
 import { rawRequest } from './helpers/raw-http.js';
+import { assertCountingPlan, countingTasks, filterTasks } from './helpers/plans.js';
 import { rest, startServer, withServer, type TestServer } from './helpers/server.js';
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text: string }>; structuredContent?: any };
@@ -140,12 +141,8 @@ for (const backend of backends) {
     });
 
     test('GET /api/v1/tasks filters by status, project and minimum priority from the query string; limit/offset page', async () => {
-      const mk = (title: string, priority: number, project: string) =>
-        create({ title, priority, project, phase_name: 'F' });
-      const a = await mk('f-a', 9, 'Rest Filters One');
-      await mk('f-b', 3, 'Rest Filters One');
-      await mk('f-c', 7, 'Rest Filters Two');
-      await mk('f-d', 6, 'Rest Filters Two');
+      const a = await filterTasks(create, 'Rest Filters');
+      await create({ title: 'f-d', priority: 6, project: 'Rest Filters Two', phase_name: 'F' });
       await setStatus(a.task.id, 'active');
 
       const titles = (r: Reply) => r.body.tasks.map((t: any) => t.title);
@@ -248,11 +245,7 @@ for (const backend of backends) {
 
     test('GET /api/v1/plans → {plans, total} with correct phase and task counts; ?status= filters', async () => {
       const mk = (title: string, phase: string) => create({ title, project: 'Rest Counting', phase_name: phase });
-      const t1 = await mk('c1', 'One');
-      await mk('c2', 'One');
-      await mk('c3', 'One');
-      const t4 = await mk('c4', 'Two');
-      const t5 = await mk('c5', 'Two');
+      const { t1, t4, t5 } = await countingTasks(mk);
       await setStatus(t1.task.id, 'completed');
       await setStatus(t4.task.id, 'completed');
       await setStatus(t5.task.id, 'failed');
@@ -262,19 +255,7 @@ for (const backend of backends) {
       assert.deepEqual(Object.keys(r.body).sort(), ['plans', 'total']);
       assert.equal(r.body.total, r.body.plans.length);
       const plan = r.body.plans.find((p: any) => p.title === 'Rest Counting');
-      assert.ok(plan);
-      assert.equal(plan.phases_total, 2, 'phases, not phase×task rows');
-      assert.equal(plan.tasks_total, 5);
-      assert.equal(plan.tasks_completed, 2, 'failed is not completed');
-      assert.equal(plan.phases_completed, 0);
-      assert.deepEqual(
-        plan.phases.map((p: any) => [p.name, p.sequence_order, p.tasks_total, p.tasks_completed]),
-        [
-          ['One', 1, 3, 1],
-          ['Two', 2, 2, 1],
-        ],
-      );
-      assert.equal(plan.status, 'active');
+      assertCountingPlan(plan); // c5 failed: failed is not completed
 
       const active = await api('GET', '/api/v1/plans?status=active');
       assert.equal(active.status, 200);

@@ -4,6 +4,15 @@ import type { AppError } from '../errors.js';
 /** While the database is unreachable, one warning per this long, not one per request. */
 const UNAVAILABLE_LOG_EVERY_MS = 5_000;
 
+/**
+ * The interval between two 503 warnings: `value` (DEVSTREAM_TEST_UNAVAILABLE_LOG_EVERY_MS, which only
+ * tests set, to see each 503's warning in a service run as a child process) when it is a whole number
+ * of milliseconds, else UNAVAILABLE_LOG_EVERY_MS. Not a setting: not in config.ts nor the README.
+ */
+export function unavailableLogEveryMs(value: string | undefined): number {
+  return value !== undefined && /^\d{1,7}$/.test(value) ? Number(value) : UNAVAILABLE_LOG_EVERY_MS;
+}
+
 /** Who to blame: 5xx errors are the service's and are logged with their cause; 4xx are the caller's. */
 function isServerFault(error: AppError): boolean {
   return error.status >= 500;
@@ -20,8 +29,14 @@ export class FaultLog {
   private unavailableLoggedAt = -Infinity;
   private unavailableSuppressed = 0;
 
-  /** `now`: a monotonic clock in milliseconds (tests pass their own). */
-  constructor(private readonly now: () => number = () => performance.now()) {}
+  /**
+   * `now`: a monotonic clock in milliseconds (tests pass their own); `everyMs`: the interval between two
+   * 503 warnings (tests that run the service as a child process shorten it, see buildApp).
+   */
+  constructor(
+    private readonly now: () => number = () => performance.now(),
+    private readonly everyMs: number = UNAVAILABLE_LOG_EVERY_MS,
+  ) {}
 
   /** Logs `error` (the catalogue error `thrown` became) on `log`, with `bindings` (e.g. the tool's name). */
   log(
@@ -36,7 +51,7 @@ export class FaultLog {
       return;
     }
     const now = this.now();
-    if (now - this.unavailableLoggedAt < UNAVAILABLE_LOG_EVERY_MS) {
+    if (now - this.unavailableLoggedAt < this.everyMs) {
       this.unavailableSuppressed += 1;
       return;
     }

@@ -65,3 +65,20 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
     (v) => `${v.id}: ${v.targets.slice(0, 5).join(', ')}${v.targets.length > 5 ? ` (+${v.targets.length - 5})` : ''}`,
   );
 }
+
+/** Signs in on the dashboard's sign-in form of `page` (already showing it) with the API key `key`. */
+export async function signIn(page: Page, key: string): Promise<void> {
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** The end of a dashboard suite: the browser, then the service, then its database, each if it was made. */
+export async function closeDashboard(
+  browser: { close(): Promise<unknown> } | undefined,
+  server: { close(): Promise<unknown> } | undefined,
+  database: { dispose(): Promise<unknown> } | undefined,
+): Promise<void> {
+  await browser?.close();
+  await server?.close();
+  await database?.dispose();
+}

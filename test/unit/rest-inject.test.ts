@@ -5,6 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../support/test-config.js';
 import { assertError, assertValidation } from '../helpers/assertions.js';
 import { pglite, type TestDb } from '../helpers/pglite.js';
+import { taskInput } from '../helpers/task-input.js';
 
 /**
  * The REST mirror through `app.inject()` on PGlite: routes, validation and the error body, without
@@ -31,14 +32,11 @@ describe('REST through app.inject() (pglite)', () => {
   };
 
   test('a task created by POST is listed by GET', async () => {
-    const created = await inject('POST', '/api/v1/tasks', {
-      title: 'Injected',
-      description: 'd',
-      task_type: 'coding',
-      priority: 4,
-      project: 'Inject',
-      phase_name: 'P',
-    });
+    const created = await inject(
+      'POST',
+      '/api/v1/tasks',
+      taskInput({ title: 'Injected', priority: 4, project: 'Inject' }),
+    );
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const listed = await inject('GET', '/api/v1/tasks?project=Inject');
     assert.equal(listed.status, 200);
