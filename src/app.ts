@@ -27,7 +27,7 @@ import { registerRequestId, requestId } from './http/request-id.js';
 import { registerDrain } from './http/drain.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerGauges } from './observability/gauges.js';
-import { FaultLog, unavailableLogEveryMs } from './operations/fault-log.js';
+import { FaultLog } from './operations/fault-log.js';
 
 export interface AppDeps {
   db: Db;
@@ -39,6 +39,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** How often open MCP sessions' keys are checked for revocation (default KEY_RECHECK_MS, 5 s); tests shorten it. */
   keyRecheckMs?: number;
+  /** Least time between two warnings for 503s (default UNAVAILABLE_LOG_EVERY_MS, 5 s); tests shorten it. */
+  unavailableLogEveryMs?: number;
 }
 
 type AppConfig = Pick<
@@ -87,7 +89,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   registerJsonBodyParser(app);
 
   // The 503 warnings' throttle is the app's own, shared by the REST error handler and the MCP tools.
-  const faults = new FaultLog(undefined, unavailableLogEveryMs(process.env.DEVSTREAM_TEST_UNAVAILABLE_LOG_EVERY_MS));
+  const faults = new FaultLog(undefined, deps.unavailableLogEveryMs);
   registerErrorHandling(app, faults);
   registerRequestId(app);
   const drain = registerDrain(app);

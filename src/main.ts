@@ -6,6 +6,7 @@ import { ConfigError, isLoopbackHost, loadConfig, type Config } from './config.j
 import { pino } from 'pino';
 import { loggerOptions } from './logger.js';
 import { openMigrated } from './commands/open-migrated.js';
+import { unavailableLogEveryMs } from './operations/fault-log.js';
 import { VERSION } from './version.js';
 
 const USAGE = `devstream-hub ${VERSION}
@@ -45,7 +46,12 @@ async function serve(config: Config): Promise<void> {
   // Before the database: a port in use is found at once, not after the migrations.
   await checkPortFree(config.host, config.port);
   const { db, version } = await openMigrated(config, { timeoutMs: config.dbConnectTimeoutMs, log });
-  const app = await buildApp(config, { db, schemaVersion: version });
+  const app = await buildApp(config, {
+    db,
+    schemaVersion: version,
+    // A test hook, not a setting (test/faults.test.ts sees each 503's warning of a child service).
+    unavailableLogEveryMs: unavailableLogEveryMs(process.env.DEVSTREAM_TEST_UNAVAILABLE_LOG_EVERY_MS),
+  });
   let closingAt: number | null = null;
   /**
    * SIGTERM/SIGINT: new requests get 503 (the listener stays open) while the requests in flight

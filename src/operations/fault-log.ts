@@ -31,7 +31,7 @@ export class FaultLog {
 
   /**
    * `now`: a monotonic clock in milliseconds (tests pass their own); `everyMs`: the interval between two
-   * 503 warnings (tests that run the service as a child process shorten it, see buildApp).
+   * 503 warnings (tests that run the service as a child process shorten it: see main.ts).
    */
   constructor(
     private readonly now: () => number = () => performance.now(),
