@@ -645,7 +645,9 @@ describe("analyzer: this project's own source", () => {
         'CALLS src/analyzer/analyze-repository.ts::analyzeRepository -> src/analyzer/source-files.ts::listSourceFiles',
       ),
     );
-    assert.ok(lines.has('CALLS src/commands/analyze.ts::analyzeCommand -> src/commands/upload.ts::postGraph'));
+    assert.ok(
+      lines.has('CALLS src/commands/analyze.ts::analyzeCommand -> src/commands/upload.ts::postGraphReportingFailure'),
+    );
     assert.ok(lines.has('IMPORTS file::src/main.ts -> file::src/commands/analyze.ts'));
     assert.ok(commit.stats.documentedNodes > commit.nodes.length / 4, 'this code base documents its exports');
   });
