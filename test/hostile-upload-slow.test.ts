@@ -537,5 +537,24 @@ for (const backend of backends) {
         c.destroy();
       }
     });
+
+    test('a client that hangs up at any moment of its upload, even before the body is staged, costs nothing: the service answers and stores nothing', async () => {
+      const server = await serve({ graphUploads: { ...testConfig().graphUploads, max: 200, perKey: 200 } });
+      const writer = tokens['writer-4']!;
+      // Hang-ups spread over the first milliseconds: before, while and after the staging file opens.
+      const uploads = Array.from({ length: 120 }, async (_, i) => {
+        const c = startUpload(server.url, { token: writer, repo: `gone-${i}`, length: 50_000, first: '{"nodes": [' });
+        await sleep(i % 12);
+        c.destroy();
+        await c.ended;
+      });
+      await Promise.all(uploads);
+      await prompt(server.url, '/healthz', {});
+      await eventually(async () => ((await receiving(server.url)) === 0 ? true : undefined));
+      assert.deepEqual(
+        (await storedRepos(server.url)).filter((r) => r.startsWith('gone-')),
+        [],
+      );
+    });
   });
 }

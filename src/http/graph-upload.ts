@@ -181,6 +181,10 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
     // deadline) while the connection stays up to carry the answer, and so that a client that
     // hangs up is told apart from a database failure.
     const body = new PassThrough();
+    // A hang-up can come before stageBody's pipeline listens on the body (while the staging file
+    // opens): the pipeline then finds the body destroyed with ClientAbort and fails with it. Until
+    // then the error must not be an unhandled 'error' event, which would end the process.
+    body.on('error', () => {});
     let clientGone = false;
     const hungUp = () => {
       if (raw.complete) return;
@@ -198,6 +202,9 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
       cancelled = error;
       raw.unpipe(body);
       raw.resume(); // read and drop the rest, so the answer is not lost to a reset connection
+      // The staged file's stream may not be in uploadGraph's pipeline yet (it looks the graph up
+      // first): as for the body above, the pipeline meets the error when it attaches.
+      reading.on('error', () => {});
       reading.destroy(error);
     });
     const checks: Duplex[] = [byteLimit(options.uploadLimit, 'as sent')];
