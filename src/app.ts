@@ -28,6 +28,7 @@ import { registerDrain } from './http/drain.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerGauges } from './observability/gauges.js';
 import { FaultLog } from './operations/fault-log.js';
+import { SearchIndexCache } from './domain/graphs/search-index.js';
 
 export interface AppDeps {
   db: Db;
@@ -145,6 +146,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
       queued: (kind) => (kind === 'vector' ? worker.vectorStaged() : worker.kick()),
       weights: config.searchWeights,
     },
+    graphs: { indexes: new SearchIndexCache() },
   };
 
   registerHealth(app, { db, schemaVersion: deps.schemaVersion, embedder });

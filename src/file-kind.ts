@@ -22,6 +22,12 @@ const TEST_FOLDER_OR_NAME = /(^|\/)(tests?|__tests__|specs?|e2e)(\/|$)|[._-](tes
 const GENERATED_CODE =
   /\.d\.[mc]?ts$|(^|\/)(vendor|third_party|node_modules|dist|build|generated|__generated__)(\/|$)|\.(generated|gen|min)\.[a-z]+$/;
 
+/**
+ * Code beside the library: documentation sites, examples, playgrounds, benchmarks and scripts
+ * (issue 21: a question on kysely answered a component of its documentation site).
+ */
+const AUXILIARY_CODE = /(^|\/)(docs?|site|website|examples?|playground|benchmarks?|bench|scripts|demos?)(\/|$)/;
+
 // Literals (so that test/hostile-text.test.ts checks them for linear time), all lower case: any
 // case is matched by testing the lower-cased path here and by `~*` in SQL, where `\/` is `/`.
 /** Test code by path, any case, for Postgres `~*`: every test file, test folders, test-like names. */
@@ -29,8 +35,8 @@ export const TEST_CODE_PATTERN = `${TEST_FOLDER_OR_NAME.source}|${TEST_FILE.sour
 /** Declaration, generated and vendored code by path, any case, for Postgres `~*`. */
 export const GENERATED_CODE_PATTERN = GENERATED_CODE.source;
 
-/** The rank factor of each kind (design.md §7). */
-export const PATH_PENALTY = { test: 0.3, generated: 0.7, source: 1 } as const;
+/** The rank factor of each kind (design.md §7; auxiliary code since issue 21). */
+export const PATH_PENALTY = { test: 0.3, generated: 0.7, auxiliary: 0.5, source: 1 } as const;
 export type FileKind = keyof typeof PATH_PENALTY;
 
 /** Whether the analyzer makes the file a TEST node: it holds tests, by its name (see above). */
@@ -40,7 +46,8 @@ export function isTestFile(path: string): boolean {
 
 /**
  * The kind of a node's file: `test` for a TEST node or test code, else `generated` for
- * declaration, generated or vendored code, else `source`.
+ * declaration, generated or vendored code, else `auxiliary` for documentation sites, examples,
+ * playgrounds, benchmarks and scripts, else `source`.
  *
  * @example fileKind('TEST', 'src/a.ts') === 'test'; fileKind('FUNCTION', 'types/x.d.ts') === 'generated'
  */
@@ -48,5 +55,6 @@ export function fileKind(type: string, path: string): FileKind {
   const lower = path.toLowerCase();
   if (type === 'TEST' || TEST_FOLDER_OR_NAME.test(lower) || TEST_FILE.test(lower)) return 'test';
   if (GENERATED_CODE.test(lower)) return 'generated';
+  if (AUXILIARY_CODE.test(lower)) return 'auxiliary';
   return 'source';
 }

@@ -16,6 +16,7 @@ import type { AnyOperation } from '../../src/operations/operation.js';
 import { createTaskOp, listPlansOp, listTasksOp, updateTaskOp } from '../../src/operations/tasks.js';
 import type { SeededData } from './seed.js';
 import { rounded, summarize, type Summary } from './stats.js';
+import { SearchIndexCache } from '../../src/domain/graphs/search-index.js';
 
 /**
  * Where a call's time goes, measured inside the bench process against the same database with the
@@ -66,6 +67,7 @@ export async function runBreakdown(
     caller: { name: null, scopes: new Set(['read', 'write', 'admin']) },
     log: silent,
     defaultProject: 'default',
+    graphs: { indexes: new SearchIndexCache() },
     jobs: { analyzeRoots: [], queued() {} },
     memory: {
       embedder: new Embedder(noEmbeddings, silent),

@@ -5,6 +5,7 @@ import type { Embedder } from '../embeddings/embedder.js';
 import type { VectorIndexes } from '../embeddings/vector-indexes.js';
 import type { Logger } from '../logger.js';
 import type { AccessTracker } from './memory/access-tracker.js';
+import type { SearchIndexCache } from './graphs/search-index.js';
 
 export type NoticeLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error';
 
@@ -28,6 +29,12 @@ export interface JobServices {
   queued(): void;
 }
 
+/** What code search keeps beside the database. */
+export interface GraphServices {
+  /** Each searched commit's index, built on first use (domain/graphs/search-index.ts). */
+  indexes: SearchIndexCache;
+}
+
 /** What else must happen when an API key changes (beyond its row). */
 export interface KeyServices {
   /** The key was revoked: end what it holds open (its MCP sessions and their streams) now. */
@@ -43,6 +50,7 @@ export interface Services {
   /** Project name used when a caller names none (DEFAULT_PROJECT). */
   defaultProject: string;
   memory: MemoryServices;
+  graphs: GraphServices;
 }
 
 /**

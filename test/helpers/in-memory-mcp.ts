@@ -13,6 +13,7 @@ import { tools } from '../../src/operations/index.js';
 import { VERSION } from '../../src/version.js';
 import type { TestDb } from './pglite.js';
 import { FaultLog } from '../../src/operations/fault-log.js';
+import { SearchIndexCache } from '../../src/domain/graphs/search-index.js';
 
 /**
  * The service's MCP server (every tool, as `tools/list` shows them) over the database, connected to
@@ -28,6 +29,7 @@ export async function connectInMemory(
   const services: Services = {
     db,
     defaultProject: 'default',
+    graphs: { indexes: new SearchIndexCache() },
     jobs: { analyzeRoots: [], queued() {} },
     memory: {
       embedder: new Embedder(noEmbeddings, log),

@@ -1,37 +1,88 @@
 import { fileNodes, nodesByIds } from '../../db/queries/graphs/node-reads.js';
-import { findSymbols } from '../../db/queries/graphs/find-symbols.js';
-import { nodesByName } from '../../db/queries/graphs/nodes-by-name.js';
+import { nodesNamed } from '../../db/queries/graphs/nodes-by-name.js';
 import type { Context } from '../context.js';
-import { symbolQuery } from './find-symbols.js';
+import { isContainer, lexicalSearch, type LexicalHit } from './lexical-search.js';
+import { searchTerms, type SearchTerms } from './search-terms.js';
 
-const LEXICAL_HITS = 15;
+/** Lexical hits ranked for a packet: the seeds, then the lexical channel of the rest. */
+const LEXICAL_HITS = 30;
 const LEXICAL_SEEDS = 3;
 /** Focus entries read at most. */
 export const MAX_FOCUS = 10;
+/** Nodes a symbol name in the focus stands for at most: the best scored first. */
+const PER_FOCUS_NAME = 3;
+/** How far down the hits a member of a container answer is looked for, and how close its rank must be. */
+const MEMBER_WINDOW = 10;
+const MEMBER_SHARE = 0.45;
+
+/** What the task and focus select: the focus's nodes, the ranked hits (the ANSWER first), the seeds. */
+export interface ContextSeeds {
+  focusIds: string[];
+  /** Focus entries that named nothing in the graph. */
+  unknownFocus: string[];
+  lexical: LexicalHit[];
+  seeds: string[];
+  terms: SearchTerms;
+}
+
+/** Whether `member` lies inside `container` (its file and lines, or its id under the container's). */
+function inside(member: LexicalHit, container: LexicalHit): boolean {
+  if (member.node_id.startsWith(`${container.node_id}.`)) return true;
+  if (container.type === 'FILE') return member.file_path === container.file_path && member.type !== 'FILE';
+  return (
+    member.file_path === container.file_path &&
+    member.start_line >= container.start_line &&
+    member.end_line <= container.end_line &&
+    member.node_id !== container.node_id
+  );
+}
 
 /**
- * resolve_context's seeds: the focus (node ids, symbol names, file paths — a name gives its first
- * 3 nodes, a file its file nodes), then the best lexical hits of the task, without repeats.
- * `lexical` is the whole lexical ranking (LEXICAL_HITS), `search` the query it ran.
+ * The hit that answers the question (issue 21, item 3): the best hit, unless it is a container — a
+ * file, a class, a type or a node over LONG_NODE_LINES — and the question is not about a container:
+ * then the best of its members among the next hits that ranks close to it (what does the thing,
+ * rather than what holds it). An exact name always answers.
+ */
+export function pickAnswer(hits: LexicalHit[], terms: SearchTerms): number {
+  const top = hits[0];
+  if (!top || top.exact || terms.asksContainer || !isContainer(top)) return 0;
+  for (let i = 1; i < Math.min(hits.length, MEMBER_WINDOW); i++) {
+    const h = hits[i]!;
+    if (h.rank < top.rank * MEMBER_SHARE) break;
+    if (!isContainer(h) && inside(h, top)) return i;
+  }
+  return 0;
+}
+
+/**
+ * resolve_context's seeds: the focus (node ids, file paths, symbol names — a name gives its best
+ * scored PER_FOCUS_NAME nodes; an entry that names nothing is reported, not dropped silently),
+ * then the answer and the next best hits of the task's lexical search, without repeats.
  */
 export async function contextSeeds(
-  ctx: Pick<Context, 'db'>,
-  g: { graphId: string; commitHash: string },
+  ctx: Pick<Context, 'db' | 'graphs'>,
+  g: { graphId: string; commitHash: string; uploadedAt: string },
   task: string,
   focus: string[],
-) {
+): Promise<ContextSeeds> {
   const focusIds: string[] = [];
+  const unknownFocus: string[] = [];
   for (const f of focus.slice(0, MAX_FOCUS)) {
     const direct = await nodesByIds(ctx.db, g, [f]);
-    if (direct.length) focusIds.push(f);
-    else {
-      const files = await fileNodes(ctx.db, g, [f.replace(/^\.?\//, '')]);
-      if (files.length) focusIds.push(...files);
-      else focusIds.push(...(await nodesByName(ctx.db, g, f)).slice(0, 3).map((r) => r.node_id));
+    if (direct.length) {
+      focusIds.push(f);
+      continue;
     }
+    const files = await fileNodes(ctx.db, g, [f.replace(/^\.?\//, '')]);
+    const found = files.length ? files : await nodesNamed(ctx.db, g, f, PER_FOCUS_NAME);
+    if (found.length) focusIds.push(...found);
+    else unknownFocus.push(f);
   }
-  const search = symbolQuery(task, LEXICAL_HITS);
-  const lexical = await findSymbols(ctx.db, g, search);
+  const terms = searchTerms(task);
+  const index = await ctx.graphs.indexes.get(ctx.db, g);
+  const hits = await lexicalSearch(ctx, index, terms, LEXICAL_HITS);
+  const answer = pickAnswer(hits, terms);
+  const lexical = answer === 0 ? hits : [hits[answer]!, ...hits.filter((_, i) => i !== answer)];
   const seeds = [...new Set([...focusIds, ...lexical.slice(0, LEXICAL_SEEDS).map((h) => h.node_id)])];
-  return { focusIds, lexical, seeds, search };
+  return { focusIds: [...new Set(focusIds)], unknownFocus, lexical, seeds, terms };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { findSymbols as findSymbolRows } from '../../db/queries/graphs/find-symbols.js';
 import type { Context } from '../context.js';
+import { lexicalSearch } from './lexical-search.js';
 import { ProvenanceSchema, SymbolHitSchema } from './model.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
 import { identifierWords } from './search-document.js';
@@ -51,11 +51,12 @@ export function symbolQuery(query: string, limit: number) {
 
 /** `find_symbols`: cheap symbol lookup by name, path fragment or concept words (spec: devlens-mcp-reference.md). */
 export async function findSymbols(
-  ctx: Pick<Context, 'db' | 'defaultRepo'>,
+  ctx: Pick<Context, 'db' | 'defaultRepo' | 'graphs'>,
   input: { query: string; limit: number; repo?: string },
 ): Promise<FindSymbolsResult> {
   const graph = await resolveGraph(ctx, input.repo);
-  const rows = await findSymbolRows(ctx.db, graph, symbolQuery(input.query, input.limit));
+  const index = await ctx.graphs.indexes.get(ctx.db, graph);
+  const rows = await lexicalSearch(ctx, index, input.query, input.limit);
   const best = Math.max(0, ...rows.filter((r) => !r.exact).map((r) => r.rank));
   const symbols = rows.map((r) => ({
     nodeId: r.node_id,

@@ -1,6 +1,14 @@
 import type { NodeRow } from '../../db/queries/graphs/ingest.js';
 import { NODE_COLUMNS } from '../../commit-file.js';
-import { identifierText, nameDocument, pathDocument, proseDocument, securityDocument } from './search-document.js';
+import {
+  identifierText,
+  identifierWords,
+  nameDocument,
+  pathDocument,
+  proseDocument,
+  securityDocument,
+  signatureLine,
+} from './search-document.js';
 import { bad, checkValue, isObject, keyText, MAX_TEXT } from './upload-checks.js';
 
 const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : null);
@@ -42,7 +50,6 @@ export function nodeRow(raw: unknown, seq: number, field: string): NodeRow {
   const code = typeof raw.rawCode === 'string' ? raw.rawCode : null;
   const technical = str(raw.technicalSummary);
   const business = str(raw.businessSummary);
-  const hasSummary = technical !== null || business !== null;
   return {
     seq,
     node_id: id,
@@ -60,13 +67,16 @@ export function nodeRow(raw: unknown, seq: number, field: string): NodeRow {
     metadata: isObject(metadata) ? metadata : null,
     extra: Object.keys(extra).length > 0 ? extra : null,
     name_doc: nameDocument(nodeName),
+    name_words: identifierWords(nodeName),
     path_doc: pathDocument(path),
-    // Without summaries, the code's own documentation and vocabulary stand in for them.
+    signature_doc: code ? identifierText(signatureLine(code)) : '',
+    // Summaries and the code's own documentation; its identifiers besides (issue 21: a summary
+    // no longer hides them).
     prose: proseDocument(
       [technical, business].filter((t): t is string => t !== null),
       code,
     ),
-    idents: !hasSummary && code ? identifierText(code) : '',
+    idents: code ? identifierText(code) : '',
     security_doc: securityDocument(security ? (str(security.summary) ?? null) : null),
   };
 }

@@ -1,7 +1,7 @@
 import { nodesByIds, type PacketNodeRow } from '../../db/queries/graphs/node-reads.js';
 import type { Context } from '../context.js';
 import { RRF_K } from '../../rank-fusion.js';
-import { MAX_FOCUS, type contextSeeds } from './context-seeds.js';
+import { MAX_FOCUS } from './context-seeds.js';
 import { fileKind, PATH_PENALTY } from '../../file-kind.js';
 import { walk } from './impact.js';
 import { EXPANSION, type Intent } from './intents.js';
@@ -42,6 +42,13 @@ export function heuristic(r: PacketNodeRow, intent: Intent): number {
   return h;
 }
 
+/** The seeds of a packet and the lexical ranking they came from (the ANSWER first). */
+export interface SeedSet {
+  focusIds: string[];
+  lexical: Array<{ node_id: string; exact: boolean }>;
+  seeds: string[];
+}
+
 /**
  * resolve_context's ranking: the seeds expanded over edges as the intent says (each node keeps its
  * nearest hop), then ranked by reciprocal rank fusion of three channels — lexical (rank among the
@@ -52,7 +59,7 @@ export async function rankCandidates(
   ctx: Pick<Context, 'db' | 'defaultRepo'>,
   g: { graphId: string; commitHash: string },
   intent: Intent,
-  { focusIds, lexical, seeds }: Awaited<ReturnType<typeof contextSeeds>>,
+  { focusIds, lexical, seeds }: SeedSet,
 ): Promise<Candidate[]> {
   const hops = new Map<string, number>(seeds.map((s) => [s, 0]));
   const plan = EXPANSION[intent];

@@ -35,33 +35,45 @@ export const approxTokens = (text: string) => Math.ceil(text.length / 4);
  * the lowest-ranked non-seed node is dropped until the packet fits, and NEXT says what was cut.
  */
 export async function resolveContext(
-  ctx: Pick<Context, 'db' | 'defaultRepo'>,
+  ctx: Pick<Context, 'db' | 'defaultRepo' | 'graphs'>,
   input: { task: string; intent: Intent; focus?: string[]; tokenBudget?: number; repo?: string; commitHash?: string },
 ): Promise<ResolveContextResult> {
   const graph = await resolveGraph(ctx, input.repo, input.commitHash);
   const g = { graphId: graph.graphId, commitHash: graph.commitHash };
   const intent = input.intent;
 
-  const seeded = await contextSeeds(ctx, g, input.task, input.focus ?? []);
-  const { focusIds, lexical, search } = seeded;
+  const seeded = await contextSeeds(ctx, graph, input.task, input.focus ?? []);
+  const { focusIds, lexical, terms, unknownFocus } = seeded;
   const candidates = await rankCandidates(ctx, g, intent, seeded);
 
   const nodeCount = await commitNodeCount(ctx.db, g);
   const budget = input.tokenBudget ?? defaultBudget(intent, nodeCount);
   const top = lexical[0];
-  const confidence = !top
+  const matched = !top
     ? focusIds.length
       ? `no node matches the words of "${input.task}"; showing the focus and its neighbours`
       : `no node matches the words of "${input.task}" — try other words or find_symbols`
     : top.exact
       ? `exact match for "${top.name}"`
       : `closest match for "${input.task.slice(0, 80)}" is "${top.name}" — verify intent`;
+  const confidence = unknownFocus.length
+    ? `${matched}; focus not in the graph: ${unknownFocus
+        .slice(0, 3)
+        .map((f) => `"${f.slice(0, 80)}"`)
+        .join(', ')}${unknownFocus.length > 3 ? ', …' : ''}`
+    : matched;
   const edges = await edgesAmong(
     ctx.db,
     g,
     candidates.map((c) => c.row.node_id),
   );
-  const snippetWords = [...new Set(search.words.split(' ').filter((w) => w.length >= 3 && !STOP_WORDS.has(w)))];
+  const snippetWords = [
+    ...new Set(
+      [...terms.identifiers.map((i) => i.toLowerCase()), ...terms.words].filter(
+        (w) => w.length >= 3 && !STOP_WORDS.has(w),
+      ),
+    ),
+  ];
   const texts = nodeTexts(snippetWords, SNIPPETS_PER_FILE);
 
   let included = candidates;

@@ -170,9 +170,39 @@ export function docText(code: string): string {
  */
 export const MAX_SUMMARY_DOC = 100_000;
 
-/** The prose of a node's search document: its summaries, or without them its code's documentation. */
+/** The prose of a node's search document: its summaries and its code's documentation. */
 export function proseDocument(summaries: string[], code: string | null): string {
-  return summaries.length > 0 ? cutText(summaries.join(' '), MAX_SUMMARY_DOC) : code ? docText(code) : '';
+  const doc = code ? docText(code) : '';
+  if (summaries.length === 0) return doc;
+  return cutText(`${summaries.join(' ')} ${doc}`, MAX_SUMMARY_DOC);
+}
+
+/** Most characters of a node's first code line read as its signature. */
+const MAX_SIGNATURE = 400;
+
+/**
+ * A node's signature as its search document reads it: the first line of its code that is not blank,
+ * a comment or a decorator (TypeScript `rawCode` starts at the declaration; Python's may start with
+ * `@decorator` lines), at most MAX_SIGNATURE characters.
+ */
+export function signatureLine(code: string): string {
+  let at = 0;
+  for (let lines = 0; at < code.length && lines < 20; lines++) {
+    let end = code.indexOf('\n', at);
+    if (end === -1) end = code.length;
+    const line = code.slice(at, Math.min(end, at + MAX_SIGNATURE)).trim();
+    if (
+      line !== '' &&
+      !line.startsWith('@') &&
+      !line.startsWith('//') &&
+      !line.startsWith('#') &&
+      !line.startsWith('/*') &&
+      !line.startsWith('*')
+    )
+      return line;
+    at = end + 1;
+  }
+  return '';
 }
 
 /** The security note's part of the search document. */

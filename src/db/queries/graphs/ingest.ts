@@ -6,9 +6,15 @@ type Db = Kysely<Database>;
 
 /** A node as stored, plus the text its search document is built from (the search column itself is computed in SQL). */
 export type NodeRow = Omit<Selectable<GraphNodesTable>, 'graph_id' | 'commit_hash' | 'search'> & {
-  /** Search document parts: name (A), path (B), prose and identifiers (C), security (D). */
+  /**
+   * Search document parts (issue 21): name with its parts (A, and the parts' english stems from
+   * `name_words`), path and signature (B), prose — summaries, doc comments, security note — (C),
+   * identifiers of the code (D).
+   */
   name_doc: string;
+  name_words: string;
   path_doc: string;
+  signature_doc: string;
   prose: string;
   idents: string;
   /** The security note as its search document reads it (cut to MAX_SUMMARY_DOC). */
@@ -76,15 +82,17 @@ export async function insertNodes(trx: Db, graphId: string, commitHash: string, 
            r.technical_summary, r.business_summary, r.security_severity, r.security_summary, r.code, r.score,
            r.metadata, r.extra,
            setweight(to_tsvector('simple', r.name_doc), 'A')
+             || setweight(to_tsvector('english', r.name_words), 'A')
              || setweight(to_tsvector('simple', r.path_doc), 'B')
+             || setweight(to_tsvector('simple', r.signature_doc), 'B')
              || setweight(to_tsvector('english', r.prose), 'C')
-             || setweight(to_tsvector('simple', r.idents), 'C')
-             || setweight(to_tsvector('english', r.security_doc), 'D')
+             || setweight(to_tsvector('english', r.security_doc), 'C')
+             || setweight(to_tsvector('simple', r.idents), 'D')
       from jsonb_to_recordset(${jsonParam(rows)}::jsonb) as r(
              seq integer, node_id text, name text, type text, file_path text, start_line integer, end_line integer,
              technical_summary text, business_summary text, security_severity text, security_summary text, code text,
-             score double precision, metadata jsonb, extra jsonb, name_doc text, path_doc text, prose text, idents text,
-             security_doc text)`.execute(trx);
+             score double precision, metadata jsonb, extra jsonb, name_doc text, name_words text, path_doc text,
+             signature_doc text, prose text, idents text, security_doc text)`.execute(trx);
 }
 
 export async function insertEdges(trx: Db, graphId: string, commitHash: string, rows: EdgeRow[]): Promise<void> {

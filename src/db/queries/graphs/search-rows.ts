@@ -1,0 +1,50 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../schema.js';
+
+type Db = Kysely<Database>;
+
+/** A node as code search indexes it: what a hit shows, and its search document as text. */
+export interface SearchRow {
+  seq: number;
+  node_id: string;
+  name: string;
+  type: string;
+  file_path: string;
+  start_line: number;
+  end_line: number;
+  score: number | null;
+  /** The tsvector's text form: `'lexeme':1A,4B 'other':2` (no letter: weight D). */
+  search: string;
+}
+
+/** Rows read per round trip while an index is built (bounds the memory of one page). */
+const PAGE = 2000;
+
+/**
+ * The nodes of one commit (GHOSTs left out) with their search documents, page by page in upload
+ * order: code search builds its in-process index from them (domain/graphs/search-index.ts).
+ */
+export async function* searchRows(db: Db, g: { graphId: string; commitHash: string }): AsyncGenerator<SearchRow[]> {
+  let after = -1;
+  for (;;) {
+    const page = await sql<SearchRow>`
+      select n.seq, n.node_id, n.name, n.type, n.file_path, n.start_line, n.end_line, n.score, n.search::text as search
+        from graph_nodes n
+       where n.graph_id = ${g.graphId} and n.commit_hash = ${g.commitHash} and n.seq > ${after} and n.type <> 'GHOST'
+       order by n.seq
+       limit ${PAGE}`.execute(db);
+    if (page.rows.length === 0) return;
+    yield page.rows.map((r) => ({ ...r, score: r.score === null ? null : Number(r.score) }));
+    after = page.rows[page.rows.length - 1]!.seq;
+    if (page.rows.length < PAGE) return;
+  }
+}
+
+/** The english stems of words, as the search documents' prose and name parts hold them (null: english drops the word). */
+export async function englishStems(db: Db, words: string[]): Promise<Map<string, string | null>> {
+  if (words.length === 0) return new Map();
+  const rows = await sql<{ word: string; stem: string | null }>`
+    select w.word, (select lexeme from unnest(to_tsvector('english', w.word)) limit 1) as stem
+      from unnest(${words}::text[]) as w(word)`.execute(db);
+  return new Map(rows.rows.map((r) => [r.word, r.stem]));
+}

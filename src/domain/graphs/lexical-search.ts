@@ -1,0 +1,163 @@
+import { englishStems } from '../../db/queries/graphs/search-rows.js';
+import type { Context } from '../context.js';
+import { fileKind, PATH_PENALTY, type FileKind } from '../../file-kind.js';
+import { identifierWords } from './search-document.js';
+import { lastSegment, type IndexedNode, type SearchIndex } from './search-index.js';
+import { searchTerms, type SearchTerms } from './search-terms.js';
+
+/** A node found by words, with its rank. */
+export interface LexicalHit {
+  seq: number;
+  node_id: string;
+  name: string;
+  type: string;
+  file_path: string;
+  start_line: number;
+  end_line: number;
+  score: number | null;
+  /** Names one of the query's identifiers exactly (the name, the name after its class, or the id). */
+  exact: boolean;
+  /** BM25F times the priors (0 for a node found by its name alone). */
+  rank: number;
+}
+
+/** BM25F per field — name (with its parts), path and signature, prose, identifiers of the code. */
+const FIELD_WEIGHT = [3, 1.2, 1, 0.5] as const;
+/** Length normalisation per field: a long identifier list or comment says less per word. */
+const FIELD_B = [0.3, 0.5, 0.6, 0.9] as const;
+const K1 = 1.2;
+
+/** Node types that are a thing an agent looks for; the rest (FILE, ROUTE…) is where they live. */
+const CONTAINERS = new Set(['FILE', 'MODULE', 'PACKAGE', 'CLASS', 'INTERFACE', 'STRUCT', 'TRAIT', 'ENUM']);
+/** A node over this many lines is a container too, whatever its type. */
+export const LONG_NODE_LINES = 150;
+
+/** Words that ask for code beside the library: then it is not ranked down. */
+const ASKS_KIND: Record<Exclude<FileKind, 'source'>, RegExp> = {
+  test: /^(tests?|testing|spec|specs|fixtures?|mocks?)$/,
+  generated: /^(generated|declarations?|vendor|vendored|dist|build)$/,
+  auxiliary: /^(docs?|documentation|site|website|examples?|playground|bench|benchmarks?|scripts?|demos?)$/,
+};
+
+/** Whether a node is a container: a file, class, interface, type, or anything over LONG_NODE_LINES. */
+export function isContainer(node: { type: string; start_line: number; end_line: number }): boolean {
+  return CONTAINERS.has(node.type) || node.end_line - node.start_line + 1 > LONG_NODE_LINES;
+}
+
+/** The rank factor of where a node lives and what it is, for this query. */
+function prior(c: IndexedNode, terms: SearchTerms): number {
+  const kind = fileKind(c.type, c.file_path);
+  let p = 1;
+  if (kind !== 'source' && !terms.words.some((w) => ASKS_KIND[kind].test(w))) p *= PATH_PENALTY[kind];
+  if (!terms.asksContainer) {
+    if (c.type === 'FILE' || c.type === 'MODULE' || c.type === 'PACKAGE') p *= 0.6;
+    else if (CONTAINERS.has(c.type)) p *= 0.85;
+    const lines = c.end_line - c.start_line + 1;
+    if (lines > 60) p *= (60 / lines) ** 0.25;
+  }
+  if (c.type === 'ROUTE') p *= 0.8;
+  return p;
+}
+
+/** A word of the query as the index holds it: the word itself and its english stem. */
+interface QueryTerm {
+  variants: string[];
+  /** Nodes holding any variant (at most the sum of the variants' counts). */
+  df: number;
+}
+
+/** Stems are asked of Postgres (the index holds its stems); words repeat, so they are kept. */
+const STEMS = new Map<string, string | null>();
+const MAX_STEMS = 20_000;
+
+async function stemsOf(ctx: Pick<Context, 'db'>, words: string[]): Promise<Map<string, string | null>> {
+  const missing = words.filter((w) => !STEMS.has(w));
+  if (missing.length > 0) {
+    const found = await englishStems(ctx.db, missing);
+    if (STEMS.size + found.size > MAX_STEMS) STEMS.clear();
+    for (const [w, s] of found) STEMS.set(w, s);
+  }
+  return new Map(words.map((w) => [w, STEMS.get(w) ?? null]));
+}
+
+/**
+ * Code search by words (issue 21), for find_symbols and resolve_context: the query's identifiers
+ * are an exact-name channel; its other words (question words left out) rank every node holding
+ * any of them by BM25F over the fields of its search document (name 3, path and signature 1.2,
+ * prose 1, identifiers 0.5), each field's length normalised, times the share of the query's idf
+ * the node covers, times where the node lives (tests, generated code, documentation sites and
+ * examples below the library unless asked for) and what it is (a file, a class or a long node
+ * below the functions in it unless the query asks for a container). Exact names come first. The
+ * ranking reads nothing of storage order: ties go by node id.
+ */
+export async function lexicalSearch(
+  ctx: Pick<Context, 'db'>,
+  index: SearchIndex,
+  query: string | SearchTerms,
+  limit: number,
+): Promise<LexicalHit[]> {
+  const terms = typeof query === 'string' ? searchTerms(query) : query;
+  const stems = await stemsOf(ctx, terms.words);
+  const queryTerms: QueryTerm[] = [];
+  for (const word of terms.words) {
+    const stem = stems.get(word) ?? null;
+    const variants = [...new Set([word, ...(stem ? [stem] : [])])];
+    const df = Math.max(...variants.map((v) => index.df(v)));
+    if (df > 0) queryTerms.push({ variants, df });
+  }
+  const n = Math.max(index.nodes.length, 1);
+  const idf = queryTerms.map((t) => Math.log(1 + (n - t.df + 0.5) / (t.df + 0.5)));
+  const totalIdf = idf.reduce((a, b) => a + b, 0) || 1;
+
+  // Every node holding a word: its fields per word (variants together).
+  const masks = new Map<number, Uint8Array>();
+  queryTerms.forEach((t, i) => {
+    for (const v of t.variants) {
+      index.forEachPosting(v, (node, mask) => {
+        let m = masks.get(node);
+        if (!m) masks.set(node, (m = new Uint8Array(queryTerms.length)));
+        m[i]! |= mask;
+      });
+    }
+  });
+  const exact = new Set(terms.identifiers.flatMap((id) => index.named(id)));
+  for (const node of exact) if (!masks.has(node)) masks.set(node, new Uint8Array(queryTerms.length));
+
+  const hits = new Map<string, LexicalHit>();
+  for (const [at, m] of masks) {
+    const c = index.nodes[at]!;
+    let bm25 = 0;
+    let covered = 0;
+    let nameHits = 0;
+    for (let i = 0; i < m.length; i++) {
+      const mask = m[i]!;
+      if (mask === 0) continue;
+      let tf = 0;
+      for (let f = 0; f < 4; f++) {
+        if (!(mask & (1 << f))) continue;
+        tf += FIELD_WEIGHT[f]! / (1 - FIELD_B[f]! + (FIELD_B[f]! * c.lengths[f]!) / index.avg[f]!);
+      }
+      bm25 += (idf[i]! * (tf * (K1 + 1))) / (tf + K1);
+      covered += idf[i]!;
+      if (mask & 1) nameHits++;
+    }
+    // The share of the name the query covers: `merge headers` prefers mergeHeaders to mergeHeaderContainers.
+    const nameParts = Math.max(identifierWords(lastSegment(c.name)).split(' ').filter(Boolean).length, 1);
+    const nameShare = Math.min(nameHits / nameParts, 1);
+    const rank = bm25 * (0.4 + 0.6 * (covered / totalIdf)) * (1 + 0.3 * nameShare) * prior(c, terms);
+    const hit: LexicalHit = { ...c, exact: exact.has(at), rank };
+    const before = hits.get(c.node_id);
+    if (!before || before.seq > hit.seq) hits.set(c.node_id, hit); // overloads: the first copy
+  }
+  return [...hits.values()]
+    .filter((h) => h.exact || h.rank > 0)
+    .sort(
+      (a, b) =>
+        Number(b.exact) - Number(a.exact) ||
+        (a.exact && b.exact ? (b.score ?? 0) - (a.score ?? 0) : 0) ||
+        b.rank - a.rank ||
+        (b.score ?? 0) - (a.score ?? 0) ||
+        a.node_id.localeCompare(b.node_id),
+    )
+    .slice(0, limit);
+}

@@ -1,0 +1,218 @@
+import type { Kysely } from 'kysely';
+import { searchRows, type SearchRow } from '../../db/queries/graphs/search-rows.js';
+import type { Database } from '../../db/schema.js';
+
+/**
+ * Code search's index of one commit, in process (issue 21): each node's search document (the
+ * tsvector the upload stored: name A, path and signature B, prose C, identifiers D) as fields,
+ * an inverted list per term, the document frequencies and mean field lengths BM25F needs, and the
+ * names an exact-name lookup reads. Built once per commit upload from the database, then every
+ * search scores every node that holds a word of the query — nothing is cut before it is ranked,
+ * and nothing depends on the order the rows were stored in.
+ */
+
+/** Field bits of a term in a node: name, path/signature, prose, identifiers (weights A–D). */
+export const FIELD_BITS = { A: 1, B: 2, C: 4, D: 8 } as const;
+
+/** A node as code search ranks it. */
+export type IndexedNode = Omit<SearchRow, 'search'> & {
+  /** Distinct terms per field (A–D). */
+  lengths: [number, number, number, number];
+};
+
+/** One term's postings: node positions in `nodes`, and the fields it fills in each. */
+interface Postings {
+  nodes: Int32Array;
+  masks: Uint8Array;
+}
+
+/**
+ * Calls `visit` with each lexeme of a tsvector's text form and the fields (FIELD_BITS) its
+ * positions carry (a position without a letter is weight D). Linear in the text.
+ */
+export function readTsvector(text: string, visit: (lexeme: string, mask: number) => void): void {
+  const length = text.length;
+  let at = 0;
+  while (at < length) {
+    while (at < length && text.charCodeAt(at) === 0x20) at++;
+    if (at >= length || text[at] !== "'") return;
+    at++;
+    let lexeme = '';
+    let from = at;
+    for (;;) {
+      if (at >= length) return;
+      const c = text[at];
+      if (c === "'") {
+        if (text[at + 1] === "'") {
+          lexeme += `${text.slice(from, at)}'`;
+          at += 2;
+          from = at;
+          continue;
+        }
+        lexeme += text.slice(from, at);
+        at++;
+        break;
+      }
+      if (c === '\\') {
+        lexeme += text.slice(from, at) + (text[at + 1] ?? '');
+        at += 2;
+        from = at;
+        continue;
+      }
+      at++;
+    }
+    let mask = 0;
+    if (text[at] === ':') {
+      // Positions: `1A,5B,7` — a letter after each number, none meaning weight D.
+      at++;
+      while (at < length && text.charCodeAt(at) !== 0x20) {
+        while (at < length && text.charCodeAt(at) >= 0x30 && text.charCodeAt(at) <= 0x39) at++;
+        const c = text.charCodeAt(at);
+        if (c >= 0x41 && c <= 0x44) {
+          mask |= 1 << (c - 0x41);
+          at++;
+        } else {
+          mask |= FIELD_BITS.D;
+        }
+        if (at < length && text.charCodeAt(at) !== 0x20) at++; // the comma (or anything else: skipped)
+      }
+    } else {
+      mask = FIELD_BITS.D;
+    }
+    visit(lexeme, mask);
+  }
+}
+
+export class SearchIndex {
+  readonly nodes: IndexedNode[] = [];
+  /** Mean distinct terms per field over the commit's nodes. */
+  readonly avg: [number, number, number, number] = [1, 1, 1, 1];
+  private readonly postings = new Map<string, Postings>();
+  private readonly byName = new Map<string, number[]>();
+  private readonly bySegment = new Map<string, number[]>();
+  private readonly byId = new Map<string, number[]>();
+
+  /** Builds the index from the commit's rows (page by page, so a page's text is the most held at once). */
+  static async build(db: Kysely<Database>, g: { graphId: string; commitHash: string }): Promise<SearchIndex> {
+    const index = new SearchIndex();
+    const lists = new Map<string, number[]>();
+    const sums = [0, 0, 0, 0];
+    for await (const page of searchRows(db, g)) {
+      for (const row of page) {
+        const at = index.nodes.length;
+        const lengths: [number, number, number, number] = [0, 0, 0, 0];
+        readTsvector(row.search, (lexeme, mask) => {
+          for (let f = 0; f < 4; f++) if (mask & (1 << f)) lengths[f] = lengths[f]! + 1;
+          let list = lists.get(lexeme);
+          if (!list) lists.set(lexeme, (list = []));
+          list.push(at * 16 + mask);
+        });
+        const { search: _search, ...node } = row;
+        index.nodes.push({ ...node, lengths });
+        for (let f = 0; f < 4; f++) sums[f]! += lengths[f]!;
+        index.add(index.byName, row.name.toLowerCase(), at);
+        index.add(index.bySegment, lastSegment(row.name).toLowerCase(), at);
+        index.add(index.byId, row.node_id, at);
+      }
+      // Let other requests run between pages of a large commit.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    for (const [lexeme, list] of lists) {
+      const nodes = new Int32Array(list.length);
+      const masks = new Uint8Array(list.length);
+      list.forEach((v, i) => {
+        nodes[i] = Math.floor(v / 16);
+        masks[i] = v % 16;
+      });
+      index.postings.set(lexeme, { nodes, masks });
+    }
+    const n = Math.max(index.nodes.length, 1);
+    for (let f = 0; f < 4; f++) index.avg[f] = Math.max(sums[f]! / n, 1);
+    return index;
+  }
+
+  private add(map: Map<string, number[]>, key: string, at: number) {
+    const list = map.get(key);
+    if (list) list.push(at);
+    else map.set(key, [at]);
+  }
+
+  /** How many nodes hold the term. */
+  df(term: string): number {
+    return this.postings.get(term)?.nodes.length ?? 0;
+  }
+
+  /** Calls `visit` with each node holding the term and the fields it fills there. */
+  forEachPosting(term: string, visit: (node: number, mask: number) => void): void {
+    const p = this.postings.get(term);
+    if (!p) return;
+    for (let i = 0; i < p.nodes.length; i++) visit(p.nodes[i]!, p.masks[i]!);
+  }
+
+  /** Nodes named `name` (any case), or `name` after their container (`retry` → `Ky.retry`), or with id `name`. */
+  named(name: string): number[] {
+    const lower = name.toLowerCase();
+    return [
+      ...new Set([
+        ...(this.byName.get(lower) ?? []),
+        ...(this.bySegment.get(lastSegment(lower)) ?? []).filter((i) =>
+          this.nodes[i]!.name.toLowerCase().endsWith(`.${lower}`),
+        ),
+        ...(this.byId.get(name) ?? []),
+      ]),
+    ];
+  }
+
+  /** A rough count of the memory the index holds, in bytes (for the cache's bound). */
+  get size(): number {
+    let bytes = this.nodes.length * 400;
+    for (const [lexeme, p] of this.postings) bytes += lexeme.length * 2 + 64 + p.nodes.length * 5;
+    return bytes;
+  }
+}
+
+/** `Ky.retry` and `src/a.ts::f` name `retry` and `f` after their container. */
+export const lastSegment = (name: string) => name.split(/::|\./).pop() ?? name;
+
+/** Most memory the indexes of one service hold together (least recently used ones go first). */
+export const SEARCH_INDEX_BUDGET = 512 * 1024 * 1024;
+
+/**
+ * The search indexes of a service's commits, least recently used dropped past a memory budget.
+ * Keyed by commit and upload time: a commit uploaded again is indexed again.
+ */
+export class SearchIndexCache {
+  private readonly entries = new Map<string, { index: Promise<SearchIndex>; size: number }>();
+
+  constructor(private readonly budget = SEARCH_INDEX_BUDGET) {}
+
+  get(db: Kysely<Database>, g: { graphId: string; commitHash: string; uploadedAt: string }): Promise<SearchIndex> {
+    const key = `${g.graphId}\u0000${g.commitHash}\u0000${g.uploadedAt}`;
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit.index;
+    }
+    const entry = { index: SearchIndex.build(db, g), size: 0 };
+    this.entries.set(key, entry);
+    entry.index.then(
+      (index) => {
+        entry.size = index.size;
+        this.trim();
+      },
+      () => this.entries.delete(key),
+    );
+    return entry.index;
+  }
+
+  private trim() {
+    let total = 0;
+    for (const e of this.entries.values()) total += e.size;
+    for (const [key, e] of this.entries) {
+      if (total <= this.budget || this.entries.size <= 1) break;
+      this.entries.delete(key);
+      total -= e.size;
+    }
+  }
+}

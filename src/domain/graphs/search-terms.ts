@@ -1,0 +1,81 @@
+import { identifierWords } from './search-document.js';
+import { QUESTION_WORDS, STOP_WORDS } from './stop-words.js';
+
+/** Most words of a query that are searched: the rest of a long paste adds cost, not precision. */
+export const MAX_SEARCH_WORDS = 16;
+
+/** What a code search looks for in a query (issue 21). */
+export interface SearchTerms {
+  /** The query as given, trimmed. */
+  text: string;
+  /**
+   * The exact-name channel: tokens written as identifiers (`parseValueBinaryOperation`,
+   * `Ky.retry`, `get_user`, `src/a.ts::f`), or the whole query when it is one token.
+   */
+  identifiers: string[];
+  /** Search words: lower case, identifiers split into their parts, question words left out. */
+  words: string[];
+  /** The query asks about a container itself ("which class…", "the file that…"). */
+  asksContainer: boolean;
+}
+
+const CONTAINER_WORDS = new Set(['class', 'classes', 'file', 'files', 'module', 'modules', 'interface', 'interfaces']);
+
+/** Whether a token is written as an identifier rather than as a word of prose. */
+function looksLikeIdentifier(token: string): boolean {
+  return (
+    /[a-z0-9][A-Z]/.test(token) || // camelCase, fooBar, parseHTTP
+    /[A-Za-z0-9]_[A-Za-z0-9]/.test(token) || // snake_case
+    /[A-Za-z0-9_$]\.[A-Za-z_$]/.test(token) || // Ky.retry, module.fn
+    token.includes('::') ||
+    token.endsWith('()')
+  );
+}
+
+/** A token without the punctuation prose puts around it: quotes, backticks, brackets, a full stop. */
+function bare(token: string): string {
+  let start = 0;
+  let end = token.length;
+  const edge = (c: string) => '"\'`«»“”‘’([{<,;:!?'.includes(c);
+  while (start < end && edge(token[start]!)) start++;
+  while (
+    end > start &&
+    (edge(token[end - 1]!) ||
+      token[end - 1] === '.' ||
+      token[end - 1] === ')' ||
+      token[end - 1] === ']' ||
+      token[end - 1] === '}' ||
+      token[end - 1] === '>')
+  )
+    end--;
+  let out = token.slice(start, end);
+  if (token.slice(start).startsWith(`${out}()`)) out = `${out}()`;
+  return out;
+}
+
+/**
+ * The terms of a search query or question: its identifiers (the exact-name channel) and its search
+ * words. Question words ("where", "does", "calls", "function") are never search terms; when a
+ * query is nothing but such words, the words that are not plain stop words are searched instead,
+ * so `find_symbols("handle")` still finds `handle`.
+ */
+export function searchTerms(query: string): SearchTerms {
+  const text = query.trim();
+  const tokens = text.split(/\s+/).filter(Boolean).map(bare).filter(Boolean);
+  const identifiers: string[] = [];
+  for (const token of tokens) {
+    const name = token.endsWith('()') ? token.slice(0, -2) : token;
+    if (name && (tokens.length === 1 || looksLikeIdentifier(token))) identifiers.push(name);
+  }
+  const all: string[] = [];
+  let asksContainer = false;
+  for (const token of tokens) {
+    const lower = token.toLowerCase();
+    if (CONTAINER_WORDS.has(lower)) asksContainer = true;
+    for (const part of identifierWords(token).split(' ')) if (part.length > 1 || /\d/.test(part)) all.push(part);
+  }
+  const distinct = [...new Set(all)];
+  let words = distinct.filter((w) => !QUESTION_WORDS.has(w));
+  if (words.length === 0) words = distinct.filter((w) => !STOP_WORDS.has(w));
+  return { text, identifiers: [...new Set(identifiers)], words: words.slice(0, MAX_SEARCH_WORDS), asksContainer };
+}
