@@ -1,7 +1,10 @@
 import { fileNodes, nodesByIds } from '../../db/queries/graphs/node-reads.js';
 import { nodesNamed } from '../../db/queries/graphs/nodes-by-name.js';
 import type { Context } from '../context.js';
+import { fileKind } from '../../file-kind.js';
+import { walk } from './impact.js';
 import { isContainer, lexicalSearch, type LexicalHit } from './lexical-search.js';
+import type { IndexedNode, SearchIndex } from './search-index.js';
 import { searchTerms, type SearchTerms } from './search-terms.js';
 
 /** Lexical hits ranked for a packet: the seeds, then the lexical channel of the rest. */
@@ -55,6 +58,33 @@ export function pickAnswer(hits: LexicalHit[], terms: SearchTerms): number {
 }
 
 /**
+ * For a question about who calls something, the caller that answers it: among the direct callers
+ * of the node the question describes (CALLS and other upstream edges, GHOSTs, files and tests left
+ * out), the one the question's words rank best, else the best scored, else the first by id.
+ */
+async function mainCaller(
+  ctx: Pick<Context, 'db'>,
+  g: { graphId: string; commitHash: string },
+  index: SearchIndex,
+  subject: LexicalHit,
+  hits: LexicalHit[],
+): Promise<LexicalHit | null> {
+  const position = new Map(hits.map((h, i) => [h.node_id, i]));
+  const callers = (await walk(ctx, g, subject.node_id, 'upstream', 1))
+    .map((d) => index.node(d.nodeId))
+    .filter((n): n is IndexedNode => n !== undefined && n.type !== 'FILE' && fileKind(n.type, n.file_path) !== 'test');
+  if (callers.length === 0) return null;
+  callers.sort(
+    (a, b) =>
+      (position.get(a.node_id) ?? Infinity) - (position.get(b.node_id) ?? Infinity) ||
+      (b.score ?? 0) - (a.score ?? 0) ||
+      a.node_id.localeCompare(b.node_id),
+  );
+  const best = callers[0]!;
+  return hits.find((h) => h.node_id === best.node_id) ?? { ...best, exact: false, rank: subject.rank };
+}
+
+/**
  * resolve_context's seeds: the focus (node ids, file paths, symbol names — a name gives its best
  * scored PER_FOCUS_NAME nodes; an entry that names nothing is reported, not dropped silently),
  * then the answer and the next best hits of the task's lexical search, without repeats.
@@ -82,7 +112,12 @@ export async function contextSeeds(
   const index = await ctx.graphs.indexes.get(ctx.db, g);
   const hits = await lexicalSearch(ctx, index, terms, LEXICAL_HITS);
   const answer = pickAnswer(hits, terms);
-  const lexical = answer === 0 ? hits : [hits[answer]!, ...hits.filter((_, i) => i !== answer)];
+  let lexical = answer === 0 ? hits : [hits[answer]!, ...hits.filter((_, i) => i !== answer)];
+  const subject = lexical[0];
+  if (terms.asksCallers && subject && !subject.exact) {
+    const caller = await mainCaller(ctx, g, index, subject, lexical);
+    if (caller) lexical = [caller, ...lexical.filter((h) => h.node_id !== caller.node_id)];
+  }
   const seeds = [...new Set([...focusIds, ...lexical.slice(0, LEXICAL_SEEDS).map((h) => h.node_id)])];
   return { focusIds: [...new Set(focusIds)], unknownFocus, lexical, seeds, terms };
 }

@@ -22,10 +22,26 @@ export interface LexicalHit {
 }
 
 /** BM25F per field — name (with its parts), path and signature, prose, identifiers of the code. */
-const FIELD_WEIGHT = [3, 1.2, 1, 0.5] as const;
+const FIELD_WEIGHT = [3, 1.2, 1, 0.5];
 /** Length normalisation per field: a long identifier list or comment says less per word. */
-const FIELD_B = [0.3, 0.5, 0.6, 0.9] as const;
-const K1 = 1.2;
+const FIELD_B = [0.3, 0.5, 0.6, 0.9];
+/**
+ * The ranking's constants in one place (benchmarks vary them; nothing else writes them): BM25's
+ * k1, the floor of the coverage factor, the name-share bonus, the factors of files, other
+ * containers and routes, and the line count past which a node is ranked down as long.
+ */
+export const RANKING = {
+  fieldWeight: FIELD_WEIGHT,
+  fieldB: FIELD_B,
+  k1: 1.2,
+  coverageFloor: 0.4,
+  nameShareBonus: 0.3,
+  fileFactor: 0.6,
+  containerFactor: 0.85,
+  routeFactor: 0.8,
+  longLines: 60,
+  longExponent: 0.25,
+};
 
 /** Node types that are a thing an agent looks for; the rest (FILE, ROUTE…) is where they live. */
 const CONTAINERS = new Set(['FILE', 'MODULE', 'PACKAGE', 'CLASS', 'INTERFACE', 'STRUCT', 'TRAIT', 'ENUM']);
@@ -50,12 +66,12 @@ function prior(c: IndexedNode, terms: SearchTerms): number {
   let p = 1;
   if (kind !== 'source' && !terms.words.some((w) => ASKS_KIND[kind].test(w))) p *= PATH_PENALTY[kind];
   if (!terms.asksContainer) {
-    if (c.type === 'FILE' || c.type === 'MODULE' || c.type === 'PACKAGE') p *= 0.6;
-    else if (CONTAINERS.has(c.type)) p *= 0.85;
+    if (c.type === 'FILE' || c.type === 'MODULE' || c.type === 'PACKAGE') p *= RANKING.fileFactor;
+    else if (CONTAINERS.has(c.type)) p *= RANKING.containerFactor;
     const lines = c.end_line - c.start_line + 1;
-    if (lines > 60) p *= (60 / lines) ** 0.25;
+    if (lines > RANKING.longLines) p *= (RANKING.longLines / lines) ** RANKING.longExponent;
   }
-  if (c.type === 'ROUTE') p *= 0.8;
+  if (c.type === 'ROUTE') p *= RANKING.routeFactor;
   return p;
 }
 
@@ -135,16 +151,18 @@ export async function lexicalSearch(
       let tf = 0;
       for (let f = 0; f < 4; f++) {
         if (!(mask & (1 << f))) continue;
-        tf += FIELD_WEIGHT[f]! / (1 - FIELD_B[f]! + (FIELD_B[f]! * c.lengths[f]!) / index.avg[f]!);
+        const b = RANKING.fieldB[f]!;
+        tf += RANKING.fieldWeight[f]! / (1 - b + (b * c.lengths[f]!) / index.avg[f]!);
       }
-      bm25 += (idf[i]! * (tf * (K1 + 1))) / (tf + K1);
+      bm25 += (idf[i]! * (tf * (RANKING.k1 + 1))) / (tf + RANKING.k1);
       covered += idf[i]!;
       if (mask & 1) nameHits++;
     }
     // The share of the name the query covers: `merge headers` prefers mergeHeaders to mergeHeaderContainers.
     const nameParts = Math.max(identifierWords(lastSegment(c.name)).split(' ').filter(Boolean).length, 1);
     const nameShare = Math.min(nameHits / nameParts, 1);
-    const rank = bm25 * (0.4 + 0.6 * (covered / totalIdf)) * (1 + 0.3 * nameShare) * prior(c, terms);
+    const coverage = RANKING.coverageFloor + (1 - RANKING.coverageFloor) * (covered / totalIdf);
+    const rank = bm25 * coverage * (1 + RANKING.nameShareBonus * nameShare) * prior(c, terms);
     const hit: LexicalHit = { ...c, exact: exact.has(at), rank };
     const before = hits.get(c.node_id);
     if (!before || before.seq > hit.seq) hits.set(c.node_id, hit); // overloads: the first copy

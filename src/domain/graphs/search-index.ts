@@ -163,6 +163,12 @@ export class SearchIndex {
     ];
   }
 
+  /** The first copy of the node with this id. */
+  node(nodeId: string): IndexedNode | undefined {
+    const at = this.byId.get(nodeId)?.[0];
+    return at === undefined ? undefined : this.nodes[at];
+  }
+
   /** A rough count of the memory the index holds, in bytes (for the cache's bound). */
   get size(): number {
     let bytes = this.nodes.length * 400;

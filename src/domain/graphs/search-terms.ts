@@ -17,7 +17,13 @@ export interface SearchTerms {
   words: string[];
   /** The query asks about a container itself ("which class…", "the file that…"). */
   asksContainer: boolean;
+  /** The query asks who calls or uses something ("what calls…", "who uses…", "callers of…"). */
+  asksCallers: boolean;
 }
+
+/** "what calls", "who uses", "which code invokes", "callers of", "used by". */
+const CALLER_QUESTION =
+  /\b(?:what|who|which)(?:\s+[\w-]+){0,3}?\s+(?:calls?|uses?|invokes?|triggers?|reaches)\b|\b(?:callers?|call sites?|called (?:from|by)|used by|invoked by)\b/i;
 
 const CONTAINER_WORDS = new Set(['class', 'classes', 'file', 'files', 'module', 'modules', 'interface', 'interfaces']);
 
@@ -77,5 +83,11 @@ export function searchTerms(query: string): SearchTerms {
   const distinct = [...new Set(all)];
   let words = distinct.filter((w) => !QUESTION_WORDS.has(w));
   if (words.length === 0) words = distinct.filter((w) => !STOP_WORDS.has(w));
-  return { text, identifiers: [...new Set(identifiers)], words: words.slice(0, MAX_SEARCH_WORDS), asksContainer };
+  return {
+    text,
+    identifiers: [...new Set(identifiers)],
+    words: words.slice(0, MAX_SEARCH_WORDS),
+    asksContainer,
+    asksCallers: CALLER_QUESTION.test(text.slice(0, 2000)),
+  };
 }
