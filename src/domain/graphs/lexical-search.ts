@@ -37,10 +37,12 @@ export const RANKING = {
   coverageFloor: 0.4,
   nameShareBonus: 0.3,
   fileFactor: 0.6,
-  containerFactor: 0.85,
+  containerFactor: 0.7,
   routeFactor: 0.8,
   longLines: 60,
   longExponent: 0.25,
+  callSupport: 0.2,
+  supportNeighbours: 3,
 };
 
 /** Node types that are a thing an agent looks for; the rest (FILE, ROUTE…) is where they live. */
@@ -139,7 +141,7 @@ export async function lexicalSearch(
   const exact = new Set(terms.identifiers.flatMap((id) => index.named(id)));
   for (const node of exact) if (!masks.has(node)) masks.set(node, new Uint8Array(queryTerms.length));
 
-  const hits = new Map<string, LexicalHit>();
+  const ranks = new Map<number, number>();
   for (const [at, m] of masks) {
     const c = index.nodes[at]!;
     let bm25 = 0;
@@ -162,7 +164,19 @@ export async function lexicalSearch(
     const nameParts = Math.max(identifierWords(lastSegment(c.name)).split(' ').filter(Boolean).length, 1);
     const nameShare = Math.min(nameHits / nameParts, 1);
     const coverage = RANKING.coverageFloor + (1 - RANKING.coverageFloor) * (covered / totalIdf);
-    const rank = bm25 * coverage * (1 + RANKING.nameShareBonus * nameShare) * prior(c, terms);
+    ranks.set(at, bm25 * coverage * (1 + RANKING.nameShareBonus * nameShare) * prior(c, terms));
+  }
+  const hits = new Map<string, LexicalHit>();
+  for (const [at, own] of ranks) {
+    const c = index.nodes[at]!;
+    let rank = own;
+    if (RANKING.callSupport > 0) {
+      const near = [...new Set([...index.calls[at]!, ...index.callers[at]!])]
+        .map((m) => ranks.get(m) ?? 0)
+        .sort((a, b) => b - a)
+        .slice(0, RANKING.supportNeighbours);
+      rank += RANKING.callSupport * near.reduce((a, b) => a + b, 0);
+    }
     const hit: LexicalHit = { ...c, exact: exact.has(at), rank };
     const before = hits.get(c.node_id);
     if (!before || before.seq > hit.seq) hits.set(c.node_id, hit); // overloads: the first copy

@@ -6,6 +6,16 @@ import { fileKind, PATH_PENALTY } from '../../file-kind.js';
 import { walk } from './impact.js';
 import { EXPANSION, type Intent } from './intents.js';
 
+/**
+ * How much each channel counts in the fused order: the task's words most (issue 21: a gold node
+ * was in the packet but typically 4th, behind nodes that were merely near a seed or well scored).
+ */
+export const CHANNEL_WEIGHTS = {
+  lexical: 2,
+  hop: 1,
+  heuristic: 0.5,
+};
+
 /** Nodes reached from each seed that may enter the packet. */
 const PER_SEED = 40;
 
@@ -60,6 +70,7 @@ export async function rankCandidates(
   g: { graphId: string; commitHash: string },
   intent: Intent,
   { focusIds, lexical, seeds }: SeedSet,
+  weights: { lexical: number; hop: number; heuristic: number } = CHANNEL_WEIGHTS,
 ): Promise<Candidate[]> {
   const hops = new Map<string, number>(seeds.map((s) => [s, 0]));
   const plan = EXPANSION[intent];
@@ -82,22 +93,29 @@ export async function rankCandidates(
     exact: exact.has(row.node_id),
     score: 0,
   }));
-  const rankBy = (values: Array<[Candidate, number | null]>, better: (a: number, b: number) => number) => {
+  const rankBy = (
+    values: Array<[Candidate, number | null]>,
+    better: (a: number, b: number) => number,
+    weight: number,
+  ) => {
     const present = values.filter(([, v]) => v !== null) as Array<[Candidate, number]>;
-    present.sort((a, b) => better(a[1], b[1]));
-    present.forEach(([c], i) => (c.score += 1 / (RRF_K + i + 1)));
+    present.sort((a, b) => better(a[1], b[1]) || a[0].row.node_id.localeCompare(b[0].row.node_id));
+    present.forEach(([c], i) => (c.score += weight / (RRF_K + i + 1)));
   };
   rankBy(
     candidates.map((c) => [c, c.lexical]),
     (a, b) => a - b,
+    weights.lexical,
   );
   rankBy(
     candidates.map((c) => [c, c.hop]),
     (a, b) => a - b,
+    weights.hop,
   );
   rankBy(
     candidates.map((c) => [c, heuristic(c.row, intent)]),
     (a, b) => b - a,
+    weights.heuristic,
   );
   const seedRank = (c: Candidate) => {
     const focus = focusIds.indexOf(c.row.node_id);

@@ -28,6 +28,9 @@ export type ResolveContextResult = z.output<typeof ResolveContextResultSchema>;
 
 export const approxTokens = (text: string) => Math.ceil(text.length / 4);
 
+/** Most nodes a packet shows (DevLens's own packets show about two dozen). */
+export const MAX_PACKET_NODES = 24;
+
 /**
  * `resolve_context`: a task-shaped packet (design.md §7, spec "Packet format"): seeds from the focus
  * and a lexical search of the task, expanded over edges as the intent says, ranked by reciprocal
@@ -76,8 +79,10 @@ export async function resolveContext(
   ];
   const texts = nodeTexts(snippetWords, SNIPPETS_PER_FILE);
 
-  let included = candidates;
-  let cut: Candidate[] = [];
+  // A packet names the nodes that matter, not all it could reach: past MAX_PACKET_NODES the rest
+  // is cut as a lower-ranked node would be to fit the budget (NEXT says so).
+  let included = candidates.slice(0, MAX_PACKET_NODES);
+  let cut: Candidate[] = candidates.slice(MAX_PACKET_NODES);
   const nextHint = () => {
     const answer = included[0];
     const drill = answer

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { searchRows, type SearchRow } from '../../db/queries/graphs/search-rows.js';
+import { callEdges, searchRows, type SearchRow } from '../../db/queries/graphs/search-rows.js';
 import type { Database } from '../../db/schema.js';
 
 /**
@@ -91,6 +91,9 @@ export class SearchIndex {
   private readonly byName = new Map<string, number[]>();
   private readonly bySegment = new Map<string, number[]>();
   private readonly byId = new Map<string, number[]>();
+  /** Per node, the nodes it calls and the nodes that call it (first copies; no GHOSTs). */
+  readonly calls: number[][] = [];
+  readonly callers: number[][] = [];
 
   /** Builds the index from the commit's rows (page by page, so a page's text is the most held at once). */
   static async build(db: Kysely<Database>, g: { graphId: string; commitHash: string }): Promise<SearchIndex> {
@@ -125,6 +128,19 @@ export class SearchIndex {
         masks[i] = v % 16;
       });
       index.postings.set(lexeme, { nodes, masks });
+    }
+    for (let i = 0; i < index.nodes.length; i++) {
+      index.calls.push([]);
+      index.callers.push([]);
+    }
+    for await (const page of callEdges(db, g)) {
+      for (const e of page) {
+        const from = index.byId.get(e.from_id)?.[0];
+        const to = index.byId.get(e.to_id)?.[0];
+        if (from === undefined || to === undefined || from === to) continue;
+        index.calls[from]!.push(to);
+        index.callers[to]!.push(from);
+      }
     }
     const n = Math.max(index.nodes.length, 1);
     for (let f = 0; f < 4; f++) index.avg[f] = Math.max(sums[f]! / n, 1);

@@ -78,7 +78,12 @@ export function searchTerms(query: string): SearchTerms {
   for (const token of tokens) {
     const lower = token.toLowerCase();
     if (CONTAINER_WORDS.has(lower)) asksContainer = true;
-    for (const part of identifierWords(token).split(' ')) if (part.length > 1 || /\d/.test(part)) all.push(part);
+    // An identifier counts by its parts and as a whole (`MySQL` → mysql, my, sql); a word of prose
+    // by its pieces between punctuation only (`SQLite` → sqlite, `Retry-After` → retry, after).
+    const pieces = looksLikeIdentifier(token)
+      ? [...lower.split(/[^a-z0-9]+/), ...identifierWords(token).split(' ')]
+      : lower.split(/[^a-z0-9]+/);
+    for (const part of pieces) if (part.length > 1 || /\d/.test(part)) all.push(part);
   }
   const distinct = [...new Set(all)];
   let words = distinct.filter((w) => !QUESTION_WORDS.has(w));

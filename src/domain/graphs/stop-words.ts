@@ -39,6 +39,10 @@ export const QUESTION_WORDS: ReadonlySet<string> = new Set([
     'change changes changed changing break breaks broke broken affect affects affected',
     'exactly actually really basically whole entire',
     'e g eg ie etc vs',
+    'like one two three out back ask asks asked turn turns turned produce produces produced',
+    'instead rather whatever whichever another stand stands figure figures plus once given',
+    'decide decides decided deciding again still normally usually optional optionally',
+    'pass passes passed passing end ends ended lets let happen supposed able',
   ]
     .join(' ')
     .split(' '),

@@ -48,3 +48,22 @@ export async function englishStems(db: Db, words: string[]): Promise<Map<string,
       from unnest(${words}::text[]) as w(word)`.execute(db);
   return new Map(rows.rows.map((r) => [r.word, r.stem]));
 }
+
+/** The CALLS edges of one commit (from and to node ids), page by page: code search's call graph. */
+export async function* callEdges(
+  db: Db,
+  g: { graphId: string; commitHash: string },
+): AsyncGenerator<Array<{ from_id: string; to_id: string }>> {
+  let after = -1;
+  for (;;) {
+    const page = await sql<{ seq: number; from_id: string; to_id: string }>`
+      select e.seq, e.from_id, e.to_id from graph_edges e
+       where e.graph_id = ${g.graphId} and e.commit_hash = ${g.commitHash} and e.seq > ${after} and e.type = 'CALLS'
+       order by e.seq
+       limit ${PAGE * 5}`.execute(db);
+    if (page.rows.length === 0) return;
+    yield page.rows;
+    after = page.rows[page.rows.length - 1]!.seq;
+    if (page.rows.length < PAGE * 5) return;
+  }
+}
