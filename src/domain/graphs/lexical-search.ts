@@ -42,6 +42,7 @@ export const RANKING = {
   longLines: 60,
   longExponent: 0.25,
   callSupport: 0.2,
+  wholeNameBonus: 1.5,
   supportNeighbours: 3,
 };
 
@@ -141,6 +142,8 @@ export async function lexicalSearch(
   const exact = new Set(terms.identifiers.flatMap((id) => index.named(id)));
   for (const node of exact) if (!masks.has(node)) masks.set(node, new Uint8Array(queryTerms.length));
 
+  // The query's words together, as a name would be written without its case: `combine headers` → combineheaders.
+  const joined = terms.words.length > 1 ? terms.words.join('') : '';
   const ranks = new Map<number, number>();
   for (const [at, m] of masks) {
     const c = index.nodes[at]!;
@@ -164,7 +167,19 @@ export async function lexicalSearch(
     const nameParts = Math.max(identifierWords(lastSegment(c.name)).split(' ').filter(Boolean).length, 1);
     const nameShare = Math.min(nameHits / nameParts, 1);
     const coverage = RANKING.coverageFloor + (1 - RANKING.coverageFloor) * (covered / totalIdf);
-    ranks.set(at, bm25 * coverage * (1 + RANKING.nameShareBonus * nameShare) * prior(c, terms));
+    const whole =
+      joined !== '' &&
+      lastSegment(c.name)
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, '') === joined;
+    ranks.set(
+      at,
+      bm25 *
+        coverage *
+        (1 + RANKING.nameShareBonus * nameShare) *
+        (whole ? RANKING.wholeNameBonus : 1) *
+        prior(c, terms),
+    );
   }
   const hits = new Map<string, LexicalHit>();
   for (const [at, own] of ranks) {

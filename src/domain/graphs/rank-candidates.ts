@@ -13,7 +13,7 @@ import { EXPANSION, type Intent } from './intents.js';
 export const CHANNEL_WEIGHTS = {
   lexical: 2,
   hop: 1,
-  heuristic: 0.5,
+  heuristic: 1,
 };
 
 /** Nodes reached from each seed that may enter the packet. */

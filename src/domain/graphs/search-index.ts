@@ -14,6 +14,16 @@ import type { Database } from '../../db/schema.js';
 /** Field bits of a term in a node: name, path/signature, prose, identifiers (weights A–D). */
 export const FIELD_BITS = { A: 1, B: 2, C: 4, D: 8 } as const;
 
+/** Characters of search documents read between two turns of the event loop while an index is built. */
+const YIELD_CHARS = 1 << 20;
+
+/**
+ * Terms of one node indexed at most in full, and postings of one commit: an analyzed node holds a
+ * few hundred terms (identifiers are cut at 4,000 characters), a hostile upload millions.
+ */
+const MAX_NODE_TERMS = 5_000;
+const MAX_POSTINGS = 10_000_000;
+
 /** A node as code search ranks it. */
 export type IndexedNode = Omit<SearchRow, 'search'> & {
   /** Distinct terms per field (A–D). */
@@ -100,12 +110,27 @@ export class SearchIndex {
     const index = new SearchIndex();
     const lists = new Map<string, number[]>();
     const sums = [0, 0, 0, 0];
+    let sinceYield = 0;
+    let postings = 0;
     for await (const page of searchRows(db, g)) {
       for (const row of page) {
+        // Let other requests run every YIELD_CHARS of documents read (a commit's documents may hold megabytes each).
+        sinceYield += row.search.length + 200;
+        if (sinceYield > YIELD_CHARS) {
+          sinceYield = 0;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
         const at = index.nodes.length;
         const lengths: [number, number, number, number] = [0, 0, 0, 0];
+        let terms = 0;
         readTsvector(row.search, (lexeme, mask) => {
           for (let f = 0; f < 4; f++) if (mask & (1 << f)) lengths[f] = lengths[f]! + 1;
+          // Bounds for hostile documents: past them, a node is found by its name and path only.
+          if (++terms > MAX_NODE_TERMS || postings > MAX_POSTINGS) {
+            if (!(mask & (FIELD_BITS.A | FIELD_BITS.B))) return;
+            mask &= FIELD_BITS.A | FIELD_BITS.B;
+          }
+          postings++;
           let list = lists.get(lexeme);
           if (!list) lists.set(lexeme, (list = []));
           list.push(at * 16 + mask);
@@ -117,8 +142,6 @@ export class SearchIndex {
         index.add(index.bySegment, lastSegment(row.name).toLowerCase(), at);
         index.add(index.byId, row.node_id, at);
       }
-      // Let other requests run between pages of a large commit.
-      await new Promise((resolve) => setImmediate(resolve));
     }
     for (const [lexeme, list] of lists) {
       const nodes = new Int32Array(list.length);
