@@ -17,6 +17,8 @@ const PER_FOCUS_NAME = 3;
 /** How far down the hits a member of a container answer is looked for, and how close its rank must be. */
 const MEMBER_WINDOW = 10;
 const MEMBER_SHARE = 0.45;
+/** How close to the best hit a node of the type a question asks for must rank to answer it. */
+const ASKED_TYPE_SHARE = 0.3;
 
 /** What the task and focus select: the focus's nodes, the ranked hits (the ANSWER first), the seeds. */
 export interface ContextSeeds {
@@ -44,11 +46,22 @@ function inside(member: LexicalHit, container: LexicalHit): boolean {
  * The hit that answers the question (issue 21, item 3): the best hit, unless it is a container — a
  * file, a class, a type or a node over LONG_NODE_LINES — and the question is not about a container:
  * then the best of its members among the next hits that ranks close to it (what does the thing,
- * rather than what holds it). An exact name always answers.
+ * rather than what holds it). A question that names a kind of container ("which class…") is
+ * answered by the best hit of that kind near the top. An exact name always answers.
  */
 export function pickAnswer(hits: LexicalHit[], terms: SearchTerms): number {
   const top = hits[0];
-  if (!top || top.exact || terms.asksContainer || !isContainer(top)) return 0;
+  if (!top || top.exact) return 0;
+  if (terms.asksContainer) {
+    // "which class…": the best hit of the kind asked for, when one ranks near the top.
+    if (terms.askedTypes.includes(top.type)) return 0;
+    for (let i = 1; i < Math.min(hits.length, MEMBER_WINDOW); i++) {
+      if (hits[i]!.rank < top.rank * ASKED_TYPE_SHARE) break;
+      if (terms.askedTypes.includes(hits[i]!.type)) return i;
+    }
+    return 0;
+  }
+  if (!isContainer(top)) return 0;
   for (let i = 1; i < Math.min(hits.length, MEMBER_WINDOW); i++) {
     const h = hits[i]!;
     if (h.rank < top.rank * MEMBER_SHARE) break;

@@ -43,6 +43,7 @@ export const RANKING = {
   longExponent: 0.25,
   callSupport: 0.2,
   wholeNameBonus: 1.5,
+  askedTypeFactor: 1.5,
   supportNeighbours: 3,
 };
 
@@ -75,6 +76,7 @@ function prior(c: IndexedNode, terms: SearchTerms): number {
     if (lines > RANKING.longLines) p *= (RANKING.longLines / lines) ** RANKING.longExponent;
   }
   if (c.type === 'ROUTE') p *= RANKING.routeFactor;
+  if (terms.askedTypes.includes(c.type)) p *= RANKING.askedTypeFactor;
   return p;
 }
 

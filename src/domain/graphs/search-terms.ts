@@ -17,6 +17,8 @@ export interface SearchTerms {
   words: string[];
   /** The query asks about a container itself ("which class…", "the file that…"). */
   asksContainer: boolean;
+  /** The node types the query names ("which class…" → CLASS), ranked up. */
+  askedTypes: string[];
   /** The query asks who calls or uses something ("what calls…", "who uses…", "callers of…"). */
   asksCallers: boolean;
 }
@@ -25,7 +27,17 @@ export interface SearchTerms {
 const CALLER_QUESTION =
   /\b(?:what|who|which)(?:\s+[\w-]+){0,3}?\s+(?:calls?|uses?|invokes?|triggers?|reaches)\b|\b(?:callers?|call sites?|called (?:from|by)|used by|invoked by)\b/i;
 
-const CONTAINER_WORDS = new Set(['class', 'classes', 'file', 'files', 'module', 'modules', 'interface', 'interfaces']);
+/** Words that name a kind of container, and the node types they mean. */
+const CONTAINER_WORDS: Record<string, string[]> = {
+  class: ['CLASS'],
+  classes: ['CLASS'],
+  file: ['FILE'],
+  files: ['FILE'],
+  module: ['MODULE', 'FILE'],
+  modules: ['MODULE', 'FILE'],
+  interface: ['INTERFACE'],
+  interfaces: ['INTERFACE'],
+};
 
 /** Whether a token is written as an identifier rather than as a word of prose. */
 function looksLikeIdentifier(token: string): boolean {
@@ -74,10 +86,10 @@ export function searchTerms(query: string): SearchTerms {
     if (name && (tokens.length === 1 || looksLikeIdentifier(token))) identifiers.push(name);
   }
   const all: string[] = [];
-  let asksContainer = false;
+  const askedTypes = new Set<string>();
   for (const token of tokens) {
     const lower = token.toLowerCase();
-    if (CONTAINER_WORDS.has(lower)) asksContainer = true;
+    for (const type of CONTAINER_WORDS[lower] ?? []) askedTypes.add(type);
     // An identifier counts by its parts and as a whole (`MySQL` → mysql, my, sql); a word of prose
     // by its pieces between punctuation only (`SQLite` → sqlite, `Retry-After` → retry, after).
     const pieces = looksLikeIdentifier(token)
@@ -92,7 +104,8 @@ export function searchTerms(query: string): SearchTerms {
     text,
     identifiers: [...new Set(identifiers)],
     words: words.slice(0, MAX_SEARCH_WORDS),
-    asksContainer,
+    asksContainer: askedTypes.size > 0,
+    askedTypes: [...askedTypes],
     asksCallers: CALLER_QUESTION.test(text.slice(0, 2000)),
   };
 }
