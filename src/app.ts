@@ -55,6 +55,7 @@ type AppConfig = Pick<
   | 'searchWeights'
   | 'graphs'
   | 'graphUploads'
+  | 'packet'
   | 'auth'
   | 'limits'
   | 'metricsToken'
@@ -145,6 +146,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
       queued: (kind) => (kind === 'vector' ? worker.vectorStaged() : worker.kick()),
       weights: config.searchWeights,
     },
+    packet: config.packet,
   };
 
   registerHealth(app, { db, schemaVersion: deps.schemaVersion, embedder });

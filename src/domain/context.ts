@@ -4,6 +4,7 @@ import type { Database } from '../db/schema.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { VectorIndexes } from '../embeddings/vector-indexes.js';
 import type { Logger } from '../logger.js';
+import type { PacketSettings } from './graphs/packet-settings.js';
 import type { AccessTracker } from './memory/access-tracker.js';
 
 export type NoticeLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error';
@@ -43,6 +44,8 @@ export interface Services {
   /** Project name used when a caller names none (DEFAULT_PROJECT). */
   defaultProject: string;
   memory: MemoryServices;
+  /** What resolve_context packets show (DEVLENS_PACKET_*); absent (benchmarks, the fast tier): DEFAULT_PACKET. */
+  packet?: PacketSettings;
 }
 
 /**
