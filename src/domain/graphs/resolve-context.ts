@@ -1,15 +1,17 @@
 import { z } from 'zod';
 import { commitNodeCount } from '../../db/queries/commit-lookup.js';
 import { edgesAmong } from '../../db/queries/graphs/edge-reads.js';
+import { commitHasSummaries } from '../../db/queries/graphs/node-reads.js';
 import type { Context } from '../context.js';
 import { contextSeeds } from './context-seeds.js';
 import { defaultBudget, INTENTS, type Intent } from './intents.js';
 import { ProvenanceSchema } from './model.js';
-import { nodeTexts } from './packet-text.js';
+import { codeReserve, codeSection } from './packet-code.js';
+import { DEFAULT_PACKET } from './packet-settings.js';
+import { nodeTexts, snippetTerms } from './packet-text.js';
 import { rankCandidates, type Candidate } from './rank-candidates.js';
-import { renderPacket, SNIPPETS_PER_FILE } from './render-packet.js';
+import { renderPacket, SNIPPETS_PER_FILE, type PacketShape } from './render-packet.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
-import { STOP_WORDS } from './stop-words.js';
 
 export { INTENTS, defaultBudget, type Intent } from './intents.js';
 
@@ -32,18 +34,27 @@ export const approxTokens = (text: string) => Math.ceil(text.length / 4);
  * `resolve_context`: a task-shaped packet (design.md §7, spec "Packet format"): seeds from the focus
  * and a lexical search of the task, expanded over edges as the intent says, ranked by reciprocal
  * rank fusion of the lexical, structural (hop) and heuristic channels, rendered within the budget —
- * the lowest-ranked non-seed node is dropped until the packet fits, and NEXT says what was cut.
+ * the lowest-ranked non-seed node is dropped until the packet fits, and NEXT says what was cut. The
+ * CODE section (`code`, else DEVLENS_PACKET_CODE) takes the room left after that: code gives way first.
  */
 export async function resolveContext(
-  ctx: Pick<Context, 'db' | 'defaultRepo'>,
-  input: { task: string; intent: Intent; focus?: string[]; tokenBudget?: number; repo?: string; commitHash?: string },
+  ctx: Pick<Context, 'db' | 'defaultRepo' | 'packet'>,
+  input: {
+    task: string;
+    intent: Intent;
+    focus?: string[];
+    tokenBudget?: number;
+    repo?: string;
+    commitHash?: string;
+    code?: boolean;
+  },
 ): Promise<ResolveContextResult> {
   const graph = await resolveGraph(ctx, input.repo, input.commitHash);
   const g = { graphId: graph.graphId, commitHash: graph.commitHash };
   const intent = input.intent;
 
   const seeded = await contextSeeds(ctx, g, input.task, input.focus ?? []);
-  const { focusIds, lexical, search } = seeded;
+  const { focusIds, lexical } = seeded;
   const candidates = await rankCandidates(ctx, g, intent, seeded);
 
   const nodeCount = await commitNodeCount(ctx.db, g);
@@ -61,8 +72,17 @@ export async function resolveContext(
     g,
     candidates.map((c) => c.row.node_id),
   );
-  const snippetWords = [...new Set(search.words.split(' ').filter((w) => w.length >= 3 && !STOP_WORDS.has(w)))];
-  const texts = nodeTexts(snippetWords, SNIPPETS_PER_FILE);
+  const texts = nodeTexts(snippetTerms(input.task), SNIPPETS_PER_FILE);
+  const settings = ctx.packet ?? DEFAULT_PACKET;
+  const answerRow = candidates[0]?.row;
+  const shape: PacketShape = {
+    meta: settings.meta,
+    answer: settings.answer,
+    // Only asked when WHAT would say there is no summary.
+    commitHasSummaries:
+      settings.answer && answerRow && !texts(answerRow).micro ? await commitHasSummaries(ctx.db, g) : false,
+    code: [],
+  };
 
   let included = candidates;
   let cut: Candidate[] = [];
@@ -77,8 +97,10 @@ export async function resolveContext(
       .map((c) => c.row.name)
       .join(', ')}${cut.length > 5 ? ', …' : ''}): raise tokenBudget, or ${drill}`;
   };
-  let packet = renderPacket(g, included, edges, input.task, texts, confidence, nextHint());
-  while (approxTokens(packet) > budget) {
+  const withCode = input.code ?? settings.code;
+  const reserve = withCode ? codeReserve(candidates, budget) : 0;
+  let packet = renderPacket(g, included, edges, input.task, texts, confidence, nextHint(), shape);
+  while (approxTokens(packet) > budget - reserve) {
     let drop = -1;
     for (let i = included.length - 1; i >= 0; i--) {
       if (!included[i]!.seed) {
@@ -89,7 +111,11 @@ export async function resolveContext(
     if (drop === -1) break; // only seeds remain: the packet may exceed the budget
     cut = [included[drop]!, ...cut];
     included = included.filter((_, i) => i !== drop);
-    packet = renderPacket(g, included, edges, input.task, texts, confidence, nextHint());
+    packet = renderPacket(g, included, edges, input.task, texts, confidence, nextHint(), shape);
+  }
+  if (withCode) {
+    shape.code = codeSection(included, budget * 4 - packet.length);
+    if (shape.code.length) packet = renderPacket(g, included, edges, input.task, texts, confidence, nextHint(), shape);
   }
   return {
     graphId: graph.graphId,
