@@ -96,13 +96,15 @@ export function snippetLines(
     if (end === -1) end = code.length;
     const line = code.slice(start, end);
     const lower = line.toLowerCase();
-    const shown = () => `  L${row.start_line + i}: ${line.trim().slice(0, SNIPPET_CHARS)}`;
-    if (words.some((w) => lower.includes(w))) named.push(shown());
-    else if (worded.length < limit && prefixes.some((p) => startsAWord(line, lower, p))) worded.push(shown());
+    if (words.some((w) => lower.includes(w))) named.push(snippet(row.start_line + i, line));
+    else if (worded.length < limit && prefixes.some((p) => startsAWord(line, lower, p)))
+      worded.push(snippet(row.start_line + i, line));
     start = end + 1;
   }
   return [...named, ...worded.slice(0, limit - named.length)];
 }
+
+const snippet = (lineNumber: number, line: string) => `  L${lineNumber}: ${line.trim().slice(0, SNIPPET_CHARS)}`;
 
 const isAlnum = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 const isUpper = (c: number) => c >= 0x41 && c <= 0x5a;

@@ -34,8 +34,9 @@ export const approxTokens = (text: string) => Math.ceil(text.length / 4);
  * `resolve_context`: a task-shaped packet (design.md §7, spec "Packet format"): seeds from the focus
  * and a lexical search of the task, expanded over edges as the intent says, ranked by reciprocal
  * rank fusion of the lexical, structural (hop) and heuristic channels, rendered within the budget —
- * the lowest-ranked non-seed node is dropped until the packet fits, and NEXT says what was cut. The
- * CODE section (`code`, else DEVLENS_PACKET_CODE) takes the room left after that: code gives way first.
+ * the lowest-ranked non-seed node is dropped until the packet fits, and NEXT says what was cut. With
+ * a CODE section (`code`, else DEVLENS_PACKET_CODE) the nodes are fitted to the budget less a reserve
+ * for it (packet-code.ts), and the bodies take the room left: code gives way first.
  */
 export async function resolveContext(
   ctx: Pick<Context, 'db' | 'defaultRepo' | 'packet'>,
