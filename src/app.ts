@@ -56,6 +56,7 @@ type AppConfig = Pick<
   | 'searchWeights'
   | 'graphs'
   | 'graphUploads'
+  | 'packet'
   | 'auth'
   | 'limits'
   | 'metricsToken'
@@ -147,6 +148,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
       weights: config.searchWeights,
     },
     graphs: { indexes: new SearchIndexCache() },
+    packet: config.packet,
   };
 
   registerHealth(app, { db, schemaVersion: deps.schemaVersion, embedder });

@@ -8,10 +8,10 @@ import { z } from 'zod';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const flag = () =>
+const flag = (fallback: '0' | '1' = '0') =>
   z
     .enum(['0', '1', 'true', 'false'], { error: 'must be 0, 1, true or false' })
-    .default('0')
+    .default(fallback)
     .transform((v) => v === '1' || v === 'true');
 
 const list = z
@@ -141,6 +141,10 @@ const envSchema = z.object({
   GRAPH_UPLOADS_PER_KEY: int(1, 10_000, 2),
   GRAPH_UPLOAD_MIN_RATE: size('10KB', 'must be a size per second like 10240, 10KB or 1MB (at least 1KB)'),
   GRAPH_UPLOAD_RATE_WINDOW_S: int(1, 3_600, 10),
+  DEVLENS_PACKET_META: flag('1'),
+  DEVLENS_PACKET_CODE: flag('0'),
+  DEVLENS_PACKET_ANSWER: flag('1'),
+  DEVLENS_PACKET_RANKER: z.enum(['rrf', 'legacy'], { error: 'must be rrf or legacy' }).default('rrf'),
 });
 
 /** `268435456`, `256MB`, `256 MiB`, `1GB` → bytes (binary units); null when unreadable or under 1 KiB. */
@@ -270,6 +274,17 @@ const configSchema = envSchema
       /** Bytes per second an upload's body must keep up, averaged over each window. */
       minRate: e.GRAPH_UPLOAD_MIN_RATE,
       rateWindowMs: e.GRAPH_UPLOAD_RATE_WINDOW_S * 1000,
+    },
+    /** What a resolve_context packet shows (spec "Packet content toggles"). */
+    packet: {
+      /** The per-node `meta:` segment (visibility, kind, signature, return type). */
+      meta: e.DEVLENS_PACKET_META,
+      /** The CODE section for the top nodes; a call's `code` argument overrides it. */
+      code: e.DEVLENS_PACKET_CODE,
+      /** The ANSWER, WHAT and CONFIDENCE lines (off: diagnosis of the ranking alone). */
+      answer: e.DEVLENS_PACKET_ANSWER,
+      /** `legacy`: the pre-fusion additive ranking (diagnostic). */
+      ranker: e.DEVLENS_PACKET_RANKER,
     },
   }));
 

@@ -18,6 +18,7 @@ export const testConfig = (overrides: Partial<ServerConfig> = {}): ServerConfig 
   embedding: { provider: 'none', ollamaHost: 'http://127.0.0.1:9', model: 'nomic-embed-text', timeoutMs: 2_000 },
   searchWeights: { vector: 1, keyword: 1, neighbours: 0.4 },
   graphs: { retention: 20, uploadLimit: 256 * 1024 * 1024, analyzeRoots: [] },
+  packet: { meta: true, code: false, answer: true, ranker: 'rrf' },
   graphUploads: { max: 4, perKey: 2, minRate: 10 * 1024, rateWindowMs: 10_000 },
   auth: { mode: 'off', adminToken: undefined },
   metricsToken: undefined,

@@ -764,7 +764,11 @@ for (const backend of backends) {
       assert.match(lines[2]!, /^ANSWER combineHeaders \(symbol\) — source\/utils\/combine\.ts:28$/);
       assert.match(lines[3]!, /^WHAT no summary in this graph \(structure only\)/, 'never invents a summary');
       assert.equal(lines[4], 'CONFIDENCE exact match for "combineHeaders"');
-      assert.match(lines[6]!, /^N1 combineHeaders function source\/utils\/combine\.ts:28-41$/);
+      assert.equal(
+        lines[6],
+        'N1 combineHeaders function source/utils/combine.ts:28-41  meta:arrow (first: HeadersInit = {}, second: HeadersInit = {}) -> Headers',
+        'the meta: segment (DEVLENS_PACKET_META, on by default) after the location',
+      );
       // pinpoint: one hop both ways — its callers are in the packet, and FLOW shows the calls.
       const idmap = Object.fromEntries(
         lines
@@ -870,7 +874,10 @@ for (const backend of backends) {
         await call('resolve_context', { task: 'how does login work', intent: 'security-audit', repo: 'summarised' })
       ).structuredContent.packet;
       assert.match(sum, /\nANSWER loginUser \(symbol\) — src\/auth\.ts:3\nWHAT Signs a user in with a password\.\n/);
-      assert.match(sum, /\nN1 loginUser function src\/auth\.ts:3-20 {2}m:Signs a user in with a password\.\n/);
+      assert.match(
+        sum,
+        /\nN1 loginUser function src\/auth\.ts:3-20 {2}meta:export async function \(name, password\) {2}m:Signs a user in with a password\.\n/,
+      );
       assert.match(sum, /\nSEC 1\nN1 high: Handles <b>passwords<\/b>; rate limited\.\n/);
       assert.match(sum, /\nNODES 1\n/, 'security-audit walks only upstream: the callee is not included');
       const flow = (await call('resolve_context', { task: 'how does login work', intent: 'flow', repo: 'summarised' }))

@@ -279,6 +279,17 @@ for (const backend of backends) {
         const res = await tool(service, `find_symbols for ${label}`, 'find_symbols', { query, repo: 'hostile-code' });
         assert.ok(res.status === 200 || res.status === 400, `${label}: ${res.status} ${JSON.stringify(res.body)}`);
       }
+      // Packets read the code too: its first declaration (the meta: segment), snippet lines, CODE bodies.
+      for (let i = 0; i < codes.length; i += 10) {
+        const packet = await tool(service, `resolve_context with code over code nodes ${i}…`, 'resolve_context', {
+          task: 'codeNode hostile function',
+          focus: nodes.slice(i, i + 10).map((n) => n.id),
+          code: true,
+          repo: 'hostile-code',
+        });
+        assert.equal(packet.status, 200, JSON.stringify(packet.body));
+        assert.match(packet.body.packet, /^CODE \d+$/m);
+      }
     });
 
     test('packets, nodes and searches over stored pathological summaries and security notes answer in bounded time', async () => {
@@ -307,6 +318,7 @@ for (const backend of backends) {
             intent,
             focus: ids.slice(i, i + 10),
             tokenBudget: 500,
+            code: true,
             repo: 'hostile-notes',
           });
           assert.equal(packet.status, 200, JSON.stringify(packet.body));

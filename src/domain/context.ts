@@ -4,6 +4,7 @@ import type { Database } from '../db/schema.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { VectorIndexes } from '../embeddings/vector-indexes.js';
 import type { Logger } from '../logger.js';
+import type { PacketSettings } from './graphs/packet-settings.js';
 import type { AccessTracker } from './memory/access-tracker.js';
 import type { SearchIndexCache } from './graphs/search-index.js';
 
@@ -51,6 +52,8 @@ export interface Services {
   defaultProject: string;
   memory: MemoryServices;
   graphs: GraphServices;
+  /** What resolve_context packets show (DEVLENS_PACKET_*); absent (benchmarks, the fast tier): DEFAULT_PACKET. */
+  packet?: PacketSettings;
 }
 
 /**

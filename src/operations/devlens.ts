@@ -152,6 +152,12 @@ export const resolveContextOp = defineOperation({
       .describe('500-100000 (default: by intent, scaled by repo size)'),
     repo,
     commitHash: commit('commitHash').optional().describe('Default: the latest uploaded commit'),
+    code: z
+      .boolean()
+      .optional()
+      .describe(
+        "Add a CODE section with the source of the top nodes, cut to fit the budget (default: the service's DEVLENS_PACKET_CODE, off)",
+      ),
   }),
   output: ResolveContextResultSchema,
   scope: 'read',

@@ -1,15 +1,18 @@
 import { z } from 'zod';
 import { commitNodeCount } from '../../db/queries/commit-lookup.js';
 import { edgesAmong } from '../../db/queries/graphs/edge-reads.js';
+import { commitHasSummaries } from '../../db/queries/graphs/node-reads.js';
 import type { Context } from '../context.js';
 import { contextSeeds } from './context-seeds.js';
 import { defaultBudget, INTENTS, type Intent } from './intents.js';
 import { ProvenanceSchema } from './model.js';
-import { nodeTexts } from './packet-text.js';
-import { rankCandidates, type Candidate } from './rank-candidates.js';
-import { renderPacket, SNIPPETS_PER_FILE } from './render-packet.js';
+import { codeReserve, codeSection } from './packet-code.js';
+import { DEFAULT_PACKET } from './packet-settings.js';
+import { nodeTexts, snippetTerms } from './packet-text.js';
+import { CHANNEL_WEIGHTS, rankCandidates, type Candidate } from './rank-candidates.js';
+import { legacyContextSeeds } from './legacy-context-seeds.js';
+import { renderPacket, SNIPPETS_PER_FILE, type PacketShape } from './render-packet.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
-import { STOP_WORDS } from './stop-words.js';
 
 export { INTENTS, defaultBudget, type Intent } from './intents.js';
 
@@ -35,19 +38,41 @@ export const MAX_PACKET_NODES = 24;
  * `resolve_context`: a task-shaped packet (design.md §7, spec "Packet format"): seeds from the focus
  * and a lexical search of the task, expanded over edges as the intent says, ranked by reciprocal
  * rank fusion of the lexical, structural (hop) and heuristic channels, rendered within the budget —
- * the lowest-ranked non-seed node is dropped until the packet fits, and NEXT says what was cut.
+ * the lowest-ranked non-seed node is dropped until the packet fits, and NEXT says what was cut. With
+ * a CODE section (`code`, else DEVLENS_PACKET_CODE) the nodes are fitted to the budget less a reserve
+ * for it (packet-code.ts), and the bodies take the room left: code gives way first.
  */
 export async function resolveContext(
-  ctx: Pick<Context, 'db' | 'defaultRepo' | 'graphs'>,
-  input: { task: string; intent: Intent; focus?: string[]; tokenBudget?: number; repo?: string; commitHash?: string },
+  ctx: Pick<Context, 'db' | 'defaultRepo' | 'graphs' | 'packet'>,
+  input: {
+    task: string;
+    intent: Intent;
+    focus?: string[];
+    tokenBudget?: number;
+    repo?: string;
+    commitHash?: string;
+    code?: boolean;
+  },
 ): Promise<ResolveContextResult> {
   const graph = await resolveGraph(ctx, input.repo, input.commitHash);
   const g = { graphId: graph.graphId, commitHash: graph.commitHash };
   const intent = input.intent;
 
-  const seeded = await contextSeeds(ctx, graph, input.task, input.focus ?? []);
-  const { focusIds, lexical, terms, unknownFocus } = seeded;
-  const candidates = await rankCandidates(ctx, g, intent, seeded);
+  const settings = ctx.packet ?? DEFAULT_PACKET;
+  // DEVLENS_PACKET_RANKER=legacy: the ranking before issue 21 (storage-order candidates, the top
+  // lexical hit as ANSWER, channels fused with equal weights, no node cap), for diagnosis.
+  const legacy = settings.ranker === 'legacy';
+  const seeded = legacy
+    ? { ...(await legacyContextSeeds(ctx, g, input.task, input.focus ?? [])), unknownFocus: [] as string[] }
+    : await contextSeeds(ctx, graph, input.task, input.focus ?? []);
+  const { focusIds, lexical, unknownFocus } = seeded;
+  const candidates = await rankCandidates(
+    ctx,
+    g,
+    intent,
+    seeded,
+    legacy ? { lexical: 1, hop: 1, heuristic: 1 } : CHANNEL_WEIGHTS,
+  );
 
   const nodeCount = await commitNodeCount(ctx.db, g);
   const budget = input.tokenBudget ?? defaultBudget(intent, nodeCount);
@@ -70,19 +95,22 @@ export async function resolveContext(
     g,
     candidates.map((c) => c.row.node_id),
   );
-  const snippetWords = [
-    ...new Set(
-      [...terms.identifiers.map((i) => i.toLowerCase()), ...terms.words].filter(
-        (w) => w.length >= 3 && !STOP_WORDS.has(w),
-      ),
-    ),
-  ];
-  const texts = nodeTexts(snippetWords, SNIPPETS_PER_FILE);
+  const texts = nodeTexts(snippetTerms(input.task), SNIPPETS_PER_FILE);
+  const answerRow = candidates[0]?.row;
+  const shape: PacketShape = {
+    meta: settings.meta,
+    answer: settings.answer,
+    // Only asked when WHAT would say there is no summary.
+    commitHasSummaries:
+      settings.answer && answerRow && !texts(answerRow).micro ? await commitHasSummaries(ctx.db, g) : false,
+    code: [],
+  };
 
   // A packet names the nodes that matter, not all it could reach: past MAX_PACKET_NODES the rest
   // is cut as a lower-ranked node would be to fit the budget (NEXT says so).
-  let included = candidates.slice(0, MAX_PACKET_NODES);
-  let cut: Candidate[] = candidates.slice(MAX_PACKET_NODES);
+  const cap = legacy ? candidates.length : MAX_PACKET_NODES;
+  let included = candidates.slice(0, cap);
+  let cut: Candidate[] = candidates.slice(cap);
   const nextHint = () => {
     const answer = included[0];
     const drill = answer
@@ -94,8 +122,10 @@ export async function resolveContext(
       .map((c) => c.row.name)
       .join(', ')}${cut.length > 5 ? ', …' : ''}): raise tokenBudget, or ${drill}`;
   };
-  let packet = renderPacket(g, included, edges, input.task, texts, confidence, nextHint());
-  while (approxTokens(packet) > budget) {
+  const withCode = input.code ?? settings.code;
+  const reserve = withCode ? codeReserve(candidates, budget) : 0;
+  let packet = renderPacket(g, included, edges, input.task, texts, confidence, nextHint(), shape);
+  while (approxTokens(packet) > budget - reserve) {
     let drop = -1;
     for (let i = included.length - 1; i >= 0; i--) {
       if (!included[i]!.seed) {
@@ -106,7 +136,11 @@ export async function resolveContext(
     if (drop === -1) break; // only seeds remain: the packet may exceed the budget
     cut = [included[drop]!, ...cut];
     included = included.filter((_, i) => i !== drop);
-    packet = renderPacket(g, included, edges, input.task, texts, confidence, nextHint());
+    packet = renderPacket(g, included, edges, input.task, texts, confidence, nextHint(), shape);
+  }
+  if (withCode) {
+    shape.code = codeSection(included, budget * 4 - packet.length);
+    if (shape.code.length) packet = renderPacket(g, included, edges, input.task, texts, confidence, nextHint(), shape);
   }
   return {
     graphId: graph.graphId,

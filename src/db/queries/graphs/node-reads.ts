@@ -71,3 +71,17 @@ export async function fileNodes(
        and (file_path = any(${paths}::text[]) or node_id = any(${paths.map((p) => `file::${p}`)}::text[]))`.execute(db);
   return rows.rows.map((r) => r.node_id);
 }
+
+/**
+ * Whether any node of the commit carries a technical or business summary: one `exists`, which stops
+ * at the first (a structure-only commit reads its nodes once, by the node-id index's leading columns).
+ */
+export async function commitHasSummaries(db: Db, g: { graphId: string; commitHash: string }): Promise<boolean> {
+  const row = await sql<{ found: boolean }>`
+    select exists (
+      select 1 from graph_nodes
+       where graph_id = ${g.graphId} and commit_hash = ${g.commitHash}
+         and (nullif(business_summary, '') is not null or nullif(technical_summary, '') is not null)
+    ) as found`.execute(db);
+  return row.rows[0]?.found === true;
+}
