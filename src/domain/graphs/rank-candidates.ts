@@ -11,7 +11,7 @@ import { EXPANSION, type Intent } from './intents.js';
  * was in the packet but typically 4th, behind nodes that were merely near a seed or well scored).
  */
 export const CHANNEL_WEIGHTS = {
-  lexical: 2,
+  lexical: 4,
   hop: 1,
   heuristic: 1,
 };

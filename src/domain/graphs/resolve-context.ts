@@ -31,8 +31,8 @@ export type ResolveContextResult = z.output<typeof ResolveContextResultSchema>;
 
 export const approxTokens = (text: string) => Math.ceil(text.length / 4);
 
-/** Most nodes a packet shows (DevLens's own packets show about two dozen). */
-export const MAX_PACKET_NODES = 24;
+/** Most nodes a packet shows: with META segments, 20 keep the median packet under 1,500 tokens (bench:context). */
+export const MAX_PACKET_NODES = 20;
 
 /**
  * `resolve_context`: a task-shaped packet (design.md §7, spec "Packet format"): seeds from the focus
