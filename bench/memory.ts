@@ -5,7 +5,9 @@
  * the real service (REST), every question is searched in its own project (limit 10), and Recall@5,
  * Recall@10 (share of a question's evidence turns found in the top k) and MRR (first evidence turn
  * within the top 10) are reported overall and per category, keyword-only (EMBEDDING_PROVIDER=none)
- * and, when an Ollama answers at OLLAMA_HOST, hybrid.
+ * and, with an embedder (`--embedder`: a real Ollama at OLLAMA_HOST when one answers, the default;
+ * `glove`: GloVe word vectors served as Ollama on loopback, bench/lib/glove-ollama.ts; `fake`: the
+ * fake embedder of the tests), the vector branch alone (SEARCH_KEYWORD_WEIGHT=0) and hybrid.
  *
  * Speed — 100,000 memories with 768-D vectors from the fake embedder (an HTTP server in this
  * process; the service's real `ollama` client calls it), on Postgres: bulk store throughput, then
@@ -14,6 +16,7 @@
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:54329/postgres npm run bench:memory
  *   npm run bench:memory -- --quality            LoCoMo only (PGlite when DATABASE_URL is unset)
+ *   npm run bench:memory -- --quality --embedder glove [--questions 300]
  *   npm run bench:memory -- --speed --memories 20000
  */
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
@@ -22,6 +25,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { FakeOllama } from '../support/fake-ollama.js';
 import { startService, type ServiceProcess } from './lib/child.js';
+import { startGloveOllama } from './lib/glove-ollama.js';
 import { dialect, LOCOMO_DIR, readJsonl, type Question, type Turn } from './lib/locomo.js';
 import { machine } from './lib/machine.js';
 import { scratchPglite, scratchPostgres, type Scratch } from './lib/scratch.js';
@@ -37,6 +41,11 @@ const CONTENT_TYPES = ['code', 'documentation', 'context', 'output', 'error', 'd
 const USAGE = `Usage: npm run bench:memory [-- options]
 
   --quality           LoCoMo retrieval quality only
+  --embedder E        the embedder of the quality run's vector and hybrid runs: ollama (default: a real
+                      Ollama at OLLAMA_HOST, skipped when none answers), glove (GloVe 100-D word vectors,
+                      installed into node_modules/.cache/devstream-bench/glove on first use, served as
+                      Ollama on loopback) or fake (the tests' fake embedder, 768-D bags of hashed words)
+  --questions N       score only N of the 1,536 LoCoMo questions (evenly spread; every turn is loaded)
   --speed             speed at scale only (needs DATABASE_URL)
   --memories N        memories for the speed run (default 100000)
   --concurrency N     parallel stores while loading (default 8)
@@ -170,11 +179,51 @@ async function waitForEmbeddings(url: string, timeoutMs: number): Promise<void> 
   }
 }
 
-async function runQuality(scratch: Scratch, concurrency: number): Promise<Record<string, unknown>> {
+type EmbedderKind = 'ollama' | 'glove' | 'fake';
+
+/** The embedder of the vector and hybrid runs, as the service's Ollama settings; null when there is none. */
+async function startEmbedder(
+  kind: EmbedderKind,
+): Promise<{ env: Record<string, string>; label: string; model: string; close(): Promise<void> } | null> {
+  if (kind === 'glove') {
+    const glove = await startGloveOllama();
+    return {
+      env: { OLLAMA_HOST: glove.url, OLLAMA_EMBEDDING_MODEL: glove.model },
+      label: `GloVe ${glove.dimensions}-D (${glove.model}, SIF-weighted mean)`,
+      model: glove.model,
+      close: () => glove.close(),
+    };
+  }
+  if (kind === 'fake') {
+    const fake = await new FakeOllama().start();
+    return {
+      env: { OLLAMA_HOST: fake.url, OLLAMA_EMBEDDING_MODEL: 'nomic-embed-text' },
+      label: 'fake embedder (768-D bags of hashed words, support/fake-ollama.ts)',
+      model: 'fake nomic-embed-text',
+      close: () => fake.stop(),
+    };
+  }
+  if (!(await ollamaAnswers(process.env.OLLAMA_HOST))) return null;
+  const model = process.env.OLLAMA_EMBEDDING_MODEL ?? 'nomic-embed-text';
+  return { env: {}, label: `Ollama ${model}`, model, close: async () => {} };
+}
+
+/** `n` of the questions, evenly spread over the file (so over every conversation and category). */
+function spread<T>(items: T[], n: number | undefined): T[] {
+  if (n === undefined || n >= items.length) return items;
+  return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]!);
+}
+
+async function runQuality(
+  scratch: Scratch,
+  options: { concurrency: number; embedder: EmbedderKind; questions?: number | undefined },
+): Promise<Record<string, unknown>> {
+  const { concurrency } = options;
   const turns = await readJsonl<Turn>(`${LOCOMO_DIR}corpus.jsonl`);
-  const questions = await readJsonl<Question>(`${LOCOMO_DIR}queries.jsonl`);
+  const allQuestions = await readJsonl<Question>(`${LOCOMO_DIR}queries.jsonl`);
+  const questions = spread(allQuestions, options.questions);
   console.log(
-    `LoCoMo: ${turns.length} turns in ${new Set(turns.map((t) => t.conv)).size} conversations, ${questions.length} questions`,
+    `LoCoMo: ${turns.length} turns in ${new Set(turns.map((t) => t.conv)).size} conversations, ${questions.length} of ${allQuestions.length} questions`,
   );
   const keywordService = await startService({
     cwd: ROOT,
@@ -204,30 +253,44 @@ async function runQuality(scratch: Scratch, concurrency: number): Promise<Record
   } finally {
     await plainService.stop();
   }
-  if (await ollamaAnswers(process.env.OLLAMA_HOST)) {
-    const hybridService = await startService({
-      cwd: ROOT,
-      env: { ...scratch.env, EMBEDDING_PROVIDER: 'ollama', LOG_LEVEL: 'warn' },
-    });
+  const embedder = await startEmbedder(options.embedder);
+  if (embedder) {
     try {
-      await waitForEmbeddings(hybridService.url, 60 * 60_000);
-      const hybrid = await scoreQuestions(hybridService.url, questions, memoryOf);
-      runs.hybrid = {
-        method: hybrid.method,
-        model: process.env.OLLAMA_EMBEDDING_MODEL ?? 'nomic-embed-text',
-        ...hybrid.scores,
-      };
-      printQuality(`hybrid (${process.env.OLLAMA_EMBEDDING_MODEL ?? 'nomic-embed-text'})`, hybrid.scores);
+      const embedEnv = { ...scratch.env, ...embedder.env, EMBEDDING_PROVIDER: 'ollama', LOG_LEVEL: 'warn' };
+      // The first start embeds every memory (the worker, in the background); the vector-only run
+      // reuses the vectors. Vector-only is the service with the keyword branch's weight at 0.
+      const hybridService = await startService({ cwd: ROOT, env: embedEnv });
+      try {
+        const t0 = performance.now();
+        await waitForEmbeddings(hybridService.url, 60 * 60_000);
+        console.log(`\nembedded by ${embedder.label} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+        const hybrid = await scoreQuestions(hybridService.url, questions, memoryOf);
+        runs.hybrid = { method: hybrid.method, model: embedder.model, ...hybrid.scores };
+        printQuality(`hybrid (${embedder.label})`, hybrid.scores);
+      } finally {
+        await hybridService.stop();
+      }
+      const vectorService = await startService({ cwd: ROOT, env: { ...embedEnv, SEARCH_KEYWORD_WEIGHT: '0' } });
+      try {
+        const vector = await scoreQuestions(vectorService.url, questions, memoryOf);
+        runs.vector = { method: `${vector.method}, SEARCH_KEYWORD_WEIGHT=0`, model: embedder.model, ...vector.scores };
+        printQuality(`vector branch alone (${embedder.label}, SEARCH_KEYWORD_WEIGHT=0)`, vector.scores);
+      } finally {
+        await vectorService.stop();
+      }
     } finally {
-      await hybridService.stop();
+      await embedder.close();
     }
   } else {
-    console.log('hybrid: skipped (no Ollama answers at OLLAMA_HOST)');
+    console.log('vector and hybrid: skipped (no Ollama answers at OLLAMA_HOST; try --embedder glove)');
     runs.hybrid = null;
   }
   const keyword = runs.keyword as QualityScores;
+  const hybrid = runs.hybrid as QualityScores | null;
+  const vector = runs.vector as QualityScores | undefined;
   return {
-    dataset: 'LoCoMo (../shared/bench/locomo): 5,882 turns, 10 conversations, 1,536 questions',
+    dataset: `LoCoMo (../shared/bench/locomo): 5,882 turns, 10 conversations, ${questions.length === allQuestions.length ? '1,536 questions' : `${questions.length} of the 1,536 questions (evenly spread)`}`,
+    embedder: embedder ? { kind: options.embedder, label: embedder.label, model: embedder.model } : null,
     metric:
       "Recall@k = share of a question's evidence turns in the top k, averaged; MRR = 1/rank of the first evidence turn in the top 10 (0 if none)",
     engine: scratch.kind,
@@ -238,6 +301,17 @@ async function runQuality(scratch: Scratch, concurrency: number): Promise<Record
     },
     target: QUALITY_TARGET,
     pass: keyword.recall10 >= QUALITY_TARGET.recall10 && keyword.mrr >= QUALITY_TARGET.mrr,
+    // Fusion should never be worse than the better branch alone (issue 21).
+    hybrid_vs_branches:
+      hybrid && vector
+        ? {
+            recall10: { keyword: keyword.recall10, vector: vector.recall10, hybrid: hybrid.recall10 },
+            mrr: { keyword: keyword.mrr, vector: vector.mrr, hybrid: hybrid.mrr },
+            not_worse:
+              hybrid.recall10 >= Math.max(keyword.recall10, vector.recall10) &&
+              hybrid.mrr >= Math.max(keyword.mrr, vector.mrr),
+          }
+        : null,
     runs,
   };
 }
@@ -547,6 +621,13 @@ function markdown(quality: any, speed: any): string {
       `Target (keyword branch): R@10 ≥ ${QUALITY_TARGET.recall10}, MRR ≥ ${QUALITY_TARGET.mrr} — ${quality.pass ? 'met' : 'not met'}.`,
       '',
     );
+    const side = quality.hybrid_vs_branches;
+    if (side) {
+      lines.push(
+        `Embedder: ${quality.embedder.label}. R@10 keyword / vector / hybrid: ${side.recall10.keyword.toFixed(3)} / ${side.recall10.vector.toFixed(3)} / ${side.recall10.hybrid.toFixed(3)}; MRR ${side.mrr.keyword.toFixed(3)} / ${side.mrr.vector.toFixed(3)} / ${side.mrr.hybrid.toFixed(3)} — hybrid ${side.not_worse ? 'is not worse than' : 'is WORSE than'} the better branch.`,
+        '',
+      );
+    }
   }
   if (speed) {
     lines.push(
@@ -579,6 +660,8 @@ async function main(): Promise<number> {
     options: {
       quality: { type: 'boolean' },
       speed: { type: 'boolean' },
+      embedder: { type: 'string', default: 'ollama' },
+      questions: { type: 'string' },
       memories: { type: 'string', default: '100000' },
       concurrency: { type: 'string', default: '8' },
       searches: { type: 'string', default: '300' },
@@ -591,6 +674,16 @@ async function main(): Promise<number> {
     return 0;
   }
   const both = !values.quality && !values.speed;
+  const embedder = values.embedder as EmbedderKind;
+  if (!['ollama', 'glove', 'fake'].includes(embedder)) {
+    console.error(`--embedder must be ollama, glove or fake (got "${values.embedder}")\n\n${USAGE}`);
+    return 2;
+  }
+  const questionCount = values.questions === undefined ? undefined : Number(values.questions);
+  if (questionCount !== undefined && !(Number.isInteger(questionCount) && questionCount >= 1)) {
+    console.error(`--questions must be a whole number of at least 1 (got "${values.questions}")`);
+    return 2;
+  }
   const databaseUrl = process.env.DATABASE_URL;
   const results: Record<string, unknown> = { date: new Date().toISOString(), machine: machine() };
   let pass = true;
@@ -600,14 +693,20 @@ async function main(): Promise<number> {
   if (values.quality || both) {
     const scratch = databaseUrl ? await scratchPostgres(databaseUrl) : await scratchPglite();
     try {
-      quality = await runQuality(scratch, Number(values.concurrency));
-      pass &&= quality.pass;
+      quality = await runQuality(scratch, {
+        concurrency: Number(values.concurrency),
+        embedder,
+        questions: questionCount,
+      });
+      pass &&= quality.pass && quality.hybrid_vs_branches?.not_worse !== false;
     } finally {
       await scratch.drop();
     }
     await mkdir(RESULTS_DIR, { recursive: true });
-    await writeFile(`${RESULTS_DIR}memory-quality.json`, JSON.stringify({ ...results, ...quality }, null, 2) + '\n');
-    await writeFile(`${RESULTS_DIR}memory-quality.md`, markdown(quality, null));
+    // A subset of the questions is a diagnostic run: it does not replace the full run's results.
+    const name = questionCount === undefined ? 'memory-quality' : 'memory-quality-diagnostic';
+    await writeFile(`${RESULTS_DIR}${name}.json`, JSON.stringify({ ...results, ...quality }, null, 2) + '\n');
+    await writeFile(`${RESULTS_DIR}${name}.md`, markdown(quality, null));
   }
   if (values.speed || both) {
     if (!databaseUrl) {

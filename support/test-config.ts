@@ -1,4 +1,5 @@
 import type { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
 
 /** The configuration `buildApp` takes. */
 export type ServerConfig = Parameters<typeof buildApp>[0];
@@ -16,7 +17,8 @@ export const testConfig = (overrides: Partial<ServerConfig> = {}): ServerConfig 
   defaultProject: 'default',
   // No embedder unless a test runs its fake Ollama (see fake-ollama.ts).
   embedding: { provider: 'none', ollamaHost: 'http://127.0.0.1:9', model: 'nomic-embed-text', timeoutMs: 2_000 },
-  searchWeights: { vector: 1, keyword: 1, neighbours: 0.4 },
+  // The service's defaults (SEARCH_VECTOR_WEIGHT & co., src/config.ts).
+  searchWeights: loadConfig({}).searchWeights,
   graphs: { retention: 20, uploadLimit: 256 * 1024 * 1024, analyzeRoots: [] },
   packet: { meta: true, code: false, answer: true, ranker: 'rrf' },
   graphUploads: { max: 4, perKey: 2, minRate: 10 * 1024, rateWindowMs: 10_000 },

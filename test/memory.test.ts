@@ -153,13 +153,13 @@ for (const backend of backends) {
       assert.equal(top.vector_rank, 1);
       assert.equal(top.keyword_rank, 1);
       assert.ok(top.distance >= 0 && top.distance < 1);
-      assert.ok(Math.abs(top.rrf_score - 2 / 61) < 1e-9, 'rank 1 in both branches = 1/61 + 1/61');
+      assert.ok(Math.abs(top.rrf_score - 1) < 1e-9, 'first in both branches: the fused score is 1');
       for (let i = 1; i < s.results.length; i++)
-        assert.ok(s.results[i - 1].rrf_score >= s.results[i].rrf_score, 'ordered by RRF');
+        assert.ok(s.results[i - 1].rrf_score >= s.results[i].rrf_score, 'ordered by the fused score');
       assert.match(r.text, /🔍 \*\*DevStream Hybrid Search Results\*\*/);
       assert.match(r.text, /Method: Hybrid \(Vector \+ Keyword\)/);
       assert.match(r.text, /1\. 🎯 \*\*DECISION\*\* Memory/);
-      assert.match(r.text, /📊 Relevance: HIGH \(RRF Score: 0\.0328\)/);
+      assert.match(r.text, /📊 Relevance: HIGH \(RRF Score: 1\.0000\)/);
       assert.match(r.text, /🔬 Vector Rank: #1 \(distance: [\d.]+\) • Keyword Rank: #1/);
     });
 
@@ -181,6 +181,36 @@ for (const backend of backends) {
       assert.match(s.results[0].content, /car at the office/);
       assert.equal(s.results[0].keyword_rank, null, 'no keyword matches "automobile"');
       assert.equal(s.results[0].vector_rank, 1);
+    });
+
+    test('a keyword hit on a rare word stays first, ahead of weak vector neighbours', async () => {
+      // The fake model counts every word, stop words included, so these notes are the query's
+      // nearest vectors while sharing one common word with it; the answer shares one rare word.
+      const answer = await store({
+        content: 'Zeppelin telemetry dropped during ascent; ground station rebooted twice.',
+        content_type: 'context',
+        project: 'Rare Word',
+      });
+      const fillers = ['printer', 'kettle', 'elevator', 'badge', 'coffee', 'window', 'parking', 'heater'];
+      for (const [i, thing] of fillers.entries()) {
+        await store({
+          content: `What was the problem with the ${thing} on the ${fillers[(i + 3) % fillers.length]} floor of the office?`,
+          content_type: 'context',
+          project: 'Rare Word',
+        });
+      }
+      const query = 'what was the problem with the zeppelin on the way up';
+      const s = await search({ query, project: 'Rare Word', limit: 5 });
+      assert.equal(s.method, 'hybrid');
+      const hit = s.results.find((r: { memory_id: string }) => r.memory_id === answer.memory_id);
+      assert.ok(hit, 'the answer is in the top 5');
+      assert.equal(hit.keyword_rank, 1, 'the keyword branch ranks the rare word first');
+      const closer = s.results.filter(
+        (r: { vector_rank: number | null }) => (r.vector_rank ?? 99) < (hit.vector_rank ?? 99),
+      );
+      assert.ok(closer.length >= 3, `the vector branch ranks the fillers nearer (${JSON.stringify(s.results)})`);
+      assert.equal(s.results[0].memory_id, answer.memory_id, 'the rare-word hit is first');
+      assert.ok(s.results[0].rrf_score > 0.5 && s.results[0].rrf_score <= 1, String(s.results[0].rrf_score));
     });
 
     test('filters apply before the limit: one decision among 25 code memories', async () => {

@@ -18,7 +18,7 @@ export interface MemoryServices {
   accesses: AccessTracker;
   /** A memory was queued for embedding, or its vector staged for the index: wake the worker. */
   queued(kind: 'embedding' | 'vector'): void;
-  /** RRF weights of the vector and keyword branches, and the neighbour share of the keyword branch. */
+  /** Weights of the vector and keyword branches in the fused score, and the neighbour share of the keyword branch. */
   weights: { vector: number; keyword: number; neighbours: number };
 }
 

@@ -34,7 +34,9 @@ export const SearchHitSchema = z.object({
   keywords: z.array(z.string()),
   rrf_score: z
     .number()
-    .describe('Reciprocal-rank-fusion score (k = 60): sum of weight / (60 + rank) over the branches'),
+    .describe(
+      "Fused score, 0-1 (the name is historical): the weighted mean of the branches' scores, each scaled to 0-1 (keyword: BM25+ over the best hit's; vector: cosine similarity from the 30th candidate's, 0, to the best's, 1); 1 = first in every branch that ran",
+    ),
   vector_rank: z
     .number()
     .int()

@@ -46,7 +46,7 @@ export function renderStoredMemory(r: StoreMemoryResult, input: { content: strin
 
 /**
  * How strongly the branches that ran agree on a hit: HIGH when each ranks it in its top 5, MEDIUM
- * when one ranks it in its top 20, LOW otherwise. (RRF scores themselves are tiny and only order hits.)
+ * when one ranks it in its top 20, LOW otherwise. (The fused score, printed as the RRF Score, only orders hits.)
  */
 export function relevanceLabel(hit: Hit, method: SearchMemoryResult['method']): 'HIGH' | 'MEDIUM' | 'LOW' {
   const ranks = method === 'hybrid' ? [hit.vector_rank, hit.keyword_rank] : [hit.keyword_rank];

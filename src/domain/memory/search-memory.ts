@@ -36,7 +36,7 @@ export function candidatesFor(limit: number): number {
 }
 
 /**
- * Hybrid search (vector + keyword, fused by RRF) over live memories, or keyword-only when the query
+ * Hybrid search (vector + keyword, fused by score) over live memories, or keyword-only when the query
  * cannot be embedded. Filters apply inside both branches before their limits; an unknown project
  * matches nothing. Every hit's access count goes up by one (written within a second, in a batch).
  */

@@ -15,7 +15,10 @@ const MAX_FETCHED = 600;
 /** A keyword (weight A) occurrence counts as this many content occurrences. */
 const KEYWORD_TF = 3;
 
-/** The keyword branch: BM25+ over the tsvector, document frequencies from memory_lexeme_df (+ deltas). */
+/**
+ * The keyword branch: BM25+ over the tsvector, document frequencies from memory_lexeme_df (+ deltas),
+ * ending in kw_ranked (id, score, r): the final score (with session context) and its rank.
+ */
 export function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): RawBuilder<unknown> {
   const projectKey = (column: RawBuilder<unknown>) =>
     p.filters.project === undefined
@@ -77,7 +80,7 @@ export function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): R
         from kw_terms t cross join kw_stats st
        group by t.id, t.project_id, t.created_at
     ), ${neighbourSql(p)}, kw_ranked as (
-      select id, row_number() over (order by score desc, id) as r from kw_final
+      select id, score, row_number() over (order by score desc, id) as r from kw_final
     )`;
 }
 

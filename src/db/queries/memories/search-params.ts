@@ -14,7 +14,7 @@ export interface SearchParams {
   k: number;
   /** Absent: keyword-only. */
   vector?: { values: number[]; model: string; dims: number } | undefined;
-  /** RRF weights of the branches; `neighbours`: share of the neighbours' keyword scores a hit gains. */
+  /** Weights of the branches' scores in the fused score; `neighbours`: share of the neighbours' keyword scores a hit gains. */
   weights: { vector: number; keyword: number; neighbours: number };
 }
 
