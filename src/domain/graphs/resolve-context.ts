@@ -109,18 +109,22 @@ export async function resolveContext(
   // A packet names the nodes that matter, not all it could reach: past MAX_PACKET_NODES the rest
   // is cut as a lower-ranked node would be to fit the budget (NEXT says so).
   const cap = legacy ? candidates.length : MAX_PACKET_NODES;
+  const beyond = candidates.slice(cap);
   let included = candidates.slice(0, cap);
-  let cut: Candidate[] = candidates.slice(cap);
+  let cut: Candidate[] = [];
+  const names = (nodes: Candidate[]) =>
+    `${nodes
+      .slice(0, 5)
+      .map((c) => c.row.name)
+      .join(', ')}${nodes.length > 5 ? ', …' : ''}`;
   const nextHint = () => {
     const answer = included[0];
     const drill = answer
       ? `get_node ${answer.row.node_id} include=["code"] for the source`
       : 'find_symbols with other words';
-    if (cut.length === 0) return drill;
-    return `cut ${cut.length} lower-ranked node(s) to fit ${budget} tokens (${cut
-      .slice(0, 5)
-      .map((c) => c.row.name)
-      .join(', ')}${cut.length > 5 ? ', …' : ''}): raise tokenBudget, or ${drill}`;
+    const more = beyond.length ? `; ${beyond.length} more related node(s) ranked lower (${names(beyond)})` : '';
+    if (cut.length === 0) return `${drill}${more}`;
+    return `cut ${cut.length} lower-ranked node(s) to fit ${budget} tokens (${names(cut)}): raise tokenBudget, or ${drill}${more}`;
   };
   const withCode = input.code ?? settings.code;
   const reserve = withCode ? codeReserve(candidates, budget) : 0;

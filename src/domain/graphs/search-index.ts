@@ -210,8 +210,8 @@ export class SearchIndex {
 
   /** A rough count of the memory the index holds, in bytes (for the cache's bound). */
   get size(): number {
-    let bytes = this.nodes.length * 400;
-    for (const [lexeme, p] of this.postings) bytes += lexeme.length * 2 + 64 + p.nodes.length * 5;
+    let bytes = this.nodes.length * 1000; // a node's strings, lengths and adjacency
+    for (const [lexeme, p] of this.postings) bytes += lexeme.length * 2 + 150 + p.nodes.length * 5;
     return bytes;
   }
 }
