@@ -1,7 +1,6 @@
 import { englishStems } from '../../db/queries/graphs/search-rows.js';
 import type { Context } from '../context.js';
 import { fileKind, PATH_PENALTY, type FileKind } from '../../file-kind.js';
-import { identifierWords } from './search-document.js';
 import { lastSegment, type IndexedNode, type SearchIndex } from './search-index.js';
 import { searchTerms, type SearchTerms } from './search-terms.js';
 
@@ -166,8 +165,7 @@ export async function lexicalSearch(
       if (mask & 1) nameHits++;
     }
     // The share of the name the query covers: `merge headers` prefers mergeHeaders to mergeHeaderContainers.
-    const nameParts = Math.max(identifierWords(lastSegment(c.name)).split(' ').filter(Boolean).length, 1);
-    const nameShare = Math.min(nameHits / nameParts, 1);
+    const nameShare = Math.min(nameHits / c.nameParts, 1);
     const coverage = RANKING.coverageFloor + (1 - RANKING.coverageFloor) * (covered / totalIdf);
     const whole =
       joined !== '' &&
@@ -183,30 +181,46 @@ export async function lexicalSearch(
         prior(c, terms),
     );
   }
-  const hits = new Map<string, LexicalHit>();
-  for (const [at, own] of ranks) {
-    const c = index.nodes[at]!;
-    let rank = own;
-    if (RANKING.callSupport > 0) {
-      const near = [...new Set([...index.calls[at]!, ...index.callers[at]!])]
-        .map((m) => ranks.get(m) ?? 0)
-        .sort((a, b) => b - a)
-        .slice(0, RANKING.supportNeighbours);
-      rank += RANKING.callSupport * near.reduce((a, b) => a + b, 0);
+  /** The sum of the best RANKING.supportNeighbours ranks among a node's direct callers and callees. */
+  const support = (at: number): number => {
+    const best: number[] = [];
+    const seen = new Set<number>();
+    for (const list of [index.calls[at]!, index.callers[at]!]) {
+      for (const m of list) {
+        if (seen.has(m)) continue;
+        seen.add(m);
+        const r = ranks.get(m);
+        if (r === undefined) continue;
+        let k = best.length;
+        while (k > 0 && best[k - 1]! < r) k--;
+        if (k < RANKING.supportNeighbours) {
+          best.splice(k, 0, r);
+          if (best.length > RANKING.supportNeighbours) best.pop();
+        }
+      }
     }
-    const hit: LexicalHit = { ...c, exact: exact.has(at), rank };
-    const before = hits.get(c.node_id);
-    if (!before || before.seq > hit.seq) hits.set(c.node_id, hit); // overloads: the first copy
+    return best.reduce((a, b) => a + b, 0);
+  };
+  // One hit per node id (overloads: the first copy), then exact names first, best rank first, ids last.
+  const byId = new Map<string, { at: number; rank: number; exact: boolean }>();
+  for (const [at, own] of ranks) {
+    const rank = RANKING.callSupport > 0 ? own + RANKING.callSupport * support(at) : own;
+    const isExact = exact.has(at);
+    if (!isExact && rank <= 0) continue;
+    const id = index.nodes[at]!.node_id;
+    const before = byId.get(id);
+    if (!before || index.nodes[before.at]!.seq > index.nodes[at]!.seq) byId.set(id, { at, rank, exact: isExact });
   }
-  return [...hits.values()]
-    .filter((h) => h.exact || h.rank > 0)
+  const score = (at: number) => index.nodes[at]!.score ?? 0;
+  return [...byId.entries()]
     .sort(
-      (a, b) =>
+      ([idA, a], [idB, b]) =>
         Number(b.exact) - Number(a.exact) ||
-        (a.exact && b.exact ? (b.score ?? 0) - (a.score ?? 0) : 0) ||
+        (a.exact && b.exact ? score(b.at) - score(a.at) : 0) ||
         b.rank - a.rank ||
-        (b.score ?? 0) - (a.score ?? 0) ||
-        a.node_id.localeCompare(b.node_id),
+        score(b.at) - score(a.at) ||
+        (idA < idB ? -1 : idA > idB ? 1 : 0),
     )
-    .slice(0, limit);
+    .slice(0, limit)
+    .map(([, h]) => ({ ...index.nodes[h.at]!, exact: h.exact, rank: h.rank }));
 }

@@ -74,11 +74,12 @@ export async function rankCandidates(
 ): Promise<Candidate[]> {
   const hops = new Map<string, number>(seeds.map((s) => [s, 0]));
   const plan = EXPANSION[intent];
-  for (const seed of seeds) {
-    for (const direction of plan.directions) {
-      const reached = await walk(ctx, g, seed, direction, plan.radius);
-      for (const d of reached.slice(0, PER_SEED)) hops.set(d.nodeId, Math.min(hops.get(d.nodeId) ?? Infinity, d.hop));
-    }
+  // The walks are independent: on Postgres they run side by side (PGlite takes them in turn).
+  const walks = await Promise.all(
+    seeds.flatMap((seed) => plan.directions.map((direction) => walk(ctx, g, seed, direction, plan.radius))),
+  );
+  for (const reached of walks) {
+    for (const d of reached.slice(0, PER_SEED)) hops.set(d.nodeId, Math.min(hops.get(d.nodeId) ?? Infinity, d.hop));
   }
   const lexicalRank = new Map(lexical.map((h, i) => [h.node_id, i + 1]));
   const exact = new Set(lexical.filter((h) => h.exact).map((h) => h.node_id));

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { callEdges, searchRows, type SearchRow } from '../../db/queries/graphs/search-rows.js';
 import type { Database } from '../../db/schema.js';
+import { identifierWords } from './search-document.js';
 
 /**
  * Code search's index of one commit, in process (issue 21): each node's search document (the
@@ -28,6 +29,8 @@ const MAX_POSTINGS = 10_000_000;
 export type IndexedNode = Omit<SearchRow, 'search'> & {
   /** Distinct terms per field (A–D). */
   lengths: [number, number, number, number];
+  /** Words of the name after its container (`Ky.retryFromError` → 3). */
+  nameParts: number;
 };
 
 /** One term's postings: node positions in `nodes`, and the fields it fills in each. */
@@ -136,7 +139,8 @@ export class SearchIndex {
           list.push(at * 16 + mask);
         });
         const { search: _search, ...node } = row;
-        index.nodes.push({ ...node, lengths });
+        const nameParts = Math.max(identifierWords(lastSegment(row.name)).split(' ').filter(Boolean).length, 1);
+        index.nodes.push({ ...node, lengths, nameParts });
         for (let f = 0; f < 4; f++) sums[f]! += lengths[f]!;
         index.add(index.byName, row.name.toLowerCase(), at);
         index.add(index.bySegment, lastSegment(row.name).toLowerCase(), at);
