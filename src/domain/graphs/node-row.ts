@@ -1,5 +1,6 @@
 import type { NodeRow } from '../../db/queries/graphs/ingest.js';
 import { NODE_COLUMNS } from '../../commit-file.js';
+import { nodeEmbeddingText } from './node-embedding-text.js';
 import { identifierText, nameDocument, pathDocument, proseDocument, securityDocument } from './search-document.js';
 import { bad, checkValue, isObject, keyText, MAX_TEXT } from './upload-checks.js';
 
@@ -43,6 +44,9 @@ export function nodeRow(raw: unknown, seq: number, field: string): NodeRow {
   const technical = str(raw.technicalSummary);
   const business = str(raw.businessSummary);
   const hasSummary = technical !== null || business !== null;
+  const summaries = [technical, business].filter((t): t is string => t !== null);
+  // Without summaries, the code's own documentation and vocabulary stand in for them.
+  const prose = proseDocument(summaries, code);
   return {
     seq,
     node_id: id,
@@ -61,12 +65,9 @@ export function nodeRow(raw: unknown, seq: number, field: string): NodeRow {
     extra: Object.keys(extra).length > 0 ? extra : null,
     name_doc: nameDocument(nodeName),
     path_doc: pathDocument(path),
-    // Without summaries, the code's own documentation and vocabulary stand in for them.
-    prose: proseDocument(
-      [technical, business].filter((t): t is string => t !== null),
-      code,
-    ),
+    prose,
     idents: !hasSummary && code ? identifierText(code) : '',
     security_doc: securityDocument(security ? (str(security.summary) ?? null) : null),
+    embed_doc: nodeEmbeddingText({ name: nodeName, type, code, summaries }, prose),
   };
 }
