@@ -53,10 +53,12 @@ export async function nearestNodes(
         order by distance, seq
         limit ${k})
       union all
-      -- Written so that no B-tree serves the commit filter: the order comes from the HNSW index.
+      -- The commit and model tests are one opaque condition that no B-tree serves (as filterSql's
+      -- indexable: false): the planner guesses half the rows pass, so the order comes from the HNSW index.
       (select v.seq, ${distance} as distance from graph_node_vectors v
-        where not (select exact from scope) and v.graph_id || '' = ${g.graphId} and v.commit_hash || '' = ${g.commitHash}
-          and ${ofModel}
+        where not (select exact from scope) and v.embedding_dims = ${dims}
+          and coalesce(v.graph_id || '' = ${g.graphId} and v.commit_hash || '' = ${g.commitHash}
+                       and v.embedding_model || '' = ${model}, false)
         order by ${distance}
         limit ${k})
     )
