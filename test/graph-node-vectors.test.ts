@@ -257,6 +257,37 @@ for (const backend of backends) {
       assert.equal(none.status, 'no-embedder');
     });
 
+    test('a new commit takes the vectors of its unchanged nodes from the one before: only changed nodes are embedded', async () => {
+      await restart(ollama(fake));
+      const first = await upload('push-lib', retryGraph('p1', '2026-04-01T00:00:00Z'));
+      await settled();
+      const callsBefore = fake.calls.length;
+      const next = retryGraph('p2', '2026-04-02T00:00:00Z');
+      next.nodes[3]!.rawCode = '/** Reuses idle sockets for keep-alive connections. */\nexport class Client {\n}';
+      const second = await upload('push-lib', next);
+      await settled();
+      assert.equal(await vectorsOf(second), 4);
+      assert.deepEqual(
+        fake.calls.slice(callsBefore).flatMap((c) => c.input),
+        ['search_document: client\nexport class Client {\nReuses idle sockets for keep-alive connections.'],
+        'one embedder call, for the changed node alone',
+      );
+      const near = await nearestNodes(
+        database.db.kysely,
+        second,
+        queryVector('idle keep-alive sockets'),
+        'nomic-embed-text',
+        1,
+      );
+      assert.equal(near[0]!.node_id, 'src/client.ts::Client');
+      const same = await sql<{ same: boolean }>`
+        select a.embedding = b.embedding as same from graph_node_vectors a join graph_node_vectors b using (graph_id, seq)
+         where a.graph_id = ${first.graphId} and a.commit_hash = 'p1' and b.commit_hash = 'p2' and seq = 1`.execute(
+        database.db.kysely,
+      );
+      assert.deepEqual(same.rows, [{ same: true }], "calculateDelay's vector was taken over");
+    });
+
     test('an upload while the embedder is down succeeds; its nodes are pending, the question falls back, and they are embedded once it is back', async () => {
       await restart(ollama(fake));
       await fake.stop();

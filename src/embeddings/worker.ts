@@ -12,8 +12,10 @@ import {
   claimNodeJobs,
   completeNodeJobs,
   makeNodeJobsDue,
+  nodeJobKey,
   queueStaleNodes,
   retryNodeJobs,
+  reuseNodeVectors,
 } from '../db/queries/graphs/node-embedding-jobs.js';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../logger.js';
@@ -194,11 +196,18 @@ export class EmbeddingWorker {
     return { claimed: jobs.length, embedded, failed: null };
   }
 
-  /** One batch of code-graph nodes, with the same retry rules as memories. */
+  /**
+   * One batch of code-graph nodes, with the same retry rules as memories. Nodes unchanged since an
+   * earlier commit of their graph take that commit's vector; only the others go to the embedder.
+   */
   private async runNodeBatch(): Promise<{ claimed: number; embedded: number; failed: string | null }> {
-    if (this.embedder.model === null) return { claimed: 0, embedded: 0, failed: null };
-    const jobs = await claimNodeJobs(this.db, this.batchSize, this.leaseMs);
-    if (jobs.length === 0) return { claimed: 0, embedded: 0, failed: null };
+    const model = this.embedder.model;
+    if (model === null) return { claimed: 0, embedded: 0, failed: null };
+    const claimed = await claimNodeJobs(this.db, this.batchSize, this.leaseMs);
+    if (claimed.length === 0) return { claimed: 0, embedded: 0, failed: null };
+    const reused = await reuseNodeVectors(this.db, claimed, model);
+    const jobs = claimed.filter((j) => !reused.has(nodeJobKey(j)));
+    if (jobs.length === 0) return { claimed: claimed.length, embedded: reused.size, failed: null };
     const attempt = await this.embedder.tryEmbed(
       jobs.map((j) => j.doc),
       'document',
@@ -208,7 +217,7 @@ export class EmbeddingWorker {
       const attempts = Math.max(...jobs.map((j) => j.attempts));
       const delay = Math.min(MIN_BACKOFF_MS * 2 ** Math.min(attempts, 12), 3_600_000);
       await retryNodeJobs(this.db, jobs, delay, attempt.reason);
-      return { claimed: jobs.length, embedded: 0, failed: attempt.reason };
+      return { claimed: claimed.length, embedded: reused.size, failed: attempt.reason };
     }
     await this.indexes.ensure(attempt.dims);
     const embedded = await completeNodeJobs(
@@ -216,7 +225,7 @@ export class EmbeddingWorker {
       jobs.map((j, i) => ({ ...j, vector: attempt.vectors[i]! })),
       attempt.model,
     );
-    this.log.debug({ embedded, model: attempt.model }, 'embedded queued code-graph nodes');
-    return { claimed: jobs.length, embedded, failed: null };
+    this.log.debug({ embedded, reused: reused.size, model: attempt.model }, 'embedded queued code-graph nodes');
+    return { claimed: claimed.length, embedded: embedded + reused.size, failed: null };
   }
 }

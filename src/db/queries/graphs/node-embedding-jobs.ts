@@ -118,6 +118,49 @@ export async function completeNodeJobs(
   }
 }
 
+/**
+ * Gives claimed nodes the vector of `model` that the same node (same id, same embedding document)
+ * already has in another commit of the graph, the newest such, and removes their jobs: a push
+ * changes few nodes, so most of a new commit's nodes need no embedder call (and none while it is
+ * down). Returns the seqs given a vector, per graph and commit (`graph_id commit_hash seq` keys).
+ */
+export async function reuseNodeVectors(db: Db, jobs: ClaimedNodeJob[], model: string): Promise<Set<string>> {
+  if (jobs.length === 0) return new Set();
+  const result = await sql<{ graph_id: string; commit_hash: string; seq: number }>`
+    with input as (
+      select * from unnest(${jobs.map((j) => j.graph_id)}::text[], ${jobs.map((j) => j.commit_hash)}::text[],
+                           ${jobs.map((j) => j.seq)}::int[], ${jobs.map((j) => j.doc)}::text[])
+                    as i(graph_id, commit_hash, seq, doc)
+    ), found as (
+      select distinct on (i.graph_id, i.commit_hash, i.seq) i.graph_id, i.commit_hash, i.seq, v.embedding, v.embedding_dims
+        from input i
+        join graph_nodes n on n.graph_id = i.graph_id and n.commit_hash = i.commit_hash and n.seq = i.seq
+                          and n.embed_doc = i.doc
+        join graph_commits c on c.graph_id = i.graph_id and c.commit_hash <> i.commit_hash
+        join graph_nodes o on o.graph_id = c.graph_id and o.commit_hash = c.commit_hash and o.node_id = n.node_id
+                          and o.embed_doc = i.doc
+        join graph_node_vectors v on v.graph_id = o.graph_id and v.commit_hash = o.commit_hash and v.seq = o.seq
+                                 and v.embedding_model = ${model}
+       order by i.graph_id, i.commit_hash, i.seq, c.analyzed_at desc, c.uploaded_at desc
+    ), ins as (
+      insert into graph_node_vectors (graph_id, commit_hash, seq, embedding, embedding_model, embedding_dims)
+      select graph_id, commit_hash, seq, embedding, ${model}, embedding_dims from found
+      on conflict (graph_id, commit_hash, seq) do update
+         set embedding = excluded.embedding, embedding_model = excluded.embedding_model,
+             embedding_dims = excluded.embedding_dims
+      returning graph_id, commit_hash, seq
+    ), del as (
+      delete from graph_node_embedding_jobs j using found f
+       where j.graph_id = f.graph_id and j.commit_hash = f.commit_hash and j.seq = f.seq
+    )
+    select graph_id, commit_hash, seq from ins`.execute(db);
+  return new Set(result.rows.map((r) => nodeJobKey(r)));
+}
+
+/** A claimed node's key in reuseNodeVectors' answer. */
+export const nodeJobKey = (j: { graph_id: string; commit_hash: string; seq: number }): string =>
+  `${j.graph_id} ${j.commit_hash} ${j.seq}`;
+
 /** Puts claimed node jobs back, due again after `delayMs`, with the reason they failed. */
 export async function retryNodeJobs(
   db: Db,
