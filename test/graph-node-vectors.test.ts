@@ -318,12 +318,13 @@ for (const backend of backends) {
 
     test('memories are embedded while a large graph waits: the worker looks for them before each node batch', async () => {
       await restart(ollama(fake));
-      fake.delayMs = 40;
+      const task = await postTask(server!.url, 'Tune the pool', 'Large Graph');
+      // Each embedder call takes 100 ms: the graph's ten batches take a second at least.
+      fake.delayMs = 100;
       try {
         const g = await upload('large-lib', largeGraph('l1', LARGE));
         // The worker is into the graph.
         await eventually(async () => ((await vectorsOf(g)) > 0 ? true : undefined), 30_000);
-        const task = await postTask(server!.url, 'Tune the pool', 'Large Graph');
         const updated = await rest(server!.url, 'PATCH', `/api/v1/tasks/${task.id}`, {
           status: 'active',
           notes: 'pool size raised to sixteen',
@@ -366,13 +367,28 @@ for (const backend of backends) {
         'the re-uploaded nodes were embedded again',
       );
 
+      // Commits k2 and k3 change one node each: while the embedder is down, it waits in the queue.
+      const changed = (commit: string, day: string) => {
+        const file = retryGraph(commit, `2026-03-0${day}T00:00:00Z`);
+        file.nodes[3]!.rawCode = `/** Pools sockets, version ${commit}. */\nexport class Client {\n}`;
+        return file;
+      };
       await fake.stop();
-      await upload('kept-lib', retryGraph('k2', '2026-03-02T00:00:00Z'));
-      const third = await upload('kept-lib', retryGraph('k3', '2026-03-03T00:00:00Z'));
-      assert.equal(await vectorsOf(first), 0, 'the dropped commit took its vectors along');
-      assert.equal(await jobsOf(first), 0);
-      assert.ok((await jobsOf(third)) > 0);
-      await fake.start();
+      try {
+        const second = await upload('kept-lib', changed('k2', '2'));
+        // The three unchanged nodes take k1's vectors (no embedder needed); the changed one waits.
+        await eventually(async () => ((await jobsOf(second)) === 1 ? true : undefined), 30_000);
+        const third = await upload('kept-lib', changed('k3', '3'));
+        await eventually(async () => ((await jobsOf(third)) === 1 ? true : undefined), 30_000);
+        assert.equal(await vectorsOf(first), 0, 'the dropped commit took its vectors along');
+        assert.equal(await jobsOf(first), 0);
+        // k2 is dropped in turn, with its vectors and the job still waiting.
+        await upload('kept-lib', changed('k4', '4'));
+        assert.equal(await jobsOf(second), 0, 'a dropped commit takes its jobs along');
+        assert.equal(await vectorsOf(second), 0);
+      } finally {
+        await fake.start();
+      }
       await settled();
     });
 
