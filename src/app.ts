@@ -117,6 +117,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
         analyzeRoots: config.graphs.analyzeRoots,
         retention: config.graphs.retention,
         log: app.log,
+        nodeVectors: { embedder, queued: () => worker.kick(), log: app.log },
       }),
     },
     app.log,

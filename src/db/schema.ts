@@ -203,6 +203,30 @@ export interface GraphNodesTable {
   metadata: Json<Record<string, unknown> | null> | null;
   extra: Json<Record<string, unknown> | null> | null;
   search: string;
+  /** What the node's vector is made from (migrations/0011); null: no vector (GHOST nodes, older uploads). */
+  embed_doc: string | null;
+}
+
+/** A node's vector of one model, in half precision (migrations/0011). */
+export interface GraphNodeVectorsTable {
+  graph_id: string;
+  commit_hash: string;
+  seq: number;
+  embedding: string;
+  embedding_model: string;
+  embedding_dims: number;
+}
+
+/** A node waiting for a vector (migrations/0011), as embedding_jobs for memories. */
+export interface GraphNodeEmbeddingJobsTable {
+  graph_id: string;
+  commit_hash: string;
+  seq: number;
+  attempts: Generated<number>;
+  run_after: Timestamp;
+  leased_until: NullableTimestamp;
+  last_error: string | null;
+  created_at: Timestamp;
 }
 
 export interface GraphEdgesTable {
@@ -254,6 +278,8 @@ export interface Database {
   graph_commits: GraphCommitsTable;
   graph_nodes: GraphNodesTable;
   graph_edges: GraphEdgesTable;
+  graph_node_vectors: GraphNodeVectorsTable;
+  graph_node_embedding_jobs: GraphNodeEmbeddingJobsTable;
   intervention_plans: InterventionPlansTable;
   phases: PhasesTable;
   micro_tasks: MicroTasksTable;

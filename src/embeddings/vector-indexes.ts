@@ -1,9 +1,13 @@
 import type { Kysely } from 'kysely';
+import { ensureNodeVectorIndex } from '../db/queries/graphs/node-vectors.js';
 import { ensureVectorIndex } from '../db/queries/memories/vector-index.js';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 
-/** Makes sure an HNSW index exists for each vector dimension the embedder produces (once per process). */
+/**
+ * Makes sure an HNSW index exists for each vector dimension the embedder produces (once per process),
+ * over memories and over code-graph nodes.
+ */
 export class VectorIndexes {
   private readonly known = new Map<number, Promise<void>>([[768, Promise.resolve()]]);
 
@@ -15,8 +19,8 @@ export class VectorIndexes {
   ensure(dims: number): Promise<void> {
     let pending = this.known.get(dims);
     if (!pending) {
-      pending = ensureVectorIndex(this.db, dims).then(
-        (indexed) => {
+      pending = Promise.all([ensureVectorIndex(this.db, dims), ensureNodeVectorIndex(this.db, dims)]).then(
+        ([indexed]) => {
           if (indexed) this.log.info({ dims }, 'vector index ready for this dimension');
           else this.log.warn({ dims }, 'vectors this large cannot be indexed by HNSW: vector search will scan');
         },

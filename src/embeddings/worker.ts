@@ -8,6 +8,15 @@ import {
   makeJobsDue,
   retryJobs,
 } from '../db/queries/embedding-jobs.js';
+import {
+  claimNodeJobs,
+  completeNodeJobs,
+  makeNodeJobsDue,
+  nodeJobKey,
+  queueStaleNodes,
+  retryNodeJobs,
+  reuseNodeVectors,
+} from '../db/queries/graphs/node-embedding-jobs.js';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 import type { Embedder } from './embedder.js';
@@ -35,7 +44,9 @@ const MAX_DB_BACKOFF_MS = 5_000;
  * Embeds every memory that lacks a vector of the current model: the rows queued in embedding_jobs
  * when the embedder was down at store time, task notes, and (after a model change) everything.
  * First, it moves the vectors that stores staged in their jobs into the memories (the HNSW insert
- * a store leaves to it). Runs inside the service; any number of instances can run one against the
+ * a store leaves to it). Then code-graph nodes (graph_node_embedding_jobs, queued by uploads), a
+ * batch at a time, memories first before each batch: a memory waits for one node batch at most,
+ * however large the graph. Runs inside the service; any number of instances can run one against the
  * same database. Failures back off (1 s doubling to a minute) and never drop a job.
  */
 export class EmbeddingWorker {
@@ -58,7 +69,7 @@ export class EmbeddingWorker {
     this.leaseMs = options.leaseMs ?? 120_000;
     // The embedder answers again (a request got through): waiting jobs are due now.
     embedder.onRecovered(() => {
-      makeJobsDue(this.db)
+      Promise.all([makeJobsDue(this.db), makeNodeJobsDue(this.db)])
         .catch((error: unknown) => this.log.warn({ err: error }, 'could not make embedding jobs due'))
         .finally(() => {
           this.backoffMs = 0;
@@ -67,7 +78,10 @@ export class EmbeddingWorker {
     });
   }
 
-  /** Queues memories without a vector of the current model, then works the queue in the background. */
+  /**
+   * Queues memories, and the nodes of each graph's latest commit, without a vector of the current
+   * model, then works the queues in the background.
+   */
   async start(): Promise<void> {
     const model = this.embedder.model;
     if (!this.embedder.enabled || model === null || this.loop.active) return;
@@ -78,10 +92,16 @@ export class EmbeddingWorker {
     } catch (error) {
       this.log.warn({ err: error }, 'could not queue memories for embedding; will retry with the queue');
     }
+    try {
+      const nodes = await queueStaleNodes(this.db, model);
+      if (nodes > 0) this.log.info({ nodes, model }, 'code-graph nodes queued for embedding with the current model');
+    } catch (error) {
+      this.log.warn({ err: error }, 'could not queue code-graph nodes for embedding');
+    }
     this.loop.kick();
   }
 
-  /** Work the queue now (a memory was queued). Ignored while backing off from a failure. */
+  /** Work the queue now (a memory or a commit's nodes were queued). Ignored while backing off from a failure. */
   kick(): void {
     this.loop.kick();
   }
@@ -100,17 +120,25 @@ export class EmbeddingWorker {
   }
 
   /**
-   * Embeds due jobs until none is left or the embedder fails. Returns how many memories got a
-   * vector. `devstream-hub reembed` calls this directly.
+   * Embeds due jobs until none is left or the embedder fails: memories, then code-graph nodes, a
+   * batch at a time, looking for memories (and staged vectors) again before each node batch.
+   * Returns how many memories and nodes got a vector. `devstream-hub reembed` calls this directly.
    */
-  async drain(): Promise<{ embedded: number; failed: string | null }> {
+  async drain(): Promise<{ embedded: number; nodes: number; failed: string | null }> {
     while ((await indexStagedVectors(this.db, this.batchSize)) > 0);
     let embedded = 0;
+    let nodes = 0;
     for (;;) {
       const outcome = await this.runBatch();
-      if (outcome.failed) return { embedded, failed: outcome.failed };
+      if (outcome.failed) return { embedded, nodes, failed: outcome.failed };
       embedded += outcome.embedded;
-      if (outcome.claimed === 0) return { embedded, failed: null };
+      if (outcome.claimed > 0) continue;
+      const nodeOutcome = await this.runNodeBatch();
+      if (nodeOutcome.failed) return { embedded, nodes, failed: nodeOutcome.failed };
+      nodes += nodeOutcome.embedded;
+      if (nodeOutcome.claimed === 0) return { embedded, nodes, failed: null };
+      // Stores staged vectors meanwhile: index them between node batches, not after the whole graph.
+      await indexStagedVectors(this.db, this.batchSize);
     }
   }
 
@@ -166,5 +194,38 @@ export class EmbeddingWorker {
     );
     this.log.debug({ embedded, model: attempt.model }, 'embedded queued memories');
     return { claimed: jobs.length, embedded, failed: null };
+  }
+
+  /**
+   * One batch of code-graph nodes, with the same retry rules as memories. Nodes unchanged since an
+   * earlier commit of their graph take that commit's vector; only the others go to the embedder.
+   */
+  private async runNodeBatch(): Promise<{ claimed: number; embedded: number; failed: string | null }> {
+    const model = this.embedder.model;
+    if (model === null) return { claimed: 0, embedded: 0, failed: null };
+    const claimed = await claimNodeJobs(this.db, this.batchSize, this.leaseMs);
+    if (claimed.length === 0) return { claimed: 0, embedded: 0, failed: null };
+    const reused = await reuseNodeVectors(this.db, claimed, model);
+    const jobs = claimed.filter((j) => !reused.has(nodeJobKey(j)));
+    if (jobs.length === 0) return { claimed: claimed.length, embedded: reused.size, failed: null };
+    const attempt = await this.embedder.tryEmbed(
+      jobs.map((j) => j.doc),
+      'document',
+      { background: true },
+    );
+    if (!attempt.ok) {
+      const attempts = Math.max(...jobs.map((j) => j.attempts));
+      const delay = Math.min(MIN_BACKOFF_MS * 2 ** Math.min(attempts, 12), 3_600_000);
+      await retryNodeJobs(this.db, jobs, delay, attempt.reason);
+      return { claimed: claimed.length, embedded: reused.size, failed: attempt.reason };
+    }
+    await this.indexes.ensure(attempt.dims);
+    const embedded = await completeNodeJobs(
+      this.db,
+      jobs.map((j, i) => ({ ...j, vector: attempt.vectors[i]! })),
+      attempt.model,
+    );
+    this.log.debug({ embedded, reused: reused.size, model: attempt.model }, 'embedded queued code-graph nodes');
+    return { claimed: claimed.length, embedded: embedded + reused.size, failed: null };
   }
 }

@@ -218,7 +218,16 @@ export async function registerGraphUpload(app: FastifyInstance, options: GraphUp
       const stages: Array<Readable | Duplex> = [reading];
       if (encoding !== 'identity') stages.push(createGunzip(), byteLimit(options.uploadLimit, 'unpacked'));
       const result = await uploadGraph(
-        { db: options.services.db, caller, retention: options.retention },
+        {
+          db: options.services.db,
+          caller,
+          retention: options.retention,
+          nodeVectors: {
+            embedder: options.services.memory.embedder,
+            queued: () => options.services.memory.queued('embedding'),
+            log: request.log,
+          },
+        },
         request.query,
         stages,
       );

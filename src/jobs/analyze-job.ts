@@ -10,7 +10,7 @@ import { analyzeGraphTables } from '../db/queries/graphs/ingest.js';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 import { analyzablePath, AnalyzeParamsSchema } from '../domain/analyze-params.js';
-import { uploadGraph } from '../domain/graphs/upload-graph.js';
+import { uploadGraph, type NodeVectorQueue } from '../domain/graphs/upload-graph.js';
 import type { JobHandler } from './job-runner.js';
 
 /** The worker thread's input and messages (see analyze-thread.ts). */
@@ -75,6 +75,8 @@ export function analyzeJob(deps: {
   analyzeRoots: readonly string[];
   retention: number;
   log: Pick<Logger, 'warn'>;
+  /** Where the stored commit's nodes are queued for embedding. */
+  nodeVectors?: NodeVectorQueue;
 }): JobHandler {
   return async (job, report, signal) => {
     const params = AnalyzeParamsSchema.parse(job.params);
@@ -86,7 +88,12 @@ export function analyzeJob(deps: {
       const analysis = await analyzeInThread({ path, out }, (progress) => report({ ...progress }), signal);
       report({ phase: 'storing', nodes: analysis.nodes, edges: analysis.edges });
       const stored = await uploadGraph(
-        { db: deps.db, caller: { name: job.created_by, scopes: new Set(['write']) }, retention: deps.retention },
+        {
+          db: deps.db,
+          caller: { name: job.created_by, scopes: new Set(['write']) },
+          retention: deps.retention,
+          ...(deps.nodeVectors ? { nodeVectors: deps.nodeVectors } : {}),
+        },
         { repo: params.repo, ...(params.branch ? { branch: params.branch } : {}) },
         [createReadStream(out)],
       );

@@ -1,5 +1,6 @@
 import type { Db } from '../db/client.js';
 import { queueDepth } from '../db/queries/embedding-jobs.js';
+import { pendingLatestNodes } from '../db/queries/graphs/node-embedding-jobs.js';
 import { unfinishedJobs } from '../db/queries/jobs.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { Metrics } from './metrics.js';
@@ -13,7 +14,7 @@ export interface GaugeSources {
 
 /**
  * Registers the service's gauges, read at each scrape: the embedding queue (depth and oldest age),
- * the embedder being down, analysis jobs by status, database connections, and graph uploads by
+ * code-graph nodes waiting for a vector, the embedder being down, analysis jobs by status, database connections, and graph uploads by
  * phase. (The MCP transport registers its own sessions gauge.)
  */
 export function registerGauges(metrics: Metrics, { db, embedder, uploads }: GaugeSources): void {
@@ -29,6 +30,11 @@ export function registerGauges(metrics: Metrics, { db, embedder, uploads }: Gaug
     'devstream_embedding_queue_oldest_seconds',
     'Age of the oldest memory waiting for a vector',
     async () => (await readQueue()).oldest_age_s ?? 0,
+  );
+  metrics.gauge(
+    'devstream_graph_node_embeddings_pending',
+    "Nodes of the code graphs' latest commits still waiting for a vector",
+    () => pendingLatestNodes(db.kysely),
   );
   metrics.gauge(
     'devstream_embedder_down',

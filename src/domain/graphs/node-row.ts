@@ -1,5 +1,6 @@
 import type { NodeRow } from '../../db/queries/graphs/ingest.js';
 import { NODE_COLUMNS } from '../../commit-file.js';
+import { nodeEmbeddingText } from './node-embedding-text.js';
 import {
   identifierText,
   identifierWords,
@@ -50,6 +51,10 @@ export function nodeRow(raw: unknown, seq: number, field: string): NodeRow {
   const code = typeof raw.rawCode === 'string' ? raw.rawCode : null;
   const technical = str(raw.technicalSummary);
   const business = str(raw.businessSummary);
+  const summaries = [technical, business].filter((t): t is string => t !== null);
+  // Summaries and the code's own documentation; its identifiers besides (issue 21: a summary no
+  // longer hides them).
+  const prose = proseDocument(summaries, code);
   return {
     seq,
     node_id: id,
@@ -70,13 +75,9 @@ export function nodeRow(raw: unknown, seq: number, field: string): NodeRow {
     name_words: identifierWords(nodeName),
     path_doc: pathDocument(path),
     signature_doc: code ? identifierText(signatureLine(code)) : '',
-    // Summaries and the code's own documentation; its identifiers besides (issue 21: a summary
-    // no longer hides them).
-    prose: proseDocument(
-      [technical, business].filter((t): t is string => t !== null),
-      code,
-    ),
+    prose,
     idents: code ? identifierText(code) : '',
     security_doc: securityDocument(security ? (str(security.summary) ?? null) : null),
+    embed_doc: nodeEmbeddingText({ name: nodeName, type, code, summaries }, prose),
   };
 }

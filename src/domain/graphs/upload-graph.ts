@@ -13,7 +13,10 @@ import {
   replaceCommit,
   upsertGraph,
 } from '../../db/queries/graphs/ingest.js';
+import { queueCommitNodes } from '../../db/queries/graphs/node-embedding-jobs.js';
 import type { Database } from '../../db/schema.js';
+import type { Embedder } from '../../embeddings/embedder.js';
+import type { Logger } from '../../logger.js';
 import { AppError, validationError } from '../../errors.js';
 import { graphId as graphIdField, name, unstorable } from '../fields.js';
 import { toFieldIssues } from '../field-issues.js';
@@ -58,13 +61,24 @@ export interface UploadDeps {
   db: Kysely<Database>;
   caller: Caller;
   retention: number;
+  /** Where the commit's nodes are queued for embedding once it is stored (absent: they are not). */
+  nodeVectors?: NodeVectorQueue;
+}
+
+/** The embedding worker as an upload sees it: whether it embeds at all, and how to wake it. */
+export interface NodeVectorQueue {
+  embedder: Pick<Embedder, 'enabled'>;
+  /** The commit's nodes were queued: wake the worker. */
+  queued(): void;
+  log: Pick<Logger, 'warn'>;
 }
 
 /**
  * Stores one commit of a repo's code graph from a DevLens commit file, read as a stream (`body`:
  * the source and its transforms, see readCommitFile): in one
  * transaction, so a failed or invalid upload stores nothing and a re-upload of the commit replaces
- * it whole. Older commits past the retention are dropped.
+ * it whole. Older commits past the retention are dropped. Once it is committed, its nodes are queued
+ * for embedding (when an embedder is configured); that never fails the upload.
  */
 export async function uploadGraph(
   deps: UploadDeps,
@@ -89,6 +103,34 @@ export async function uploadGraph(
   }
   const wantedId = byRepo?.graph_id ?? query.graphId ?? graphIdFor(query.repo);
 
+  const stored = await storeCommit(deps, query, wantedId, body);
+  if (deps.nodeVectors?.embedder.enabled) await queueNodeVectors(deps.db, deps.nodeVectors, stored);
+  return stored;
+}
+
+/**
+ * Queues the stored commit's nodes for the embedding worker. A failure (the database went away
+ * after the commit) is logged, not raised: the upload is stored, and the worker's next start queues
+ * the nodes of the latest commits that lack vectors.
+ */
+async function queueNodeVectors(db: Kysely<Database>, queue: NodeVectorQueue, stored: UploadResult): Promise<void> {
+  try {
+    const queued = await queueCommitNodes(db, { graphId: stored.graphId, commitHash: stored.commitHash });
+    if (queued > 0) queue.queued();
+  } catch (error) {
+    queue.log.warn(
+      { err: error, graphId: stored.graphId, commit: stored.commitHash },
+      'could not queue the uploaded nodes for embedding',
+    );
+  }
+}
+
+async function storeCommit(
+  deps: UploadDeps,
+  query: UploadQuery,
+  wantedId: string,
+  body: Array<Readable | Duplex>,
+): Promise<UploadResult> {
   return deps.db.transaction().execute(async (trx) => {
     let commitHash: string | null = query.commit ?? null;
     let analyzedAt: Date | null = null;

@@ -77,7 +77,7 @@ export async function insertNodes(trx: Db, graphId: string, commitHash: string, 
   await sql`
     insert into graph_nodes (graph_id, commit_hash, seq, node_id, name, type, file_path, start_line, end_line,
                              technical_summary, business_summary, security_severity, security_summary, code, score,
-                             metadata, extra, search)
+                             metadata, extra, search, embed_doc)
     select ${graphId}, ${commitHash}, r.seq, r.node_id, r.name, r.type, r.file_path, r.start_line, r.end_line,
            r.technical_summary, r.business_summary, r.security_severity, r.security_summary, r.code, r.score,
            r.metadata, r.extra,
@@ -87,12 +87,13 @@ export async function insertNodes(trx: Db, graphId: string, commitHash: string, 
              || setweight(to_tsvector('simple', r.signature_doc), 'B')
              || setweight(to_tsvector('english', r.prose), 'C')
              || setweight(to_tsvector('english', r.security_doc), 'C')
-             || setweight(to_tsvector('simple', r.idents), 'D')
+             || setweight(to_tsvector('simple', r.idents), 'D'),
+           r.embed_doc
       from jsonb_to_recordset(${jsonParam(rows)}::jsonb) as r(
              seq integer, node_id text, name text, type text, file_path text, start_line integer, end_line integer,
              technical_summary text, business_summary text, security_severity text, security_summary text, code text,
              score double precision, metadata jsonb, extra jsonb, name_doc text, name_words text, path_doc text,
-             signature_doc text, prose text, idents text, security_doc text)`.execute(trx);
+             signature_doc text, prose text, idents text, security_doc text, embed_doc text)`.execute(trx);
 }
 
 export async function insertEdges(trx: Db, graphId: string, commitHash: string, rows: EdgeRow[]): Promise<void> {
