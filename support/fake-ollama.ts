@@ -84,7 +84,7 @@ export class FakeOllama {
         .toLowerCase()
         .match(/[a-z0-9]+/g) ?? [];
     for (const raw of words) {
-      const word = SYNONYMS[raw] ?? raw;
+      const word = Object.hasOwn(SYNONYMS, raw) ? SYNONYMS[raw]! : raw; // not `constructor` of Object.prototype
       const h = createHash('sha256').update(word).digest();
       for (let i = 0; i < 4; i++) {
         const index = h.readUInt32BE(i * 4) % dims;

@@ -3,7 +3,8 @@ import { nodesNamed } from '../../db/queries/graphs/nodes-by-name.js';
 import type { Context } from '../context.js';
 import { fileKind } from '../../file-kind.js';
 import { walk } from './impact.js';
-import { isContainer, lexicalSearch, type LexicalHit } from './lexical-search.js';
+import { isContainer, type LexicalHit } from './lexical-search.js';
+import { searchNodes, type SemanticUse } from './node-search.js';
 import type { IndexedNode, SearchIndex } from './search-index.js';
 import { searchTerms, type SearchTerms } from './search-terms.js';
 
@@ -28,6 +29,7 @@ export interface ContextSeeds {
   lexical: LexicalHit[];
   seeds: string[];
   terms: SearchTerms;
+  semantic: SemanticUse;
 }
 
 /** Whether `member` lies inside `container` (its file and lines, or its id under the container's). */
@@ -103,7 +105,7 @@ async function mainCaller(
  * then the answer and the next best hits of the task's lexical search, without repeats.
  */
 export async function contextSeeds(
-  ctx: Pick<Context, 'db' | 'graphs'>,
+  ctx: Pick<Context, 'db' | 'graphs' | 'memory' | 'timing'>,
   g: { graphId: string; commitHash: string; uploadedAt: string },
   task: string,
   focus: string[],
@@ -123,7 +125,7 @@ export async function contextSeeds(
   }
   const terms = searchTerms(task);
   const index = await ctx.graphs.indexes.get(ctx.db, g);
-  const hits = await lexicalSearch(ctx, index, terms, LEXICAL_HITS);
+  const { hits, semantic } = await searchNodes(ctx, g, index, terms, LEXICAL_HITS);
   const answer = pickAnswer(hits, terms);
   let lexical = answer === 0 ? hits : [hits[answer]!, ...hits.filter((_, i) => i !== answer)];
   const subject = lexical[0];
@@ -132,5 +134,5 @@ export async function contextSeeds(
     if (caller) lexical = [caller, ...lexical.filter((h) => h.node_id !== caller.node_id)];
   }
   const seeds = [...new Set([...focusIds, ...lexical.slice(0, LEXICAL_SEEDS).map((h) => h.node_id)])];
-  return { focusIds: [...new Set(focusIds)], unknownFocus, lexical, seeds, terms };
+  return { focusIds: [...new Set(focusIds)], unknownFocus, lexical, seeds, terms, semantic };
 }

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { Context } from '../context.js';
-import { lexicalSearch } from './lexical-search.js';
+import { SemanticUseSchema } from './model.js';
+import { searchNodes } from './node-search.js';
+import { searchTerms } from './search-terms.js';
 import { ProvenanceSchema, SymbolHitSchema } from './model.js';
 import { provenanceOf, resolveGraph } from './resolve-graph.js';
 import { identifierWords } from './search-document.js';
@@ -16,6 +18,7 @@ export const FindSymbolsResultSchema = z.object({
   repo: z.string(),
   commitHash: z.string(),
   symbols: z.array(SymbolHitSchema),
+  semantic: SemanticUseSchema,
   provenance: ProvenanceSchema,
 });
 export type FindSymbolsResult = z.output<typeof FindSymbolsResultSchema>;
@@ -51,12 +54,12 @@ export function symbolQuery(query: string, limit: number) {
 
 /** `find_symbols`: cheap symbol lookup by name, path fragment or concept words (spec: devlens-mcp-reference.md). */
 export async function findSymbols(
-  ctx: Pick<Context, 'db' | 'defaultRepo' | 'graphs'>,
+  ctx: Pick<Context, 'db' | 'defaultRepo' | 'graphs' | 'memory' | 'timing'>,
   input: { query: string; limit: number; repo?: string },
 ): Promise<FindSymbolsResult> {
   const graph = await resolveGraph(ctx, input.repo);
   const index = await ctx.graphs.indexes.get(ctx.db, graph);
-  const rows = await lexicalSearch(ctx, index, input.query, input.limit);
+  const { hits: rows, semantic } = await searchNodes(ctx, graph, index, searchTerms(input.query), input.limit);
   const best = Math.max(0, ...rows.filter((r) => !r.exact).map((r) => r.rank));
   const symbols = rows.map((r) => ({
     nodeId: r.node_id,
@@ -77,6 +80,7 @@ export async function findSymbols(
     repo: graph.repo,
     commitHash: graph.commitHash,
     symbols,
+    semantic,
     provenance: provenanceOf(graph),
   };
 }

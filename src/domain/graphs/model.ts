@@ -54,3 +54,15 @@ export function edgeEnd(row: {
     startLine: row.start_line ?? 0,
   };
 }
+
+/** How code search's semantic channel took part (issue 21): lexical alone says why. */
+export const SemanticUseSchema = z
+  .object({
+    status: z
+      .enum(['ok', 'pending', 'no-embedder', 'unavailable'])
+      .describe(
+        'ok: fused with the nodes nearest in meaning; pending: some nodes still wait for a vector; no-embedder / unavailable: lexical search alone',
+      ),
+    note: z.string().nullable().describe('why the semantic channel did not take part, or what it lacked'),
+  })
+  .describe('the semantic channel of the search');

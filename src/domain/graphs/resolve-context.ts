@@ -5,7 +5,8 @@ import { commitHasSummaries } from '../../db/queries/graphs/node-reads.js';
 import type { Context } from '../context.js';
 import { contextSeeds } from './context-seeds.js';
 import { defaultBudget, INTENTS, type Intent } from './intents.js';
-import { ProvenanceSchema } from './model.js';
+import { ProvenanceSchema, SemanticUseSchema } from './model.js';
+import type { SemanticUse } from './node-search.js';
 import { codeReserve, codeSection } from './packet-code.js';
 import { DEFAULT_PACKET } from './packet-settings.js';
 import { nodeTexts, snippetTerms } from './packet-text.js';
@@ -25,6 +26,7 @@ export const ResolveContextResultSchema = z.object({
   origin: z.enum(['index']),
   approxTokens: z.number().int().describe('ceil(packet length / 4)'),
   packet: z.string(),
+  semantic: SemanticUseSchema,
   provenance: ProvenanceSchema,
 });
 export type ResolveContextResult = z.output<typeof ResolveContextResultSchema>;
@@ -43,7 +45,7 @@ export const MAX_PACKET_NODES = 20;
  * for it (packet-code.ts), and the bodies take the room left: code gives way first.
  */
 export async function resolveContext(
-  ctx: Pick<Context, 'db' | 'defaultRepo' | 'graphs' | 'packet'>,
+  ctx: Pick<Context, 'db' | 'defaultRepo' | 'graphs' | 'packet' | 'memory' | 'timing'>,
   input: {
     task: string;
     intent: Intent;
@@ -63,9 +65,16 @@ export async function resolveContext(
   // lexical hit as ANSWER, channels fused with equal weights, no node cap), for diagnosis.
   const legacy = settings.ranker === 'legacy';
   const seeded = legacy
-    ? { ...(await legacyContextSeeds(ctx, g, input.task, input.focus ?? [])), unknownFocus: [] as string[] }
+    ? {
+        ...(await legacyContextSeeds(ctx, g, input.task, input.focus ?? [])),
+        unknownFocus: [] as string[],
+        semantic: {
+          status: 'no-embedder',
+          note: 'DEVLENS_PACKET_RANKER=legacy: the lexical ranking before issue 21',
+        } as SemanticUse,
+      }
     : await contextSeeds(ctx, graph, input.task, input.focus ?? []);
-  const { focusIds, lexical, unknownFocus } = seeded;
+  const { focusIds, lexical, unknownFocus, semantic } = seeded;
   const candidates = await rankCandidates(
     ctx,
     g,
@@ -84,12 +93,17 @@ export async function resolveContext(
     : top.exact
       ? `exact match for "${top.name}"`
       : `closest match for "${input.task.slice(0, 80)}" is "${top.name}" — verify intent`;
+  // An answer found by its words alone while meaning could not help is worth a word of warning.
+  const lexicalOnly =
+    top && !top.exact && (semantic.status === 'unavailable' || semantic.status === 'pending')
+      ? `${matched} (${semantic.status === 'pending' ? 'some nodes are still being embedded' : `lexical search only: ${semantic.note}`})`
+      : matched;
   const confidence = unknownFocus.length
-    ? `${matched}; focus not in the graph: ${unknownFocus
+    ? `${lexicalOnly}; focus not in the graph: ${unknownFocus
         .slice(0, 3)
         .map((f) => `"${f.slice(0, 80)}"`)
         .join(', ')}${unknownFocus.length > 3 ? ', …' : ''}`
-    : matched;
+    : lexicalOnly;
   const edges = await edgesAmong(
     ctx.db,
     g,
@@ -154,6 +168,7 @@ export async function resolveContext(
     origin: 'index',
     approxTokens: approxTokens(packet),
     packet,
+    semantic,
     provenance: provenanceOf(graph),
   };
 }
