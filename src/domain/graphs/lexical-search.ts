@@ -68,7 +68,7 @@ function prior(c: IndexedNode, terms: SearchTerms): number {
   const kind = fileKind(c.type, c.file_path);
   let p = 1;
   if (kind !== 'source' && !terms.words.some((w) => ASKS_KIND[kind].test(w))) p *= PATH_PENALTY[kind];
-  if (!terms.asksContainer) {
+  if (!terms.asksContainer && !terms.asksDefinition) {
     if (c.type === 'FILE' || c.type === 'MODULE' || c.type === 'PACKAGE') p *= RANKING.fileFactor;
     else if (CONTAINERS.has(c.type)) p *= RANKING.containerFactor;
     const lines = c.end_line - c.start_line + 1;

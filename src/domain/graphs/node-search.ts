@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import { shapeAnswer } from './answer-shape.js';
 import { lexicalSearch, type LexicalHit } from './lexical-search.js';
 import type { SearchIndex } from './search-index.js';
 import type { SearchTerms } from './search-terms.js';
@@ -28,7 +29,8 @@ export interface SemanticUse {
  * configured, the nodes nearest the query's meaning (semantic-nodes.ts), fused by score — each
  * lexical rank over the best one, plus SEMANTIC_WEIGHT × the cosine similarity scaled from the
  * channel's POOL-th node (0) to its nearest (1). Exact names stay first. Without an embedder (or
- * with one down) the ranking is the lexical one, and `semantic` says why.
+ * with one down) the ranking is the lexical one, and `semantic` says why. The hit that answers the
+ * question leads (answer-shape.ts).
  */
 export async function searchNodes(
   ctx: Pick<Context, 'db'> & Partial<SemanticContext>,
@@ -38,6 +40,7 @@ export async function searchNodes(
   limit: number,
 ): Promise<{ hits: LexicalHit[]; semantic: SemanticUse }> {
   const semanticCtx = ctx.memory && ctx.timing ? (ctx as SemanticContext) : null;
+  const shaped = async (ranked: LexicalHit[]) => (await shapeAnswer(ctx, graph, index, ranked, terms)).slice(0, limit);
   const [lexical, semantic] = await Promise.all([
     lexicalSearch(ctx, index, terms, POOL),
     semanticCtx && terms.words.length > 0
@@ -45,7 +48,7 @@ export async function searchNodes(
       : Promise.resolve({ hits: [], status: 'no-embedder' as const, note: 'no embedder in this context' }),
   ]);
   const use: SemanticUse = { status: semantic.status, note: semantic.note };
-  if (semantic.hits.length === 0) return { hits: lexical.slice(0, limit), semantic: use };
+  if (semantic.hits.length === 0) return { hits: await shaped(lexical), semantic: use };
 
   const best = Math.max(...lexical.filter((h) => !h.exact).map((h) => h.rank), 0);
   const sims = semantic.hits.map((h) => 1 - h.distance);
@@ -74,5 +77,5 @@ export async function searchNodes(
         (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0),
     ),
   ];
-  return { hits: hits.slice(0, limit), semantic: use };
+  return { hits: await shaped(hits), semantic: use };
 }

@@ -73,7 +73,7 @@ export async function resolveContext(
           note: 'DEVLENS_PACKET_RANKER=legacy: the lexical ranking before issue 21',
         } as SemanticUse,
       }
-    : await contextSeeds(ctx, graph, input.task, input.focus ?? []);
+    : await contextSeeds(ctx, graph, input.task, input.focus ?? [], intent);
   const { focusIds, lexical, unknownFocus, semantic } = seeded;
   const candidates = await rankCandidates(
     ctx,

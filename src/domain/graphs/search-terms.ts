@@ -21,7 +21,15 @@ export interface SearchTerms {
   askedTypes: string[];
   /** The query asks who calls or uses something ("what calls…", "who uses…", "callers of…"). */
   asksCallers: boolean;
+  /**
+   * The query asks what a thing is ("what is the object that…", "what's the mechanism…"; resolve_context's
+   * `concept` intent): a class or type answers as well as a function, so containers are not ranked down.
+   */
+  asksDefinition: boolean;
 }
+
+/** "what is the…", "what's a…", "what are the…". */
+const DEFINITION_QUESTION = /^\s*what(?:'s|\s+is|\s+are)\s+(?:the|a|an)\b/i;
 
 /** "what calls", "who uses", "which code invokes", "callers of", "used by". */
 const CALLER_QUESTION =
@@ -107,5 +115,6 @@ export function searchTerms(query: string): SearchTerms {
     asksContainer: askedTypes.size > 0,
     askedTypes: [...askedTypes],
     asksCallers: CALLER_QUESTION.test(text.slice(0, 2000)),
+    asksDefinition: DEFINITION_QUESTION.test(text.slice(0, 200)),
   };
 }
