@@ -290,30 +290,60 @@ for (const backend of backends) {
 
     test('an upload while the embedder is down succeeds; its nodes are pending, the question falls back, and they are embedded once it is back', async () => {
       await restart(ollama(fake));
+      const d0 = await upload('down-lib', retryGraph('d0', '2026-05-01T00:00:00Z'));
+      await settled();
       await fake.stop();
-      const g = await upload('down-lib', retryGraph('d1'));
-      assert.equal(await pendingGauge(), 4, 'the four embeddable nodes wait');
-
-      const down = await semanticNodeHits(contextOf(database, embedderAt(fake)), g, 'backoff jitter', 3);
+      const down = await semanticNodeHits(contextOf(database, embedderAt(fake)), d0, 'backoff jitter', 3);
       assert.equal(down.status, 'unavailable', 'never throws because the embedder is down');
       assert.deepEqual(down.hits, []);
       assert.match(down.note ?? '', /unreachable/);
 
+      // A new commit changing one node: the others take d0's vectors without the embedder, that one waits.
+      const next = retryGraph('d1', '2026-05-02T00:00:00Z');
+      next.nodes[3]!.rawCode = '/** Drains sockets on close. */\nexport class Client {\n}';
+      const d1 = await upload('down-lib', next);
+      await eventually(async () => ((await pendingGauge()) === 1 ? true : undefined), 30_000);
+      // And a graph of its own: all four of its nodes wait.
+      const e1 = await upload('fresh-lib', retryGraph('e1'));
+      assert.equal(await pendingGauge(), 5, "the latest commits' nodes waiting");
+
       const other = await new FakeOllama().start();
       try {
-        const pending = await semanticNodeHits(contextOf(database, embedderAt(other)), g, 'backoff jitter', 3);
-        assert.equal(pending.status, 'pending', 'the question is embedded, the nodes are not yet');
-        assert.deepEqual(pending.hits, []);
+        const partial = await semanticNodeHits(contextOf(database, embedderAt(other)), d1, 'backoff jitter', 3);
+        assert.equal(partial.status, 'pending');
+        assert.equal(partial.hits.length, 3, 'among the nodes embedded so far');
+        assert.equal(partial.hits[0]!.node_id, 'src/retry.ts::calculateDelay');
+        const callsBefore = other.calls.length;
+        const none = await semanticNodeHits(contextOf(database, embedderAt(other)), e1, 'backoff jitter', 3);
+        assert.equal(none.status, 'pending');
+        assert.deepEqual(none.hits, []);
+        assert.equal(other.calls.length, callsBefore, 'nothing to compare with: the question is not embedded');
       } finally {
         await other.stop();
       }
 
       await fake.start();
       await settled();
-      assert.equal(await vectorsOf(g), 4);
-      const back = await semanticNodeHits(contextOf(database, embedderAt(fake)), g, 'backoff jitter', 3);
+      assert.equal(await vectorsOf(d1), 4);
+      assert.equal(await vectorsOf(e1), 4);
+      const back = await semanticNodeHits(contextOf(database, embedderAt(fake)), e1, 'backoff jitter', 3);
       assert.equal(back.status, 'ok');
       assert.equal(back.hits[0]!.node_id, 'src/retry.ts::calculateDelay');
+    });
+
+    test('a commit uploaded without an embedder has no vectors and says so; turning embeddings on embeds the latest commits', async () => {
+      await restart({});
+      const g = await upload('plain-lib', retryGraph('n1'));
+      assert.equal(await jobsOf(g), 0, 'EMBEDDING_PROVIDER=none queues nothing');
+      const callsBefore = fake.calls.length;
+      const missing = await semanticNodeHits(contextOf(database, embedderAt(fake)), g, 'backoff jitter', 3);
+      assert.equal(missing.status, 'unavailable');
+      assert.match(missing.note ?? '', /no node of this commit has a vector of nomic-embed-text/);
+      assert.equal(fake.calls.length, callsBefore, 'no embedder call');
+
+      await restart(ollama(fake));
+      await settled();
+      assert.equal(await vectorsOf(g), 4, 'the worker queued the latest commit at its start');
     });
 
     test('memories are embedded while a large graph waits: the worker looks for them before each node batch', async () => {

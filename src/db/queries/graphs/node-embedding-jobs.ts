@@ -192,10 +192,20 @@ export async function pendingLatestNodes(db: Db): Promise<number> {
   return result.rows[0]?.n ?? 0;
 }
 
-/** Whether any node of the commit is still waiting for a vector. */
-export async function commitHasPendingNodes(db: Db, g: { graphId: string; commitHash: string }): Promise<boolean> {
-  const result = await sql<{ pending: boolean }>`
-    select exists (select 1 from graph_node_embedding_jobs
+/**
+ * Whether any node of the commit has a vector of `model`, and whether any is still waiting for
+ * one: a question need not be embedded when there is nothing to compare it with.
+ */
+export async function commitVectorState(
+  db: Db,
+  g: { graphId: string; commitHash: string },
+  model: string,
+): Promise<{ vectors: boolean; pending: boolean }> {
+  const result = await sql<{ vectors: boolean; pending: boolean }>`
+    select exists (select 1 from graph_node_vectors
+                    where graph_id = ${g.graphId} and commit_hash = ${g.commitHash} and embedding_model = ${model}) as vectors,
+           exists (select 1 from graph_node_embedding_jobs
                     where graph_id = ${g.graphId} and commit_hash = ${g.commitHash}) as pending`.execute(db);
-  return result.rows[0]?.pending === true;
+  const row = result.rows[0];
+  return { vectors: row?.vectors === true, pending: row?.pending === true };
 }
