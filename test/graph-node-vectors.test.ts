@@ -14,7 +14,8 @@ import { Embedder } from '../src/embeddings/embedder.js';
 import { ollamaProvider } from '../src/embeddings/ollama.js';
 import { noEmbeddings } from '../src/embeddings/provider.js';
 import { FakeOllama } from '../support/fake-ollama.js';
-import type { ServerConfig } from '../support/test-config.js';
+import { testConfig, type ServerConfig } from '../support/test-config.js';
+import { reembed } from '../src/commands/reembed.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
 import { rest, startServer, type TestServer } from './helpers/server.js';
@@ -346,6 +347,33 @@ for (const backend of backends) {
       await restart(ollama(fake));
       await settled();
       assert.equal(await vectorsOf(g), 4, 'the worker queued the latest commit at its start');
+
+      // A next commit takes n1's vectors; `devstream-hub reembed --all` embeds its nodes anew all the same.
+      const callsBeforeN2 = fake.calls.length;
+      await upload('plain-lib', retryGraph('n2', '2026-06-01T00:00:00Z'));
+      await settled();
+      assert.equal(fake.calls.length, callsBeforeN2, 'n2 took n1 vectors');
+      const printed: string[] = [];
+      const log = console.log;
+      console.log = (line: string) => void printed.push(line);
+      const callsBefore2 = fake.calls.length;
+      try {
+        assert.equal(await reembed(testConfig(ollama(fake)), database.db, { all: true }), 0);
+      } finally {
+        console.log = log;
+      }
+      assert.ok(
+        fake.calls.slice(callsBefore2).some((c) => c.input.some((t) => t.includes('calculate delay'))),
+        'the nodes went to the embedder again',
+      );
+      assert.ok(
+        printed.some((l) => /^Queued \d+ code-graph nodes of the latest commits\.$/.test(l)),
+        printed.join('\n'),
+      );
+      assert.ok(
+        printed.some((l) => /^Embedded \d+ code-graph nodes; 0 still queued\.$/.test(l)),
+        printed.join('\n'),
+      );
     });
 
     test('memories are embedded while a large graph waits: the worker looks for them before each node batch', async () => {

@@ -212,7 +212,8 @@ export class EmbeddingWorker {
     const claimed = await claimNodeJobs(this.db, this.batchSize, this.leaseMs);
     if (claimed.length === 0) return { claimed: 0, embedded: 0, failed: null };
     const reused = new Set<string>();
-    for (const part of chunks(claimed, NODE_WRITE_CHUNK)) {
+    const reusable = claimed.filter((j) => j.reuse);
+    for (const part of chunks(reusable, NODE_WRITE_CHUNK)) {
       for (const key of await reuseNodeVectors(this.db, part, model)) reused.add(key);
     }
     const jobs = claimed.filter((j) => !reused.has(nodeJobKey(j)));
