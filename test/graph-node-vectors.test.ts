@@ -412,6 +412,24 @@ for (const backend of backends) {
       }
     });
 
+    test('a shutdown does not wait for a large graph to be embedded: the worker stops after its batch in flight', async () => {
+      await restart(ollama(fake));
+      fake.delayMs = 100;
+      let g: { graphId: string; commitHash: string };
+      try {
+        g = await upload('stopped-lib', largeGraph('s1', LARGE));
+        await eventually(async () => ((await vectorsOf(g)) > 0 ? true : undefined), 30_000);
+        await server!.close();
+        server = undefined;
+        assert.ok((await jobsOf(g)) > 0, 'the rest of the graph is still queued');
+      } finally {
+        fake.delayMs = 0;
+      }
+      await restart(ollama(fake));
+      await settled();
+      assert.equal(await vectorsOf(g), LARGE, 'the next start embeds the rest');
+    });
+
     test('a re-upload of the commit re-queues its nodes; a commit dropped by retention takes its vectors and jobs along', async () => {
       await restart({ ...ollama(fake), graphs: { retention: 2, uploadLimit: 64 * 1024 * 1024, analyzeRoots: [] } });
       const first = await upload('kept-lib', retryGraph('k1', '2026-03-01T00:00:00Z'));

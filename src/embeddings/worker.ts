@@ -61,6 +61,8 @@ export class EmbeddingWorker {
   private readonly loop = new BackgroundLoop(() => this.round());
   /** Non-zero while waiting out a failure. */
   private backoffMs = 0;
+  /** stop() was called: a drain ends after its batch in flight (a large graph's queue can take minutes). */
+  private stopping = false;
   private readonly leaseMs: number;
 
   constructor(
@@ -91,6 +93,7 @@ export class EmbeddingWorker {
   async start(): Promise<void> {
     const model = this.embedder.model;
     if (!this.embedder.enabled || model === null || this.loop.active) return;
+    this.stopping = false;
     this.loop.start();
     try {
       const queued = await enqueueStale(this.db, model);
@@ -122,6 +125,7 @@ export class EmbeddingWorker {
 
   /** Stops taking new batches and waits for the one in flight. */
   async stop(): Promise<void> {
+    this.stopping = true;
     await this.loop.stop();
   }
 
@@ -135,6 +139,7 @@ export class EmbeddingWorker {
     let embedded = 0;
     let nodes = 0;
     for (;;) {
+      if (this.stopping) return { embedded, nodes, failed: null };
       const outcome = await this.runBatch();
       if (outcome.failed) return { embedded, nodes, failed: outcome.failed };
       embedded += outcome.embedded;
