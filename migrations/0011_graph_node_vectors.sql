@@ -41,6 +41,9 @@ CREATE TABLE graph_node_embedding_jobs (
   run_after    timestamptz NOT NULL DEFAULT now(),
   leased_until timestamptz,
   last_error   text,
+  -- false: embed anew, even if an earlier commit holds a vector of the same node and document
+  -- (`devstream-hub reembed --all`: the model's vectors are not to be trusted).
+  reuse        boolean NOT NULL DEFAULT true,
   created_at   timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (graph_id, commit_hash, seq),
   FOREIGN KEY (graph_id, commit_hash) REFERENCES graph_commits (graph_id, commit_hash) ON DELETE CASCADE

@@ -14,7 +14,8 @@ import { Embedder } from '../src/embeddings/embedder.js';
 import { ollamaProvider } from '../src/embeddings/ollama.js';
 import { noEmbeddings } from '../src/embeddings/provider.js';
 import { FakeOllama } from '../support/fake-ollama.js';
-import type { ServerConfig } from '../support/test-config.js';
+import { testConfig, type ServerConfig } from '../support/test-config.js';
+import { reembed } from '../src/commands/reembed.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
 import { rest, startServer, type TestServer } from './helpers/server.js';
@@ -229,9 +230,11 @@ for (const backend of backends) {
         'nomic-embed-text',
         3,
       );
+      // The others share no word with the question (distance 1): which of those ties the index returns is its own.
+      assert.equal(viaIndex[0]!.node_id, near[0]!.node_id);
       assert.deepEqual(
-        viaIndex.map((h) => h.node_id),
-        near.map((h) => h.node_id),
+        viaIndex.map((h) => h.distance.toFixed(3)),
+        near.map((h) => h.distance.toFixed(3)),
       );
       await sql`update graph_commits set node_count = 5 where graph_id = ${g.graphId} and commit_hash = ${g.commitHash}`.execute(
         database.db.kysely,
@@ -290,30 +293,87 @@ for (const backend of backends) {
 
     test('an upload while the embedder is down succeeds; its nodes are pending, the question falls back, and they are embedded once it is back', async () => {
       await restart(ollama(fake));
+      const d0 = await upload('down-lib', retryGraph('d0', '2026-05-01T00:00:00Z'));
+      await settled();
       await fake.stop();
-      const g = await upload('down-lib', retryGraph('d1'));
-      assert.equal(await pendingGauge(), 4, 'the four embeddable nodes wait');
-
-      const down = await semanticNodeHits(contextOf(database, embedderAt(fake)), g, 'backoff jitter', 3);
+      const down = await semanticNodeHits(contextOf(database, embedderAt(fake)), d0, 'backoff jitter', 3);
       assert.equal(down.status, 'unavailable', 'never throws because the embedder is down');
       assert.deepEqual(down.hits, []);
       assert.match(down.note ?? '', /unreachable/);
 
+      // A new commit changing one node: the others take d0's vectors without the embedder, that one waits.
+      const next = retryGraph('d1', '2026-05-02T00:00:00Z');
+      next.nodes[3]!.rawCode = '/** Drains sockets on close. */\nexport class Client {\n}';
+      const d1 = await upload('down-lib', next);
+      await eventually(async () => ((await pendingGauge()) === 1 ? true : undefined), 30_000);
+      // And a graph of its own: all four of its nodes wait.
+      const e1 = await upload('fresh-lib', retryGraph('e1'));
+      assert.equal(await pendingGauge(), 5, "the latest commits' nodes waiting");
+
       const other = await new FakeOllama().start();
       try {
-        const pending = await semanticNodeHits(contextOf(database, embedderAt(other)), g, 'backoff jitter', 3);
-        assert.equal(pending.status, 'pending', 'the question is embedded, the nodes are not yet');
-        assert.deepEqual(pending.hits, []);
+        const partial = await semanticNodeHits(contextOf(database, embedderAt(other)), d1, 'backoff jitter', 3);
+        assert.equal(partial.status, 'pending');
+        assert.equal(partial.hits.length, 3, 'among the nodes embedded so far');
+        assert.equal(partial.hits[0]!.node_id, 'src/retry.ts::calculateDelay');
+        const callsBefore = other.calls.length;
+        const none = await semanticNodeHits(contextOf(database, embedderAt(other)), e1, 'backoff jitter', 3);
+        assert.equal(none.status, 'pending');
+        assert.deepEqual(none.hits, []);
+        assert.equal(other.calls.length, callsBefore, 'nothing to compare with: the question is not embedded');
       } finally {
         await other.stop();
       }
 
       await fake.start();
       await settled();
-      assert.equal(await vectorsOf(g), 4);
-      const back = await semanticNodeHits(contextOf(database, embedderAt(fake)), g, 'backoff jitter', 3);
+      assert.equal(await vectorsOf(d1), 4);
+      assert.equal(await vectorsOf(e1), 4);
+      const back = await semanticNodeHits(contextOf(database, embedderAt(fake)), e1, 'backoff jitter', 3);
       assert.equal(back.status, 'ok');
       assert.equal(back.hits[0]!.node_id, 'src/retry.ts::calculateDelay');
+    });
+
+    test('a commit uploaded without an embedder has no vectors and says so; turning embeddings on embeds the latest commits', async () => {
+      await restart({});
+      const g = await upload('plain-lib', retryGraph('n1'));
+      assert.equal(await jobsOf(g), 0, 'EMBEDDING_PROVIDER=none queues nothing');
+      const callsBefore = fake.calls.length;
+      const missing = await semanticNodeHits(contextOf(database, embedderAt(fake)), g, 'backoff jitter', 3);
+      assert.equal(missing.status, 'unavailable');
+      assert.match(missing.note ?? '', /no node of this commit has a vector of nomic-embed-text/);
+      assert.equal(fake.calls.length, callsBefore, 'no embedder call');
+
+      await restart(ollama(fake));
+      await settled();
+      assert.equal(await vectorsOf(g), 4, 'the worker queued the latest commit at its start');
+
+      // A next commit takes n1's vectors; `devstream-hub reembed --all` embeds its nodes anew all the same.
+      const callsBeforeN2 = fake.calls.length;
+      await upload('plain-lib', retryGraph('n2', '2026-06-01T00:00:00Z'));
+      await settled();
+      assert.equal(fake.calls.length, callsBeforeN2, 'n2 took n1 vectors');
+      const printed: string[] = [];
+      const log = console.log;
+      console.log = (line: string) => void printed.push(line);
+      const callsBefore2 = fake.calls.length;
+      try {
+        assert.equal(await reembed(testConfig(ollama(fake)), database.db, { all: true }), 0);
+      } finally {
+        console.log = log;
+      }
+      assert.ok(
+        fake.calls.slice(callsBefore2).some((c) => c.input.some((t) => t.includes('calculate delay'))),
+        'the nodes went to the embedder again',
+      );
+      assert.ok(
+        printed.some((l) => /^Queued \d+ code-graph nodes of the latest commits\.$/.test(l)),
+        printed.join('\n'),
+      );
+      assert.ok(
+        printed.some((l) => /^Embedded \d+ code-graph nodes; 0 still queued\.$/.test(l)),
+        printed.join('\n'),
+      );
     });
 
     test('memories are embedded while a large graph waits: the worker looks for them before each node batch', async () => {
@@ -350,6 +410,24 @@ for (const backend of backends) {
       } finally {
         fake.delayMs = 0;
       }
+    });
+
+    test('a shutdown does not wait for a large graph to be embedded: the worker stops after its batch in flight', async () => {
+      await restart(ollama(fake));
+      fake.delayMs = 100;
+      let g: { graphId: string; commitHash: string };
+      try {
+        g = await upload('stopped-lib', largeGraph('s1', LARGE));
+        await eventually(async () => ((await vectorsOf(g)) > 0 ? true : undefined), 30_000);
+        await server!.close();
+        server = undefined;
+        assert.ok((await jobsOf(g)) > 0, 'the rest of the graph is still queued');
+      } finally {
+        fake.delayMs = 0;
+      }
+      await restart(ollama(fake));
+      await settled();
+      assert.equal(await vectorsOf(g), LARGE, 'the next start embeds the rest');
     });
 
     test('a re-upload of the commit re-queues its nodes; a commit dropped by retention takes its vectors and jobs along', async () => {

@@ -9,7 +9,7 @@ import { embeddingPipeline } from '../embeddings/embedding-pipeline.js';
  * (every memory with --all), and likewise the nodes of each code graph's latest commit, and embeds
  * the queues now, in this process. Returns the exit code.
  */
-export async function reembed(config: Config, db: Db, options: { all: boolean }): Promise<number> {
+export async function reembed(config: Pick<Config, 'embedding'>, db: Db, options: { all: boolean }): Promise<number> {
   const { embedding } = config;
   if (embedding.provider === 'none') {
     console.error('EMBEDDING_PROVIDER=none: there is no embedder to re-embed with.');

@@ -226,6 +226,8 @@ export interface GraphNodeEmbeddingJobsTable {
   run_after: Timestamp;
   leased_until: NullableTimestamp;
   last_error: string | null;
+  /** False: embed anew, not from an earlier commit's vector (`reembed --all`). */
+  reuse: Generated<boolean>;
   created_at: Timestamp;
 }
 

@@ -38,6 +38,12 @@ const MIN_BACKOFF_MS = 1_000;
  */
 const STAGED_INDEX_DELAY_MS = 250;
 const MAX_BACKOFF_MS = 60_000;
+/**
+ * Node vectors are written this many to a statement: each goes into the HNSW index, ~25 ms a 768-D
+ * vector on PGlite (WASM; ~1 ms on Postgres), and PGlite's one connection serves requests between
+ * statements. A batch of 32 in one statement held it for ~1 s.
+ */
+const NODE_WRITE_CHUNK = 8;
 const MAX_DB_BACKOFF_MS = 5_000;
 
 /**
@@ -55,6 +61,8 @@ export class EmbeddingWorker {
   private readonly loop = new BackgroundLoop(() => this.round());
   /** Non-zero while waiting out a failure. */
   private backoffMs = 0;
+  /** stop() was called: a drain ends after its batch in flight (a large graph's queue can take minutes). */
+  private stopping = false;
   private readonly leaseMs: number;
 
   constructor(
@@ -85,6 +93,7 @@ export class EmbeddingWorker {
   async start(): Promise<void> {
     const model = this.embedder.model;
     if (!this.embedder.enabled || model === null || this.loop.active) return;
+    this.stopping = false;
     this.loop.start();
     try {
       const queued = await enqueueStale(this.db, model);
@@ -116,6 +125,7 @@ export class EmbeddingWorker {
 
   /** Stops taking new batches and waits for the one in flight. */
   async stop(): Promise<void> {
+    this.stopping = true;
     await this.loop.stop();
   }
 
@@ -129,6 +139,7 @@ export class EmbeddingWorker {
     let embedded = 0;
     let nodes = 0;
     for (;;) {
+      if (this.stopping) return { embedded, nodes, failed: null };
       const outcome = await this.runBatch();
       if (outcome.failed) return { embedded, nodes, failed: outcome.failed };
       embedded += outcome.embedded;
@@ -205,7 +216,11 @@ export class EmbeddingWorker {
     if (model === null) return { claimed: 0, embedded: 0, failed: null };
     const claimed = await claimNodeJobs(this.db, this.batchSize, this.leaseMs);
     if (claimed.length === 0) return { claimed: 0, embedded: 0, failed: null };
-    const reused = await reuseNodeVectors(this.db, claimed, model);
+    const reused = new Set<string>();
+    const reusable = claimed.filter((j) => j.reuse);
+    for (const part of chunks(reusable, NODE_WRITE_CHUNK)) {
+      for (const key of await reuseNodeVectors(this.db, part, model)) reused.add(key);
+    }
     const jobs = claimed.filter((j) => !reused.has(nodeJobKey(j)));
     if (jobs.length === 0) return { claimed: claimed.length, embedded: reused.size, failed: null };
     const attempt = await this.embedder.tryEmbed(
@@ -220,12 +235,17 @@ export class EmbeddingWorker {
       return { claimed: claimed.length, embedded: reused.size, failed: attempt.reason };
     }
     await this.indexes.ensure(attempt.dims);
-    const embedded = await completeNodeJobs(
-      this.db,
-      jobs.map((j, i) => ({ ...j, vector: attempt.vectors[i]! })),
-      attempt.model,
-    );
+    let embedded = 0;
+    const done = jobs.map((j, i) => ({ ...j, vector: attempt.vectors[i]! }));
+    for (const part of chunks(done, NODE_WRITE_CHUNK)) embedded += await completeNodeJobs(this.db, part, attempt.model);
     this.log.debug({ embedded, reused: reused.size, model: attempt.model }, 'embedded queued code-graph nodes');
     return { claimed: claimed.length, embedded: embedded + reused.size, failed: null };
   }
+}
+
+/** `items` in slices of `size`. */
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }

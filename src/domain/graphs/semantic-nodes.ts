@@ -1,14 +1,16 @@
-import { commitHasPendingNodes } from '../../db/queries/graphs/node-embedding-jobs.js';
+import { commitVectorState } from '../../db/queries/graphs/node-embedding-jobs.js';
 import { nearestNodes, type NodeHit } from '../../db/queries/graphs/node-vectors.js';
 import type { Context, MemoryServices } from '../context.js';
 
 /**
  * How the semantic channel went:
- * - `ok`: the question was embedded and the commit's nodes are all embedded;
- * - `pending`: the question was embedded, but some of the commit's nodes still wait for a vector
- *   (the hits are among those embedded so far, possibly none);
+ * - `ok`: the question was embedded and compared with the commit's nodes, all of them embedded;
+ * - `pending`: some of the commit's nodes still wait for a vector; the hits are among those embedded
+ *   so far (none, without embedding the question, when none is yet);
  * - `no-embedder`: EMBEDDING_PROVIDER=none (lexical search alone, by configuration);
- * - `unavailable`: the embedder failed, timed out or is known to be down (lexical alone for now).
+ * - `unavailable`: the embedder failed, timed out or is known to be down, or no node of the commit
+ *   has a vector of the configured model and none is queued (an upload from before node embeddings):
+ *   lexical alone, and `note` says why.
  */
 export type SemanticStatus = 'ok' | 'no-embedder' | 'pending' | 'unavailable';
 
@@ -16,7 +18,7 @@ export interface SemanticNodeHits {
   /** Nearest first (cosine distance), the configured model's vectors only; empty unless `ok` or `pending`. */
   hits: NodeHit[];
   status: SemanticStatus;
-  /** Why there are no hits to fuse (`no-embedder`, `unavailable`), for the answer to say; else null. */
+  /** Why the channel has no hits or only some (every status but `ok`), for the answer to say; null when `ok`. */
   note: string | null;
 }
 
@@ -28,7 +30,8 @@ export type SemanticContext = Pick<Context, 'db' | 'timing'> & { memory: Pick<Me
  * question is embedded as memory search embeds its query (the request's embedder call: the provider's
  * timeout, and the circuit breaker that skips an embedder known to be down), so this never throws
  * because the embedder is down and never waits on one known to be down: the status says why there are
- * no hits, and the caller ranks lexically alone.
+ * no hits, and the caller ranks lexically alone. A commit without vectors of the model costs no
+ * embedder call.
  */
 export async function semanticNodeHits(
   ctx: SemanticContext,
@@ -40,13 +43,23 @@ export async function semanticNodeHits(
   if (!embedder.enabled) {
     return { hits: [], status: 'no-embedder', note: 'embeddings are disabled (EMBEDDING_PROVIDER=none)' };
   }
+  const model = embedder.model;
+  const state = model === null ? { vectors: false, pending: false } : await commitVectorState(ctx.db, g, model);
+  if (!state.vectors) {
+    return state.pending
+      ? { hits: [], status: 'pending', note: "this commit's nodes are still waiting for their vectors" }
+      : {
+          hits: [],
+          status: 'unavailable',
+          note: `no node of this commit has a vector of ${model ?? 'the model'}: upload the commit again to embed them`,
+        };
+  }
   const embedStarted = performance.now();
   const attempt = await embedder.tryEmbed([question], 'query');
   ctx.timing('embed', performance.now() - embedStarted);
   if (!attempt.ok) return { hits: [], status: 'unavailable', note: attempt.reason };
-  const [hits, pending] = await Promise.all([
-    nearestNodes(ctx.db, g, attempt.vectors[0]!, attempt.model, limit),
-    commitHasPendingNodes(ctx.db, g),
-  ]);
-  return { hits, status: pending ? 'pending' : 'ok', note: null };
+  const hits = await nearestNodes(ctx.db, g, attempt.vectors[0]!, attempt.model, limit);
+  return state.pending
+    ? { hits, status: 'pending', note: "some of this commit's nodes are still waiting for their vectors" }
+    : { hits, status: 'ok', note: null };
 }

@@ -12,6 +12,8 @@ export interface ClaimedNodeJob {
   /** The node's embed_doc when it was claimed: the vector is stored only if the node still reads so. */
   doc: string;
   attempts: number;
+  /** May take an earlier commit's vector of the same node and document (see reuseNodeVectors). */
+  reuse: boolean;
 }
 
 /** The latest commit of each graph (as graph_commits_latest orders them). */
@@ -33,13 +35,13 @@ export async function queueCommitNodes(db: Db, g: { graphId: string; commitHash:
 
 /**
  * Queues the nodes of each graph's latest commit that have no vector of `model` (a model change, or
- * embeddings turned on after the upload; with `all`, every such node). Older commits keep what they
- * have. Returns how many were queued.
+ * embeddings turned on after the upload); with `all`, every such node, to be embedded anew (not
+ * from an earlier commit's vector). Older commits keep what they have. Returns how many were queued.
  */
 export async function queueStaleNodes(db: Db, model: string, options: { all?: boolean } = {}): Promise<number> {
   const result = await sql`
-    insert into graph_node_embedding_jobs (graph_id, commit_hash, seq)
-    select n.graph_id, n.commit_hash, n.seq
+    insert into graph_node_embedding_jobs (graph_id, commit_hash, seq, reuse)
+    select n.graph_id, n.commit_hash, n.seq, ${options.all !== true}
       from ${LATEST_COMMITS} l
       join graph_nodes n on n.graph_id = l.graph_id and n.commit_hash = l.commit_hash
      where n.embed_doc is not null
@@ -47,7 +49,10 @@ export async function queueStaleNodes(db: Db, model: string, options: { all?: bo
              select 1 from graph_node_vectors v
               where v.graph_id = n.graph_id and v.commit_hash = n.commit_hash and v.seq = n.seq
                 and v.embedding_model = ${model}))
-    on conflict (graph_id, commit_hash, seq) do update set run_after = now(), leased_until = null`.execute(db);
+    on conflict (graph_id, commit_hash, seq) do update
+       set run_after = now(), leased_until = null, reuse = graph_node_embedding_jobs.reuse and excluded.reuse`.execute(
+    db,
+  );
   return Number(result.numAffectedRows ?? 0);
 }
 
@@ -68,9 +73,9 @@ export async function claimNodeJobs(db: Db, batch: number, leaseMs: number): Pro
          set leased_until = now() + ${leaseMs} * interval '1 millisecond', attempts = j.attempts + 1
         from due
        where j.graph_id = due.graph_id and j.commit_hash = due.commit_hash and j.seq = due.seq
-      returning j.graph_id, j.commit_hash, j.seq, j.attempts
+      returning j.graph_id, j.commit_hash, j.seq, j.attempts, j.reuse
     )
-    select l.graph_id, l.commit_hash, l.seq, n.embed_doc as doc, l.attempts
+    select l.graph_id, l.commit_hash, l.seq, n.embed_doc as doc, l.attempts, l.reuse
       from leased l
       join graph_nodes n on n.graph_id = l.graph_id and n.commit_hash = l.commit_hash and n.seq = l.seq
      where n.embed_doc is not null`.execute(db);
@@ -192,10 +197,20 @@ export async function pendingLatestNodes(db: Db): Promise<number> {
   return result.rows[0]?.n ?? 0;
 }
 
-/** Whether any node of the commit is still waiting for a vector. */
-export async function commitHasPendingNodes(db: Db, g: { graphId: string; commitHash: string }): Promise<boolean> {
-  const result = await sql<{ pending: boolean }>`
-    select exists (select 1 from graph_node_embedding_jobs
+/**
+ * Whether any node of the commit has a vector of `model`, and whether any is still waiting for
+ * one: a question need not be embedded when there is nothing to compare it with.
+ */
+export async function commitVectorState(
+  db: Db,
+  g: { graphId: string; commitHash: string },
+  model: string,
+): Promise<{ vectors: boolean; pending: boolean }> {
+  const result = await sql<{ vectors: boolean; pending: boolean }>`
+    select exists (select 1 from graph_node_vectors
+                    where graph_id = ${g.graphId} and commit_hash = ${g.commitHash} and embedding_model = ${model}) as vectors,
+           exists (select 1 from graph_node_embedding_jobs
                     where graph_id = ${g.graphId} and commit_hash = ${g.commitHash}) as pending`.execute(db);
-  return result.rows[0]?.pending === true;
+  const row = result.rows[0];
+  return { vectors: row?.vectors === true, pending: row?.pending === true };
 }

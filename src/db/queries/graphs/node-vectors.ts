@@ -22,9 +22,10 @@ export interface NodeHit {
 
 /**
  * The `limit` nodes of one commit nearest to `vector` by cosine distance, among the nodes with a
- * vector of `model` (and of the vector's dimension); nearest first, ties by seq. A commit small next
- * to all stored nodes is scanned exactly through the primary key; a large one goes through the HNSW
- * index of the dimension (iterative scan, see client.ts). Both are in the statement; one runs.
+ * vector of `model` (and of the vector's dimension); nearest first, ties by seq (through the index,
+ * which of several tied nodes make the cut is the index's). A commit small next to all stored nodes
+ * is scanned exactly through the primary key; a large one goes through the HNSW index of the
+ * dimension (iterative scan, see client.ts). Both are in the statement; one runs.
  */
 export async function nearestNodes(
   db: Db,
