@@ -20,6 +20,13 @@ export interface LexicalHit {
   rank: number;
 }
 
+/**
+ * How many nodes the words that choose candidates may hold together (issue 21: "candidates come
+ * rarest-term-first and are scored before any limit"). Bounds a search's cost on a graph whose
+ * common words each fill tens of thousands of nodes.
+ */
+export const CANDIDATE_BUDGET = 5000;
+
 /** BM25F per field — name (with its parts), path and signature, prose, identifiers of the code. */
 const FIELD_WEIGHT = [3, 1.2, 1, 0.5];
 /** Length normalisation per field: a long identifier list or comment says less per word. */
@@ -129,19 +136,33 @@ export async function lexicalSearch(
   const idf = queryTerms.map((t) => Math.log(1 + (n - t.df + 0.5) / (t.df + 0.5)));
   const totalIdf = idf.reduce((a, b) => a + b, 0) || 1;
 
-  // Every node holding a word: its fields per word (variants together).
+  // Candidates come from the rarest words first, while their nodes fit CANDIDATE_BUDGET (the rarest
+  // always): a common word then scores the candidates without bringing in every node that holds it.
+  // Which words choose depends on their counts only, never on the order the nodes were stored in.
+  const order = queryTerms.map((_, i) => i).sort((a, b) => queryTerms[a]!.df - queryTerms[b]!.df || a - b);
+  const choosing = new Set<number>();
+  let room = CANDIDATE_BUDGET;
+  for (const i of order) {
+    if (choosing.size > 0 && queryTerms[i]!.df > room) continue;
+    choosing.add(i);
+    room -= queryTerms[i]!.df;
+  }
   const masks = new Map<number, Uint8Array>();
-  queryTerms.forEach((t, i) => {
-    for (const v of t.variants) {
+  for (const i of choosing) {
+    for (const v of queryTerms[i]!.variants) {
       index.forEachPosting(v, (node, mask) => {
         let m = masks.get(node);
         if (!m) masks.set(node, (m = new Uint8Array(queryTerms.length)));
         m[i]! |= mask;
       });
     }
-  });
+  }
   const exact = new Set(terms.identifiers.flatMap((id) => index.named(id)));
   for (const node of exact) if (!masks.has(node)) masks.set(node, new Uint8Array(queryTerms.length));
+  queryTerms.forEach((t, i) => {
+    if (choosing.has(i)) return;
+    for (const [node, m] of masks) for (const v of t.variants) m[i]! |= index.fields(v, node);
+  });
 
   // The query's words together, as a name would be written without its case: `combine headers` → combineheaders.
   const joined = terms.words.length > 1 ? terms.words.join('') : '';

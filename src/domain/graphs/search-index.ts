@@ -192,6 +192,22 @@ export class SearchIndex {
     for (let i = 0; i < p.nodes.length; i++) visit(p.nodes[i]!, p.masks[i]!);
   }
 
+  /** The fields the term fills in one node (0: none), by binary search of its postings (in node order). */
+  fields(term: string, node: number): number {
+    const p = this.postings.get(term);
+    if (!p) return 0;
+    let lo = 0;
+    let hi = p.nodes.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const at = p.nodes[mid]!;
+      if (at === node) return p.masks[mid]!;
+      if (at < node) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return 0;
+  }
+
   /** Nodes named `name` (any case), or `name` after their container (`retry` → `Ky.retry`), or with id `name`. */
   named(name: string): number[] {
     const lower = name.toLowerCase();
