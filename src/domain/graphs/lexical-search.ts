@@ -1,7 +1,7 @@
 import { englishStems } from '../../db/queries/graphs/search-rows.js';
 import type { Context } from '../context.js';
-import { fileKind, PATH_PENALTY, type FileKind } from '../../file-kind.js';
-import { lastSegment, type IndexedNode, type SearchIndex } from './search-index.js';
+import { PATH_PENALTY, type FileKind } from '../../file-kind.js';
+import type { IndexedNode, SearchIndex } from './search-index.js';
 import { searchTerms, type SearchTerms } from './search-terms.js';
 
 /** A node found by words, with its rank. */
@@ -70,11 +70,9 @@ export function isContainer(node: { type: string; start_line: number; end_line: 
   return CONTAINERS.has(node.type) || node.end_line - node.start_line + 1 > LONG_NODE_LINES;
 }
 
-/** The rank factor of where a node lives and what it is, for this query. */
+/** The rank factor of what a node is, for this query (where it lives: kindFactors). */
 function prior(c: IndexedNode, terms: SearchTerms): number {
-  const kind = fileKind(c.type, c.file_path);
   let p = 1;
-  if (kind !== 'source' && !terms.words.some((w) => ASKS_KIND[kind].test(w))) p *= PATH_PENALTY[kind];
   if (!terms.asksContainer && !terms.asksDefinition) {
     if (c.type === 'FILE' || c.type === 'MODULE' || c.type === 'PACKAGE') p *= RANKING.fileFactor;
     else if (CONTAINERS.has(c.type)) p *= RANKING.containerFactor;
@@ -147,33 +145,44 @@ export async function lexicalSearch(
     choosing.add(i);
     room -= queryTerms[i]!.df;
   }
-  const masks = new Map<number, Uint8Array>();
+  // The candidates' fields per word, in one flat array (a row of `width` per candidate).
+  const width = queryTerms.length;
+  const slot = new Int32Array(index.nodes.length).fill(-1);
+  const candidates: number[] = [];
+  const masks: number[] = [];
+  const add = (node: number) => {
+    if (slot[node]! !== -1) return slot[node]!;
+    slot[node] = candidates.length;
+    candidates.push(node);
+    for (let i = 0; i < width; i++) masks.push(0);
+    return slot[node]!;
+  };
   for (const i of choosing) {
     for (const v of queryTerms[i]!.variants) {
       index.forEachPosting(v, (node, mask) => {
-        let m = masks.get(node);
-        if (!m) masks.set(node, (m = new Uint8Array(queryTerms.length)));
-        m[i]! |= mask;
+        masks[add(node) * width + i]! |= mask;
       });
     }
   }
   const exact = new Set(terms.identifiers.flatMap((id) => index.named(id)));
-  for (const node of exact) if (!masks.has(node)) masks.set(node, new Uint8Array(queryTerms.length));
+  for (const node of exact) add(node);
   queryTerms.forEach((t, i) => {
     if (choosing.has(i)) return;
-    for (const [node, m] of masks) for (const v of t.variants) m[i]! |= index.fields(v, node);
+    for (let k = 0; k < candidates.length; k++)
+      for (const v of t.variants) masks[k * width + i]! |= index.fields(v, candidates[k]!);
   });
 
   // The query's words together, as a name would be written without its case: `combine headers` → combineheaders.
   const joined = terms.words.length > 1 ? terms.words.join('') : '';
-  const ranks = new Map<number, number>();
-  for (const [at, m] of masks) {
-    const c = index.nodes[at]!;
+  const kindFactor = kindFactors(terms);
+  const ranks = new Float64Array(candidates.length);
+  for (let k = 0; k < candidates.length; k++) {
+    const c = index.nodes[candidates[k]!]!;
     let bm25 = 0;
     let covered = 0;
     let nameHits = 0;
-    for (let i = 0; i < m.length; i++) {
-      const mask = m[i]!;
+    for (let i = 0; i < width; i++) {
+      const mask = masks[k * width + i]!;
       if (mask === 0) continue;
       let tf = 0;
       for (let f = 0; f < 4; f++) {
@@ -188,60 +197,73 @@ export async function lexicalSearch(
     // The share of the name the query covers: `merge headers` prefers mergeHeaders to mergeHeaderContainers.
     const nameShare = Math.min(nameHits / c.nameParts, 1);
     const coverage = RANKING.coverageFloor + (1 - RANKING.coverageFloor) * (covered / totalIdf);
-    const whole =
-      joined !== '' &&
-      lastSegment(c.name)
-        .toLowerCase()
-        .replace(/[^a-z0-9]/g, '') === joined;
-    ranks.set(
-      at,
+    const whole = joined !== '' && c.nameKey === joined;
+    ranks[k] =
       bm25 *
-        coverage *
-        (1 + RANKING.nameShareBonus * nameShare) *
-        (whole ? RANKING.wholeNameBonus : 1) *
-        prior(c, terms),
-    );
+      coverage *
+      (1 + RANKING.nameShareBonus * nameShare) *
+      (whole ? RANKING.wholeNameBonus : 1) *
+      kindFactor[c.kind] *
+      prior(c, terms);
   }
   /** The sum of the best RANKING.supportNeighbours ranks among a node's direct callers and callees. */
-  const support = (at: number): number => {
-    const best: number[] = [];
-    const seen = new Set<number>();
-    for (const list of [index.calls[at]!, index.callers[at]!]) {
-      for (const m of list) {
-        if (seen.has(m)) continue;
-        seen.add(m);
-        const r = ranks.get(m);
-        if (r === undefined) continue;
-        let k = best.length;
-        while (k > 0 && best[k - 1]! < r) k--;
-        if (k < RANKING.supportNeighbours) {
-          best.splice(k, 0, r);
-          if (best.length > RANKING.supportNeighbours) best.pop();
-        }
+  const best: number[] = [];
+  const support = (node: number): number => {
+    best.length = 0;
+    for (const m of index.near[node]!) {
+      const k = slot[m]!;
+      if (k === -1) continue;
+      const r = ranks[k]!;
+      let at = best.length;
+      while (at > 0 && best[at - 1]! < r) at--;
+      if (at < RANKING.supportNeighbours) {
+        best.splice(at, 0, r);
+        if (best.length > RANKING.supportNeighbours) best.pop();
       }
     }
-    return best.reduce((a, b) => a + b, 0);
+    let sum = 0;
+    for (const r of best) sum += r;
+    return sum;
   };
-  // One hit per node id (overloads: the first copy), then exact names first, best rank first, ids last.
-  const byId = new Map<string, { at: number; rank: number; exact: boolean }>();
-  for (const [at, own] of ranks) {
-    const rank = RANKING.callSupport > 0 ? own + RANKING.callSupport * support(at) : own;
-    const isExact = exact.has(at);
-    if (!isExact && rank <= 0) continue;
-    const id = index.nodes[at]!.node_id;
-    const before = byId.get(id);
-    if (!before || index.nodes[before.at]!.seq > index.nodes[at]!.seq) byId.set(id, { at, rank, exact: isExact });
+  // Exact names first (best scored first), then by rank, score and id; one hit per node id
+  // (overloads: the first copy). The best `limit` are kept as they come: no sort of every candidate.
+  const score = (node: number) => index.nodes[node]!.score ?? 0;
+  const id = (node: number) => index.nodes[node]!.node_id;
+  const before = (
+    a: { node: number; rank: number; exact: boolean },
+    b: { node: number; rank: number; exact: boolean },
+  ) =>
+    Number(b.exact) - Number(a.exact) ||
+    (a.exact && b.exact ? score(b.node) - score(a.node) : 0) ||
+    b.rank - a.rank ||
+    score(b.node) - score(a.node) ||
+    (id(a.node) < id(b.node) ? -1 : id(a.node) > id(b.node) ? 1 : 0);
+  const firstCopy = new Map<string, number>();
+  for (const node of candidates) {
+    const nodeId = id(node);
+    const seen = firstCopy.get(nodeId);
+    if (seen === undefined || index.nodes[seen]!.seq > index.nodes[node]!.seq) firstCopy.set(nodeId, node);
   }
-  const score = (at: number) => index.nodes[at]!.score ?? 0;
-  return [...byId.entries()]
-    .sort(
-      ([idA, a], [idB, b]) =>
-        Number(b.exact) - Number(a.exact) ||
-        (a.exact && b.exact ? score(b.at) - score(a.at) : 0) ||
-        b.rank - a.rank ||
-        score(b.at) - score(a.at) ||
-        (idA < idB ? -1 : idA > idB ? 1 : 0),
-    )
-    .slice(0, limit)
-    .map(([, h]) => ({ ...index.nodes[h.at]!, exact: h.exact, rank: h.rank }));
+  const top: Array<{ node: number; rank: number; exact: boolean }> = [];
+  for (let k = 0; k < candidates.length; k++) {
+    const node = candidates[k]!;
+    if (firstCopy.get(id(node)) !== node) continue;
+    const isExact = exact.has(node);
+    const rank = RANKING.callSupport > 0 ? ranks[k]! + RANKING.callSupport * support(node) : ranks[k]!;
+    if (!isExact && rank <= 0) continue;
+    const hit = { node, rank, exact: isExact };
+    if (top.length === limit && before(hit, top[top.length - 1]!) >= 0) continue;
+    let at = top.length;
+    while (at > 0 && before(hit, top[at - 1]!) < 0) at--;
+    top.splice(at, 0, hit);
+    if (top.length > limit) top.pop();
+  }
+  return top.map((h) => ({ ...index.nodes[h.node]!, exact: h.exact, rank: h.rank }));
+}
+
+/** The path factor of each file kind for this query: 1 for the library, and for a kind the query asks for. */
+function kindFactors(terms: SearchTerms): Record<FileKind, number> {
+  const factor = (kind: Exclude<FileKind, 'source'>) =>
+    terms.words.some((w) => ASKS_KIND[kind].test(w)) ? 1 : PATH_PENALTY[kind];
+  return { source: 1, test: factor('test'), generated: factor('generated'), auxiliary: factor('auxiliary') };
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { callEdges, searchRows, type SearchRow } from '../../db/queries/graphs/search-rows.js';
 import type { Database } from '../../db/schema.js';
+import { fileKind, type FileKind } from '../../file-kind.js';
 import { identifierWords } from './search-document.js';
 
 /**
@@ -31,6 +32,10 @@ export type IndexedNode = Omit<SearchRow, 'search'> & {
   lengths: [number, number, number, number];
   /** Words of the name after its container (`Ky.retryFromError` → 3). */
   nameParts: number;
+  /** That name in lower case without punctuation (`retryfromerror`): what a query's words may spell. */
+  nameKey: string;
+  /** Where it lives (file-kind.ts): test, generated, auxiliary or source code. */
+  kind: FileKind;
 };
 
 /** One term's postings: node positions in `nodes`, and the fields it fills in each. */
@@ -107,6 +112,8 @@ export class SearchIndex {
   /** Per node, the nodes it calls and the nodes that call it (first copies; no GHOSTs). */
   readonly calls: number[][] = [];
   readonly callers: number[][] = [];
+  /** Per node, its callers and callees together, each once. */
+  readonly near: number[][] = [];
 
   /** Builds the index from the commit's rows (page by page, so a page's text is the most held at once). */
   static async build(db: Kysely<Database>, g: { graphId: string; commitHash: string }): Promise<SearchIndex> {
@@ -138,9 +145,25 @@ export class SearchIndex {
           if (!list) lists.set(lexeme, (list = []));
           list.push(at * 16 + mask);
         });
-        const { search: _search, ...node } = row;
         const nameParts = Math.max(identifierWords(lastSegment(row.name)).split(' ').filter(Boolean).length, 1);
-        index.nodes.push({ ...node, lengths, nameParts });
+        const nameKey = lastSegment(row.name)
+          .toLowerCase()
+          .replace(/[^a-z0-9]/g, '');
+        // An object literal of one shape (not a spread of the driver's row): searches read every candidate's fields.
+        index.nodes.push({
+          seq: row.seq,
+          node_id: row.node_id,
+          name: row.name,
+          type: row.type,
+          file_path: row.file_path,
+          start_line: row.start_line,
+          end_line: row.end_line,
+          score: row.score,
+          lengths,
+          nameParts,
+          nameKey,
+          kind: fileKind(row.type, row.file_path),
+        });
         for (let f = 0; f < 4; f++) sums[f]! += lengths[f]!;
         index.add(index.byName, row.name.toLowerCase(), at);
         index.add(index.bySegment, lastSegment(row.name).toLowerCase(), at);
@@ -169,6 +192,8 @@ export class SearchIndex {
         index.callers[to]!.push(from);
       }
     }
+    for (let i = 0; i < index.nodes.length; i++)
+      index.near.push([...new Set([...index.calls[i]!, ...index.callers[i]!])]);
     const n = Math.max(index.nodes.length, 1);
     for (let f = 0; f < 4; f++) index.avg[f] = Math.max(sums[f]! / n, 1);
     return index;
