@@ -2,7 +2,7 @@ import type { Context } from '../context.js';
 import { fileKind } from '../../file-kind.js';
 import { neighbours } from '../../db/queries/graphs/edge-reads.js';
 import { isContainer, type LexicalHit } from './lexical-search.js';
-import type { IndexedNode, SearchIndex } from './search-index.js';
+import { lastSegment, type IndexedNode, type SearchIndex } from './search-index.js';
 import type { SearchTerms } from './search-terms.js';
 
 /**
@@ -16,6 +16,8 @@ const MEMBER_WINDOW = 10;
 const MEMBER_SHARE = 0.45;
 /** How close to the best hit a node of the type a question asks for must rank to answer it. */
 const ASKED_TYPE_SHARE = 0.3;
+/** A class's constructor does not answer for it: it builds the thing the question is about. */
+const CONSTRUCTORS = new Set(['constructor', '__init__', '__new__']);
 /** Direct callers of a caller question's subject read at most. */
 const MAX_CALLERS = 200;
 
@@ -41,6 +43,14 @@ function inside(member: LexicalHit, container: LexicalHit): boolean {
 export function pickAnswer(hits: LexicalHit[], terms: SearchTerms): number {
   const top = hits[0];
   if (!top || top.exact) return 0;
+  // A query that spells the best hit's name (`order by item builder`) asks for it, container or not.
+  if (
+    terms.spelled !== '' &&
+    lastSegment(top.name)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '') === terms.spelled
+  )
+    return 0;
   if (terms.asksContainer) {
     // "which class…": the best hit of the kind asked for, when one ranks near the top.
     if (terms.askedTypes.includes(top.type)) return 0;
@@ -54,7 +64,7 @@ export function pickAnswer(hits: LexicalHit[], terms: SearchTerms): number {
   for (let i = 1; i < Math.min(hits.length, MEMBER_WINDOW); i++) {
     const h = hits[i]!;
     if (h.rank < top.rank * MEMBER_SHARE) break;
-    if (!isContainer(h) && inside(h, top)) return i;
+    if (!isContainer(h) && inside(h, top) && !CONSTRUCTORS.has(lastSegment(h.name))) return i;
   }
   return 0;
 }

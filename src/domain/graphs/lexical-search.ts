@@ -48,7 +48,7 @@ export const RANKING = {
   longLines: 60,
   longExponent: 0.25,
   callSupport: 0.2,
-  wholeNameBonus: 1.5,
+  wholeNameBonus: 2,
   askedTypeFactor: 1.5,
   supportNeighbours: 3,
 };
@@ -197,14 +197,15 @@ export async function lexicalSearch(
     // The share of the name the query covers: `merge headers` prefers mergeHeaders to mergeHeaderContainers.
     const nameShare = Math.min(nameHits / c.nameParts, 1);
     const coverage = RANKING.coverageFloor + (1 - RANKING.coverageFloor) * (covered / totalIdf);
-    const whole = joined !== '' && c.nameKey === joined;
+    const whole = (joined !== '' && c.nameKey === joined) || (terms.spelled !== '' && c.nameKey === terms.spelled);
     ranks[k] =
       bm25 *
       coverage *
       (1 + RANKING.nameShareBonus * nameShare) *
       (whole ? RANKING.wholeNameBonus : 1) *
       kindFactor[c.kind] *
-      prior(c, terms);
+      // A query that spells the name asks for that node, container or not.
+      (whole ? 1 : prior(c, terms));
   }
   /** The sum of the best RANKING.supportNeighbours ranks among a node's direct callers and callees. */
   const best: number[] = [];

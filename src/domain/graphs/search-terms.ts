@@ -4,6 +4,9 @@ import { QUESTION_WORDS, STOP_WORDS } from './stop-words.js';
 /** Most words of a query that are searched: the rest of a long paste adds cost, not precision. */
 export const MAX_SEARCH_WORDS = 16;
 
+/** Most words of a query that may spell a name (`refresh materialized view builder`). */
+const MAX_SPELLED_TOKENS = 8;
+
 /** What a code search looks for in a query (issue 21). */
 export interface SearchTerms {
   /** The query as given, trimmed. */
@@ -15,6 +18,11 @@ export interface SearchTerms {
   identifiers: string[];
   /** Search words: lower case, identifiers split into their parts, question words left out. */
   words: string[];
+  /**
+   * The whole query in lower case without spaces or punctuation, when it is short enough to be a
+   * name written as words (`order by item builder` → orderbyitembuilder), else ''.
+   */
+  spelled: string;
   /** The query asks about a container itself ("which class…", "the file that…"). */
   asksContainer: boolean;
   /** The node types the query names ("which class…" → CLASS), ranked up. */
@@ -112,6 +120,7 @@ export function searchTerms(query: string): SearchTerms {
     text,
     identifiers: [...new Set(identifiers)],
     words: words.slice(0, MAX_SEARCH_WORDS),
+    spelled: tokens.length <= MAX_SPELLED_TOKENS ? text.toLowerCase().replace(/[^a-z0-9]/g, '') : '',
     asksContainer: askedTypes.size > 0,
     askedTypes: [...askedTypes],
     asksCallers: CALLER_QUESTION.test(text.slice(0, 2000)),
