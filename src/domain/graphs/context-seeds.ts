@@ -23,6 +23,8 @@ export interface ContextSeeds {
   seeds: string[];
   terms: SearchTerms;
   semantic: SemanticUse;
+  /** Whether any node of the commit has a summary. */
+  hasSummaries: boolean;
 }
 
 /**
@@ -55,5 +57,13 @@ export async function contextSeeds(
   const index = await ctx.graphs.indexes.get(ctx.db, g);
   const { hits: lexical, semantic } = await searchNodes(ctx, g, index, terms, LEXICAL_HITS);
   const seeds = [...new Set([...focusIds, ...lexical.slice(0, LEXICAL_SEEDS).map((h) => h.node_id)])];
-  return { focusIds: [...new Set(focusIds)], unknownFocus, lexical, seeds, terms, semantic };
+  return {
+    focusIds: [...new Set(focusIds)],
+    unknownFocus,
+    lexical,
+    seeds,
+    terms,
+    semantic,
+    hasSummaries: index.hasSummaries,
+  };
 }

@@ -157,13 +157,26 @@ export async function lexicalSearch(
     for (let i = 0; i < width; i++) masks.push(0);
     return slot[node]!;
   };
-  for (const i of choosing) {
-    for (const v of queryTerms[i]!.variants) {
-      index.forEachPosting(v, (node, mask) => {
-        masks[add(node) * width + i]! |= mask;
-      });
+  // When even the rarest word fills more than the budget, its nodes that also hold the next rarest
+  // word are the candidates (all of its nodes if none does).
+  const rarest = order[0];
+  const next = order[1];
+  const holdsNext =
+    rarest !== undefined && next !== undefined && queryTerms[rarest]!.df > CANDIDATE_BUDGET
+      ? (node: number) => queryTerms[next]!.variants.some((v) => index.fields(v, node) !== 0)
+      : null;
+  const gather = (keep: ((node: number) => boolean) | null) => {
+    for (const i of choosing) {
+      for (const v of queryTerms[i]!.variants) {
+        index.forEachPosting(v, (node, mask) => {
+          if (keep && !keep(node)) return;
+          masks[add(node) * width + i]! |= mask;
+        });
+      }
     }
-  }
+  };
+  gather(holdsNext);
+  if (holdsNext && candidates.length === 0) gather(null);
   const exact = new Set(terms.identifiers.flatMap((id) => index.named(id)));
   for (const node of exact) add(node);
   queryTerms.forEach((t, i) => {

@@ -116,7 +116,11 @@ export async function resolveContext(
     answer: settings.answer,
     // Only asked when WHAT would say there is no summary.
     commitHasSummaries:
-      settings.answer && answerRow && !texts(answerRow).micro ? await commitHasSummaries(ctx.db, g) : false,
+      settings.answer && answerRow && !texts(answerRow).micro
+        ? 'hasSummaries' in seeded
+          ? seeded.hasSummaries
+          : await commitHasSummaries(ctx.db, g)
+        : false,
     code: [],
   };
 

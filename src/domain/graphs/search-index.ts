@@ -27,7 +27,7 @@ const MAX_NODE_TERMS = 5_000;
 const MAX_POSTINGS = 10_000_000;
 
 /** A node as code search ranks it. */
-export type IndexedNode = Omit<SearchRow, 'search'> & {
+export type IndexedNode = Omit<SearchRow, 'search' | 'summarized'> & {
   /** Distinct terms per field (A–D). */
   lengths: [number, number, number, number];
   /** Words of the name after its container (`Ky.retryFromError` → 3). */
@@ -103,6 +103,8 @@ export function readTsvector(text: string, visit: (lexeme: string, mask: number)
 
 export class SearchIndex {
   readonly nodes: IndexedNode[] = [];
+  /** Whether any node of the commit has a summary (the packet's WHAT says which case it is). */
+  hasSummaries = false;
   /** Mean distinct terms per field over the commit's nodes. */
   readonly avg: [number, number, number, number] = [1, 1, 1, 1];
   private readonly postings = new Map<string, Postings>();
@@ -145,6 +147,7 @@ export class SearchIndex {
           if (!list) lists.set(lexeme, (list = []));
           list.push(at * 16 + mask);
         });
+        if (row.summarized) index.hasSummaries = true;
         const nameParts = Math.max(identifierWords(lastSegment(row.name)).split(' ').filter(Boolean).length, 1);
         const nameKey = lastSegment(row.name)
           .toLowerCase()

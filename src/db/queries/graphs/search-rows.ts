@@ -15,6 +15,8 @@ export interface SearchRow {
   score: number | null;
   /** The tsvector's text form: `'lexeme':1A,4B 'other':2` (no letter: weight D). */
   search: string;
+  /** The node has a technical or business summary. */
+  summarized: boolean;
 }
 
 /** Rows read per round trip while an index is built (bounds the memory of one page). */
@@ -28,7 +30,8 @@ export async function* searchRows(db: Db, g: { graphId: string; commitHash: stri
   let after = -1;
   for (;;) {
     const page = await sql<SearchRow>`
-      select n.seq, n.node_id, n.name, n.type, n.file_path, n.start_line, n.end_line, n.score, n.search::text as search
+      select n.seq, n.node_id, n.name, n.type, n.file_path, n.start_line, n.end_line, n.score, n.search::text as search,
+             (nullif(n.business_summary, '') is not null or nullif(n.technical_summary, '') is not null) as summarized
         from graph_nodes n
        where n.graph_id = ${g.graphId} and n.commit_hash = ${g.commitHash} and n.seq > ${after} and n.type <> 'GHOST'
        order by n.seq
