@@ -60,7 +60,7 @@ export function pickAnswer(hits: LexicalHit[], terms: SearchTerms): number {
     }
     return 0;
   }
-  if (terms.asksDefinition || !isContainer(top)) return 0;
+  if (terms.asksDefinition || terms.nameLike || !isContainer(top)) return 0;
   for (let i = 1; i < Math.min(hits.length, MEMBER_WINDOW); i++) {
     const h = hits[i]!;
     if (h.rank < top.rank * MEMBER_SHARE) break;

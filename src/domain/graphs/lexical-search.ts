@@ -49,12 +49,18 @@ export const RANKING = {
   longExponent: 0.25,
   callSupport: 0.2,
   wholeNameBonus: 2,
+  partNameBonus: 1.3,
   askedTypeFactor: 1.5,
+  constructorFactor: 0.5,
   supportNeighbours: 3,
 };
 
 /** Node types that are a thing an agent looks for; the rest (FILE, ROUTE…) is where they live. */
 const CONTAINERS = new Set(['FILE', 'MODULE', 'PACKAGE', 'CLASS', 'INTERFACE', 'STRUCT', 'TRAIT', 'ENUM']);
+/** The shortest spelled query (letters and digits) that counts as a run of a longer name. */
+const MIN_SPELLED_PART = 6;
+/** Name keys (IndexedNode.nameKey) of constructors. */
+const CONSTRUCTOR_KEYS = new Set(['constructor', 'init', 'new']);
 /** A node over this many lines is a container too, whatever its type. */
 export const LONG_NODE_LINES = 150;
 
@@ -73,13 +79,15 @@ export function isContainer(node: { type: string; start_line: number; end_line: 
 /** The rank factor of what a node is, for this query (where it lives: kindFactors). */
 function prior(c: IndexedNode, terms: SearchTerms): number {
   let p = 1;
-  if (!terms.asksContainer && !terms.asksDefinition) {
+  if (!terms.asksContainer && !terms.asksDefinition && !terms.nameLike) {
     if (c.type === 'FILE' || c.type === 'MODULE' || c.type === 'PACKAGE') p *= RANKING.fileFactor;
     else if (CONTAINERS.has(c.type)) p *= RANKING.containerFactor;
     const lines = c.end_line - c.start_line + 1;
     if (lines > RANKING.longLines) p *= (RANKING.longLines / lines) ** RANKING.longExponent;
   }
   if (c.type === 'ROUTE') p *= RANKING.routeFactor;
+  // A constructor is found as its class: it matches every word of the class's name.
+  if (CONSTRUCTOR_KEYS.has(c.nameKey)) p *= RANKING.constructorFactor;
   if (terms.askedTypes.includes(c.type)) p *= RANKING.askedTypeFactor;
   return p;
 }
@@ -211,11 +219,17 @@ export async function lexicalSearch(
     const nameShare = Math.min(nameHits / c.nameParts, 1);
     const coverage = RANKING.coverageFloor + (1 - RANKING.coverageFloor) * (covered / totalIdf);
     const whole = (joined !== '' && c.nameKey === joined) || (terms.spelled !== '' && c.nameKey === terms.spelled);
+    // Or spells a run of it (`conflict builder` in OnConflictBuilder).
+    const part =
+      !whole &&
+      terms.spelled.length >= MIN_SPELLED_PART &&
+      c.nameKey.length > terms.spelled.length &&
+      c.nameKey.includes(terms.spelled);
     ranks[k] =
       bm25 *
       coverage *
       (1 + RANKING.nameShareBonus * nameShare) *
-      (whole ? RANKING.wholeNameBonus : 1) *
+      (whole ? RANKING.wholeNameBonus : part ? RANKING.partNameBonus : 1) *
       kindFactor[c.kind] *
       // A query that spells the name asks for that node, container or not.
       (whole ? 1 : prior(c, terms));

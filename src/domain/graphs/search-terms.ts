@@ -4,6 +4,8 @@ import { QUESTION_WORDS, STOP_WORDS } from './stop-words.js';
 /** Most words of a query that are searched: the rest of a long paste adds cost, not precision. */
 export const MAX_SEARCH_WORDS = 16;
 
+/** Most words of a query read as a name written as words. */
+const MAX_NAME_LIKE_TOKENS = 4;
 /** Most words of a query that may spell a name (`refresh materialized view builder`). */
 const MAX_SPELLED_TOKENS = 8;
 
@@ -34,6 +36,11 @@ export interface SearchTerms {
    * `concept` intent): a class or type answers as well as a function, so containers are not ranked down.
    */
   asksDefinition: boolean;
+  /**
+   * A few words and no question word ("conflict builder", "merge headers"): a name written as
+   * words, looked up as such — a class or file is as good an answer as a function.
+   */
+  nameLike: boolean;
 }
 
 /** "what is the…", "what's a…", "what are the…". */
@@ -115,6 +122,7 @@ export function searchTerms(query: string): SearchTerms {
   }
   const distinct = [...new Set(all)];
   let words = distinct.filter((w) => !QUESTION_WORDS.has(w));
+  const nameLike = tokens.length <= MAX_NAME_LIKE_TOKENS && words.length === distinct.length;
   if (words.length === 0) words = distinct.filter((w) => !STOP_WORDS.has(w));
   return {
     text,
@@ -125,5 +133,6 @@ export function searchTerms(query: string): SearchTerms {
     askedTypes: [...askedTypes],
     asksCallers: CALLER_QUESTION.test(text.slice(0, 2000)),
     asksDefinition: DEFINITION_QUESTION.test(text.slice(0, 200)),
+    nameLike,
   };
 }
