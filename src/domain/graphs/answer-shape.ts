@@ -16,8 +16,6 @@ const MEMBER_WINDOW = 10;
 const MEMBER_SHARE = 0.45;
 /** How close to the best hit a node of the type a question asks for must rank to answer it. */
 const ASKED_TYPE_SHARE = 0.3;
-/** A class's constructor does not answer for it: it builds the thing the question is about. */
-const CONSTRUCTORS = new Set(['constructor', '__init__', '__new__']);
 /** Direct callers of a caller question's subject read at most. */
 const MAX_CALLERS = 200;
 
@@ -64,7 +62,7 @@ export function pickAnswer(hits: LexicalHit[], terms: SearchTerms): number {
   for (let i = 1; i < Math.min(hits.length, MEMBER_WINDOW); i++) {
     const h = hits[i]!;
     if (h.rank < top.rank * MEMBER_SHARE) break;
-    if (!isContainer(h) && inside(h, top) && !CONSTRUCTORS.has(lastSegment(h.name))) return i;
+    if (!isContainer(h) && inside(h, top)) return i;
   }
   return 0;
 }

@@ -51,7 +51,6 @@ export const RANKING = {
   wholeNameBonus: 2,
   partNameBonus: 1.3,
   askedTypeFactor: 1.5,
-  constructorFactor: 0.5,
   supportNeighbours: 3,
 };
 
@@ -59,8 +58,6 @@ export const RANKING = {
 const CONTAINERS = new Set(['FILE', 'MODULE', 'PACKAGE', 'CLASS', 'INTERFACE', 'STRUCT', 'TRAIT', 'ENUM']);
 /** The shortest spelled query (letters and digits) that counts as a run of a longer name. */
 const MIN_SPELLED_PART = 6;
-/** Name keys (IndexedNode.nameKey) of constructors. */
-const CONSTRUCTOR_KEYS = new Set(['constructor', 'init', 'new']);
 /** A node over this many lines is a container too, whatever its type. */
 export const LONG_NODE_LINES = 150;
 
@@ -86,8 +83,6 @@ function prior(c: IndexedNode, terms: SearchTerms): number {
     if (lines > RANKING.longLines) p *= (RANKING.longLines / lines) ** RANKING.longExponent;
   }
   if (c.type === 'ROUTE') p *= RANKING.routeFactor;
-  // A constructor is found as its class: it matches every word of the class's name.
-  if (CONSTRUCTOR_KEYS.has(c.nameKey)) p *= RANKING.constructorFactor;
   if (terms.askedTypes.includes(c.type)) p *= RANKING.askedTypeFactor;
   return p;
 }
