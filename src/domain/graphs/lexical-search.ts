@@ -5,20 +5,12 @@ import type { IndexedNode, SearchIndex } from './search-index.js';
 import { searchTerms, type SearchTerms } from './search-terms.js';
 
 /** A node found by words, with its rank. */
-export interface LexicalHit {
-  seq: number;
-  node_id: string;
-  name: string;
-  type: string;
-  file_path: string;
-  start_line: number;
-  end_line: number;
-  score: number | null;
+export type LexicalHit = IndexedNode & {
   /** Names one of the query's identifiers exactly (the name, the name after its class, or the id). */
   exact: boolean;
-  /** BM25F times the priors (0 for a node found by its name alone). */
+  /** BM25F times the priors and the neighbours' support (0 for a node found by its name alone). */
   rank: number;
-}
+};
 
 /**
  * How many nodes the words that choose candidates may hold together (issue 21: "candidates come

@@ -1,23 +1,18 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../schema.js';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database, GraphNodesTable } from '../../schema.js';
 
 type Db = Kysely<Database>;
 
 /** A node as code search indexes it: what a hit shows, and its search document as text. */
-export interface SearchRow {
-  seq: number;
-  node_id: string;
-  name: string;
-  type: string;
-  file_path: string;
-  start_line: number;
-  end_line: number;
-  score: number | null;
+export type SearchRow = Pick<
+  Selectable<GraphNodesTable>,
+  'seq' | 'node_id' | 'name' | 'type' | 'file_path' | 'start_line' | 'end_line' | 'score'
+> & {
   /** The tsvector's text form: `'lexeme':1A,4B 'other':2` (no letter: weight D). */
   search: string;
   /** The node has a technical or business summary. */
   summarized: boolean;
-}
+};
 
 /** Rows read per round trip while an index is built (bounds the memory of one page). */
 const PAGE = 2000;
