@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from "@modelcontextprotocol/client";
 import fc from 'fast-check';
 import { ERROR_CODES } from '../src/errors.js';
 import { jsonShapeProblem } from '../src/http/json-body.js';

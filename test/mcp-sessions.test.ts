@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { LATEST_PROTOCOL_VERSION, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/server";
 import { tools as toolOperations } from '../src/operations/index.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { initializeBody, rawInitialize } from './helpers/mcp-raw.js';
@@ -153,7 +153,7 @@ describe('MCP Streamable HTTP sessions', () => {
     const { client } = await connectMcp(server.url);
     const messages: Array<{ level: string; data: any }> = [];
     client.setNotificationHandler(
-      LoggingMessageNotificationSchema,
+      'notifications/message',
       (n) => void messages.push(n.params as { level: string; data: any }),
     );
     const create = (project: string) =>

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { initializeBody, rawMcp } from './helpers/mcp-raw.js';
 import { rawRequest } from './helpers/raw-http.js';
@@ -255,7 +254,7 @@ describe('embedder faults', () => {
     fake.failWith = 500;
     const { client } = await connectMcp(server.url);
     const messages: Array<{ level: string; data: any }> = [];
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void messages.push(n.params));
+    client.setNotificationHandler('notifications/message', (n) => void messages.push(n.params));
     try {
       await client.setLoggingLevel('warning');
       // Let the breaker's cooldown pass so this call reaches Ollama (and fails) or skips: either way a warning.

@@ -1,9 +1,9 @@
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
+import { CallToolResultSchema } from "@modelcontextprotocol/core";
 import { AccessTracker } from '../../src/domain/memory/access-tracker.js';
 import { Embedder } from '../../src/embeddings/embedder.js';
 import { noEmbeddings } from '../../src/embeddings/provider.js';
 import { VectorIndexes } from '../../src/embeddings/vector-indexes.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../../src/db/schema.js';

@@ -1,7 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport, ProtocolError } from "@modelcontextprotocol/client";
 import { CONTENT_TYPES, TASK_STATUSES, TASK_TYPES, type TaskStatus } from '../../src/db/schema.js';
 import { INTENTS } from '../../src/domain/graphs/resolve-context.js';
 import type { ServiceProcess } from '../lib/child.js';
@@ -60,7 +58,7 @@ export const alive = (pid: number) => {
 
 /** The catalogue code of a failed call: from an isError result's text, else what the client threw. */
 export function errorCode(error: unknown): { code: string; message: string } {
-  if (error instanceof McpError) return { code: `MCP_${error.code}`, message: error.message };
+  if (error instanceof ProtocolError) return { code: `MCP_${error.code}`, message: error.message };
   const e = error as { name?: string; code?: unknown; message?: string; cause?: { code?: string; message?: string } };
   if (typeof e?.code === 'number' && /Streamable HTTP error/.test(e.message ?? ''))
     return { code: `HTTP_${e.code}`, message: e.message ?? '' };
@@ -207,7 +205,7 @@ export async function oneCall(
   let code: string | undefined;
   let message = '';
   try {
-    const result = await session.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 20_000 });
+    const result = await session.client.callTool({ name: tool, arguments: args }, { timeout: 20_000 });
     if (result.isError) {
       const text = (result.content as Array<{ type: string; text?: string }>)[0]?.text ?? '';
       code = /^❌ Error [^:]*: ([A-Z_]+):/.exec(text)?.[1] ?? 'TOOL_ERROR';

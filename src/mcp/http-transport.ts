@@ -1,8 +1,8 @@
 import type {} from '@fastify/swagger';
 import { randomUUID } from 'node:crypto';
 import { finished } from 'node:stream';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/scopes.js';
 import { repoHeader } from '../repo-header.js';
@@ -41,11 +41,22 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
     .send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
+/** Who a modern-era request's server is for, handed to the SDK's per-request factory with the request. */
+interface Principal {
+  caller: Caller;
+  defaultRepo: string | undefined;
+}
+
 /**
- * MCP over Streamable HTTP at /mcp. Stateful (default): POST initialize opens a session named by
- * `Mcp-Session-Id`; GET opens the server's SSE stream; DELETE ends the session; an unknown session
- * id gets 404 (the client then re-initializes); sessions idle past `sessionIdleMs` are closed.
- * Stateless (`MCP_STATELESS=1`): every POST gets a fresh server and no session; GET and DELETE are 405.
+ * MCP over Streamable HTTP at /mcp, in both protocol eras on one route. A request of the
+ * 2026-07-28 era (its `_meta` envelope and `MCP-Protocol-Version` say so; the SDK's own
+ * `isLegacyRequest` decides) is served statelessly by the SDK's `createMcpHandler`: a fresh server
+ * per request, no session, `server/discover`, `subscriptions/listen`. A request of the 2025 era
+ * (2025-11-25, 2025-06-18, 2025-03-26) is served as before: stateful (default), POST initialize
+ * opens a session named by `Mcp-Session-Id`; GET opens the server's SSE stream; DELETE ends the
+ * session; an unknown session id gets 404 (the client then re-initializes); sessions idle past
+ * `sessionIdleMs` are closed. Stateless (`MCP_STATELESS=1`): every legacy POST gets a fresh server
+ * and no session; GET and DELETE are 405. Same tools, schemas, scopes and errors in both eras.
  */
 export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOptions): Promise<McpSessions> {
   const sessionsGauge = (count: () => number) =>
@@ -61,25 +72,63 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
       await options.countMore?.(request, reply, request.body.length - 1);
   };
 
-  const handoff = async (request: FastifyRequest, reply: FastifyReply, transport: StreamableHTTPServerTransport) => {
-    // Headers set before the hand-off (x-ratelimit-*, x-request-id) go out with the transport's answer.
+  /** Hands the request over to the SDK (which answers it on the raw response). */
+  const hijack = (request: FastifyRequest, reply: FastifyReply) => {
+    // Headers set before the hand-off (x-ratelimit-*, x-request-id) go out with the SDK's answer.
     for (const [name, value] of Object.entries(reply.getHeaders()))
       if (value !== undefined) reply.raw.setHeader(name, value);
-    // Tool handlers see the request's headers as the SDK reads them (from the raw list): the id
-    // there is this request's, so their log lines carry the id the answer does.
+    // Tool handlers see the request's headers as the SDK reads them (from the raw list and
+    // object): the id there is this request's, so their log lines carry the id the answer does.
     const raw = request.raw.rawHeaders;
     for (let i = raw.length - 2; i >= 0; i -= 2) if (raw[i]!.toLowerCase() === 'x-request-id') raw.splice(i, 2);
     raw.push('x-request-id', request.id);
+    request.raw.headers['x-request-id'] = request.id;
     reply.hijack();
+  };
+  const handoff = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    transport: NodeStreamableHTTPServerTransport,
+  ) => {
+    hijack(request, reply);
     await transport.handleRequest(request.raw, reply.raw, request.body);
   };
+
+  // The 2026-07-28 era: one SDK handler for the app, a server per request for its caller.
+  const modern = createMcpHandler(
+    ({ authInfo }) => {
+      const principal = authInfo?.extra?.principal as Principal;
+      return createMcpServer(options, principal.caller, principal.defaultRepo);
+    },
+    { legacy: 'reject', onerror: (error) => app.log.debug({ err: error }, 'MCP request refused') },
+  );
+  const modernNode = toNodeHandler(modern, {
+    onerror: (error) => app.log.error({ err: error }, 'MCP request failed'),
+  });
+  const serveModern = async (request: FastifyRequest, reply: FastifyReply) => {
+    await countBatch(request, reply);
+    const caller = options.callerOf(request);
+    const principal: Principal = { caller, defaultRepo: sessionRepo(request) };
+    const auth: AuthInfo = {
+      token: '',
+      clientId: caller.name ?? 'anonymous',
+      scopes: [...caller.scopes],
+      extra: { principal },
+    };
+    hijack(request, reply);
+    await modernNode(Object.assign(request.raw, { auth }), reply.raw, request.body);
+  };
+  /** Whether a POST speaks the 2025 era (the SDK's own classification, so the two never disagree). */
+  const isLegacy = async (request: FastifyRequest) =>
+    isLegacyRequest(await toWebRequest(request.raw, request.body), request.body);
 
   if (options.stateless) {
     sessionsGauge(() => 0);
     app.post('/mcp', MCP_ROUTE, async (request, reply) => {
+      if (!(await isLegacy(request))) return serveModern(request, reply);
       await countBatch(request, reply);
       const server = createMcpServer(options, options.callerOf(request), sessionRepo(request));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       // Closing the transport also detaches the server (the SDK's Protocol cleans up on transport close).
       reply.raw.on('close', () => void transport.close());
       await server.connect(transport);
@@ -94,6 +143,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
       );
     app.get('/mcp', MCP_ROUTE, notAllowed);
     app.delete('/mcp', MCP_ROUTE, notAllowed);
+    app.addHook('preClose', () => modern.close());
     // No sessions: a revoked key's requests in flight end with their requests.
     return { closeSessionsOf: () => 0 };
   }
@@ -132,6 +182,10 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   };
 
   app.post('/mcp', { ...MCP_ROUTE, onRequest: track }, async (request, reply) => {
+    if (!(await isLegacy(request))) {
+      await serveModern(request, reply);
+      return reply;
+    }
     if (request.headers['mcp-session-id'] !== undefined) {
       const session = sessionOf(request, reply);
       if (!session) return reply;
@@ -145,7 +199,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     const caller = options.callerOf(request);
     const holder = options.holderOf(request);
     const server = createMcpServer(options, caller, sessionRepo(request));
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         store.add(id, { transport, server, owner: caller.name, holder, lastSeen: Date.now(), openStreams: 0 });
@@ -187,7 +241,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   app.addHook('preClose', async () => {
     store.stop();
     if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
-    await store.closeAll();
+    await Promise.all([store.closeAll(), modern.close()]);
   });
   return store;
 }

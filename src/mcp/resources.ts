@@ -1,11 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
 import type { Services } from '../domain/context.js';
 import { graphMeta, listGraphs } from '../domain/graphs/graphs.js';
 
@@ -21,7 +14,7 @@ export function registerResources(server: Server, services: Services): void {
     contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }],
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+  server.setRequestHandler('resources/list', async () => {
     const { graphs } = await listGraphs(services);
     return {
       resources: [
@@ -42,7 +35,7 @@ export function registerResources(server: Server, services: Services): void {
       ],
     };
   });
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+  server.setRequestHandler('resources/templates/list', async () => ({
     resourceTemplates: [
       {
         uriTemplate: 'devlens://graph/{graphId}/meta',
@@ -52,12 +45,12 @@ export function registerResources(server: Server, services: Services): void {
       },
     ],
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  server.setRequestHandler('resources/read', async (request) => {
     const { uri } = request.params;
     if (uri === REPOS) return json(uri, await listGraphs(services));
     const id = META.exec(uri)?.[1];
     const meta = id ? await graphMeta(services, id) : null;
-    if (!meta) throw new McpError(ErrorCode.InvalidParams, `Resource not found: ${uri}`);
+    if (!meta) throw new ResourceNotFoundError(uri);
     return json(uri, meta);
   });
 }

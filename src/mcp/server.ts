@@ -1,24 +1,25 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { AnyObjectSchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
-  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  LoggingLevelSchema,
-  McpError,
+  PingRequestSchema,
+  ReadResourceRequestSchema,
   SetLevelRequestSchema,
+} from '@modelcontextprotocol/core';
+import {
+  LOG_LEVEL_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
   type CallToolResult,
+  type JSONRPCRequest,
   type LoggingLevel,
-  type Notification,
-  type Request,
   type Result,
-  type ServerNotification,
-  type ServerRequest,
-  type ServerResult,
+  type ServerContext,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { SCOPES, type Scope } from '../auth/scopes.js';
 import type { Context, Services } from '../domain/context.js';
@@ -43,33 +44,59 @@ export interface McpDeps {
   faults: FaultLog;
 }
 
-const LEVELS = LoggingLevelSchema.options;
+/** RFC 5424's levels, least severe first, as MCP's logging names them. */
+const LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+
+/** The methods whose requests are checked against their schema before their handler runs (StrictServer). */
+const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
+  'tools/call': CallToolRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'logging/setLevel': SetLevelRequestSchema,
+  'resources/list': ListResourcesRequestSchema,
+  'resources/templates/list': ListResourceTemplatesRequestSchema,
+  'resources/read': ReadResourceRequestSchema,
+  ping: PingRequestSchema,
+};
+
+/**
+ * How long an MCP client of the 2026-07-28 era may keep a list or discovery result (its `ttlMs`):
+ * the tools and resources of this server change with a deployment or an upload, not per call.
+ * `private`: what a key is shown depends on its scopes.
+ */
+export const LIST_TTL_MS = 60_000;
 
 /**
  * The SDK's Server, except that a request not fitting its method's schema (`tools/call` without
  * params, `logging/setLevel` with an unknown level…) is answered -32602 Invalid params naming the
- * fields. The SDK parses each request before its handler and answers a failure as -32603 Internal
- * error with zod's issue dump: a server fault for the client's mistake. Every handler, the SDK's own
- * (initialize, ping) included, is registered through this override.
+ * fields. The SDK checks a spec method's request before its handler and answers a failure as
+ * -32603 Internal error: a server fault for the client's mistake.
  */
 class StrictServer extends Server {
-  override setRequestHandler<T extends AnyObjectSchema>(
-    schema: T,
-    handler: (
-      request: SchemaOutput<T>,
-      extra: RequestHandlerExtra<ServerRequest | Request, ServerNotification | Notification>,
-    ) => ServerResult | Result | Promise<ServerResult | Result>,
-  ): void {
-    const method = ((schema as unknown as z.ZodObject).shape.method as z.ZodLiteral<string>).value;
-    super.setRequestHandler(z.looseObject({ method: z.literal(method) }), (request, extra) => {
-      const parsed = (schema as unknown as z.ZodType).safeParse(request);
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    const inner = super._wrapHandler(method, handler);
+    const schema = REQUEST_SCHEMAS[method];
+    if (!schema) return inner;
+    return async (request, ctx) => {
+      const parsed = schema.safeParse(request);
       if (!parsed.success)
-        throw new McpError(
-          ErrorCode.InvalidParams,
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
           `Invalid ${method} request: ${validationError(toFieldIssues(parsed.error)).message}`,
         );
-      return handler(parsed.data as SchemaOutput<T>, extra);
-    });
+      return inner(request, ctx);
+    };
   }
 }
 
@@ -124,6 +151,11 @@ export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: str
     { name: 'devstream-hub', version: deps.version },
     {
       capabilities: { tools: { listChanged: false }, resources: {}, logging: {} },
+      cacheHints: {
+        'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+        'resources/templates/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+        'server/discover': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+      },
       instructions:
         'DevStream Hub: shared tasks and plans, semantic memory and code graphs for a team of coding agents. List ' +
         'tasks and plans before creating new ones; project and phase names match exactly (case-insensitive). ' +
@@ -133,24 +165,28 @@ export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: str
   );
   const tools = describeTools(deps.tools, caller.scopes);
   const byName = new Map(deps.tools.map((op) => [op.name, op]));
+  // The legacy era's session level (logging/setLevel); a modern request carries its own in `_meta`.
   let minLevel: LoggingLevel = 'info';
 
-  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+  server.setRequestHandler('logging/setLevel', async (request) => {
     minLevel = request.params.level;
     return {};
   });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler('tools/list', async () => ({ tools }));
   registerResources(server, deps.services);
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
     const op = byName.get(request.params.name);
-    if (!op) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (!op) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const started = performance.now();
-    const headers = extra.requestInfo?.headers ?? {};
-    const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+    const headers = extra.http?.req?.headers;
     // A request's own X-Repo header wins over the session's default.
-    const requestRepo = first(headers['x-repo'])?.trim();
+    const requestRepo = headers?.get('x-repo')?.split(',')[0]?.trim();
     // The id of the HTTP request that carried the call (set by http-transport), on every log line.
-    const reqId = first(headers['x-request-id']);
+    const reqId = headers?.get('x-request-id') ?? undefined;
+    // 2026-07-28: the request names its log level in `_meta` (none: no log messages); 2025: the session's.
+    const envelope = extra.mcpReq.envelope as Record<string, unknown> | undefined;
+    const asked = envelope?.[LOG_LEVEL_META_KEY];
+    const threshold = envelope ? (LEVELS.find((l) => l === asked) ?? undefined) : minLevel;
     const log: Logger = reqId ? deps.log.child({ reqId }) : deps.log;
     const ctx: Context = {
       ...deps.services,
@@ -159,9 +195,9 @@ export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: str
       log,
       timing: () => {},
       notice(level, message, data) {
-        if (LEVELS.indexOf(level) < LEVELS.indexOf(minLevel)) return;
-        void extra
-          .sendNotification({
+        if (threshold === undefined || LEVELS.indexOf(level) < LEVELS.indexOf(threshold)) return;
+        void extra.mcpReq
+          .notify({
             method: 'notifications/message',
             params: { level, logger: 'devstream-hub', data: { message, ...data } },
           })

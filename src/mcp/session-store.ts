@@ -1,5 +1,5 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { Server } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../domain/context.js';
 import { revokedAmong } from '../domain/keys.js';
@@ -13,7 +13,7 @@ export const KEY_RECHECK_MS = 5_000;
 
 /** An open MCP session: its transport and server, whose it is, and how recently it was used. */
 export interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHTTPServerTransport;
   server: Server;
   /** The API key that opened the session (null with AUTH=off): no other key may use it. */
   owner: string | null;

@@ -1,5 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { SCOPES, type Scope } from '../../src/auth/scopes.js';
