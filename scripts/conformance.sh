@@ -6,16 +6,17 @@
 # `node` package) are installed, pinned, into a scratch folder outside the repository, not as
 # project dependencies, and reused on later runs.
 #
+# Both protocol eras: the 2026-07-28 scenarios (stateless, per-request _meta) and the 2025-11-25
+# ones (initialize, sessions), each run with its --spec-version. Which scenarios run in each era, and
+# which of their checks do not apply to this server (with the reason), is scripts/conformance-scenarios.json;
+# scripts/conformance-verdict.mjs reads each run's checks.json against it.
+#
 # Environment: CONFORMANCE_DIR (the scratch folder; default ~/.cache/devstream-hub-conformance),
-# CONFORMANCE_SCENARIOS (space-separated, to run fewer or others than the default list).
+# CONFORMANCE_SCENARIOS (space-separated era:scenario pairs, e.g. "2026-07-28:caching", to run fewer).
 set -euo pipefail
 
 NODE22_VERSION=22.23.3
-CONFORMANCE_VERSION=0.1.16
-# The scenarios this server is expected to pass. The others in the suite test fixture tools,
-# prompts and resources of the SDKs' "everything" example servers, which this server does not have.
-DEFAULT_SCENARIOS="server-initialize ping tools-list logging-set-level server-sse-multiple-streams dns-rebinding-protection"
-read -r -a SCENARIOS <<<"${CONFORMANCE_SCENARIOS:-$DEFAULT_SCENARIOS}"
+CONFORMANCE_VERSION=0.2.0-alpha.12
 SCENARIO_TIMEOUT=60
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -80,25 +81,40 @@ until curl -fs -o /dev/null "$BASE/readyz"; do
 done
 echo "conformance: server ready at $BASE in $((SECONDS - started)) s; suite $CONFORMANCE_VERSION on Node $("$NODE22" --version)"
 
-# --- 3. One suite run per scenario (the CLI takes one --scenario at a time) -----------------------
+# --- 3. One suite run per era and scenario (the CLI takes one --scenario at a time) ----------------
+if [[ -n "${CONFORMANCE_SCENARIOS:-}" ]]; then
+  read -r -a RUNS <<<"$CONFORMANCE_SCENARIOS"
+else
+  mapfile -t RUNS < <(node -e '
+    const { eras } = require(process.argv[1]);
+    for (const [era, list] of Object.entries(eras)) for (const s of list) console.log(`${era}:${s}`);
+  ' "$ROOT/scripts/conformance-scenarios.json")
+fi
 passed=()
 failed=()
-for scenario in "${SCENARIOS[@]}"; do
+summary=()
+for run in "${RUNS[@]}"; do
+  era=${run%%:*}
+  scenario=${run#*:}
+  out="$WORK/results/$era"
   echo
-  echo "=== $scenario ==="
+  echo "=== $scenario (protocol $era) ==="
   # --foreground: Ctrl-C still reaches the scenario (timeout otherwise runs it in its own process group).
-  if timeout --foreground "$SCENARIO_TIMEOUT" "$NODE22" "$SUITE" server --url "$BASE/mcp" --scenario "$scenario"; then
-    passed+=("$scenario")
+  # The suite's own exit code counts every failed check; the verdict forgives the not-applicable ones.
+  timeout --foreground "$SCENARIO_TIMEOUT" "$NODE22" "$SUITE" server --url "$BASE/mcp" --scenario "$scenario" \
+    --spec-version "$era" -o "$out" | tail -n 4 || true
+  if verdict=$(node "$ROOT/scripts/conformance-verdict.mjs" "$scenario" "$out"); then
+    passed+=("$run")
   else
-    failed+=("$scenario")
+    failed+=("$run")
   fi
+  echo "$verdict"
+  summary+=("$(printf '%-10s %s' "$era" "${verdict#verdict: }")")
 done
 
 echo
 echo "=== conformance summary (suite $CONFORMANCE_VERSION) ==="
-for scenario in "${SCENARIOS[@]}"; do
-  if [[ " ${failed[*]-} " == *" $scenario "* ]]; then echo "FAIL  $scenario"; else echo "ok    $scenario"; fi
-done
+printf '%s\n' "${summary[@]}"
 if ((${#failed[@]} > 0)) && [[ -s "$WORK/server.log" ]]; then
   echo
   echo "--- server log (LOG_LEVEL=warn) ---"

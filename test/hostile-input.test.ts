@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import type { Client } from "@modelcontextprotocol/client";
+import type { Client } from '@modelcontextprotocol/client';
 import fc from 'fast-check';
 import { ERROR_CODES } from '../src/errors.js';
 import { jsonShapeProblem } from '../src/http/json-body.js';
@@ -582,9 +582,10 @@ function refusedAsText(op: AnyOperation, c: Case): boolean {
 
 type ToolResult = { isError?: boolean; content?: Array<{ type: string; text?: string }> };
 
-/** A thrown MCP client error: the HTTP status (StreamableHTTPError) or JSON-RPC code (McpError). */
+/** A thrown MCP client error: the HTTP status (SdkHttpError) or JSON-RPC code (ProtocolError). */
 function assertMcpThrow(error: unknown, label: string): void {
-  const code = (error as { code?: unknown }).code;
+  const thrown = error as { code?: unknown; status?: unknown };
+  const code = typeof thrown.status === 'number' ? thrown.status : thrown.code;
   const message = String((error as Error).message ?? error);
   assert.ok(typeof code === 'number', `${label}: the client failed without a code: ${message}`);
   assert.ok(!(code >= 500 && code < 600), `${label}: HTTP ${code}: ${message}`);
@@ -743,7 +744,7 @@ for (const backend of backends) {
               assertMcpThrow(error, label);
               // Only a body Fastify refuses whole (see poisoned) fails the call itself.
               assert.ok(
-                poisoned(args) || (error as { code?: unknown }).code === 413,
+                poisoned(args) || (error as { status?: unknown }).status === 413,
                 `${label}: the call failed: ${String(error)}`,
               );
             }

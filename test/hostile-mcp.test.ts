@@ -203,6 +203,13 @@ for (const backend of backends) {
                   continue;
                 }
                 used += units;
+                if (shapes.length === 0) {
+                  // An empty batch is an invalid JSON-RPC request (JSON-RPC 2.0 §6): one error, nothing run.
+                  assert.equal(response.status, 400, `empty batch with ${left} left: ${response.status}`);
+                  assert.equal(response.messages.length, 1);
+                  assert.equal(response.messages[0]?.error?.code, -32600);
+                  continue;
+                }
                 const requests = shapes.filter((s) => s !== 'note').length;
                 assert.equal(
                   response.status,

@@ -1,0 +1,33 @@
+// The verdict of one conformance scenario run (scripts/conformance.sh): reads the suite's
+// checks.json, prints the pass count, and exits 0 when every failed check is listed as not
+// applicable (with its reason) in scripts/conformance-scenarios.json, 1 otherwise.
+// Usage: node scripts/conformance-verdict.mjs <scenario> <results dir>
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const [scenario, dir] = process.argv.slice(2);
+const config = JSON.parse(readFileSync(new URL('./conformance-scenarios.json', import.meta.url), 'utf8'));
+const runs = (() => {
+  try {
+    return readdirSync(dir).filter((d) => d.startsWith(`server-${scenario}-`));
+  } catch {
+    return [];
+  }
+})();
+if (runs.length !== 1) {
+  console.log(`verdict: ${scenario}: ${runs.length} result folders in ${dir}, expected 1 (did the suite crash?)`);
+  process.exit(1);
+}
+const checks = JSON.parse(readFileSync(join(dir, runs[0], 'checks.json'), 'utf8'));
+const waived = config.notApplicableChecks[scenario] ?? {};
+const failed = checks.filter((c) => c.status === 'FAILURE' || c.status === 'ERROR');
+const unexpected = failed.filter((c) => !(c.id in waived));
+const passed = checks.filter((c) => c.status === 'SUCCESS').length;
+const notApplicable = failed.length - unexpected.length;
+console.log(
+  `verdict: ${scenario}: ${passed}/${checks.length} checks passed` +
+    (notApplicable > 0 ? `, ${notApplicable} not applicable` : '') +
+    (unexpected.length > 0 ? `, ${unexpected.length} FAILED` : ''),
+);
+for (const c of failed) console.log(`  ${c.id in waived ? 'n/a ' : 'FAIL'} ${c.id}: ${c.id in waived ? waived[c.id] : c.description}`);
+process.exit(unexpected.length > 0 ? 1 : 0);

@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { backends } from './helpers/backends.js';
+import { rawMcp } from './helpers/mcp-raw.js';
+import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
+import type { TestDb } from './helpers/backends.js';
+
+const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
+const MODERN = '2026-07-28';
+
+/** A v2 SDK client pinned to the 2026-07-28 era (no initialize, a `_meta` envelope on every request). */
+async function connectModern(url: string, token: string): Promise<Client> {
+  const client = new Client(
+    { name: 'devstream-hub-tests', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: MODERN } } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+}
+
+/** The headers and `_meta` envelope of a raw 2026-07-28 request. */
+function modernRequest(method: string, params: Record<string, unknown>, meta: Record<string, unknown> = {}) {
+  return {
+    body: {
+      jsonrpc: '2.0',
+      id: 7,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/clientCapabilities': {},
+          ...meta,
+        },
+      },
+    },
+    headers: (token: string): Record<string, string> => ({
+      authorization: `Bearer ${token}`,
+      'mcp-protocol-version': MODERN,
+      'mcp-method': method,
+      ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
+    }),
+  };
+}
+
+const textOf = (result: unknown) =>
+  ((result as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? '').join('\n');
+
+for (const backend of backends) {
+  describe(`MCP in both protocol eras on one /mcp (${backend.name})`, () => {
+    let database: TestDb;
+    let server: TestServer;
+    const tokens: Record<string, string> = {};
+
+    before(async () => {
+      database = await backend.open();
+      server = await startServer(database, { auth: { mode: 'required', adminToken: ADMIN_TOKEN } });
+      for (const [name, scopes] of [
+        ['reader', ['read']],
+        ['writer', ['read', 'write']],
+      ] as const) {
+        const created = await rest(
+          server.url,
+          'POST',
+          '/api/v1/keys',
+          { name, scopes },
+          { authorization: `Bearer ${ADMIN_TOKEN}` },
+        );
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        tokens[name] = created.body.token;
+      }
+    });
+    after(async () => {
+      await server?.close();
+      await database?.dispose();
+    });
+
+    it('the same tools in the same order, the same results and the same errors in both eras; modern lists carry ttlMs', async () => {
+      for (const key of ['reader', 'writer']) {
+        const legacy = (await connectMcp(server.url, '/mcp', { authorization: `Bearer ${tokens[key]}` })).client;
+        const modern = await connectModern(server.url, tokens[key]!);
+        try {
+          assert.equal(modern.getProtocolEra(), 'modern');
+          assert.equal(legacy.getProtocolEra(), 'legacy');
+          const [a, b] = [await legacy.listTools(), await modern.listTools()];
+          assert.deepEqual(
+            b.tools.map((t) => t.name),
+            a.tools.map((t) => t.name),
+            `${key}: the same tools, in the same order`,
+          );
+          assert.deepEqual(b.tools, a.tools, `${key}: the same schemas`);
+          assert.equal(
+            typeof (b as { ttlMs?: unknown }).ttlMs,
+            'number',
+            'a modern tools/list says how long it may be kept',
+          );
+          // The read key is not shown the tools that need write, in either era.
+          assert.equal(
+            a.tools.some((t) => t.name === 'devstream_create_task'),
+            key === 'writer',
+          );
+
+          const call = { name: 'devstream_list_tasks', arguments: { project: `eras-${key}` } };
+          assert.equal(textOf(await modern.callTool(call)), textOf(await legacy.callTool(call)));
+          const invalid = { name: 'devstream_list_tasks', arguments: { status: 'nope' } };
+          const [badLegacy, badModern] = [await legacy.callTool(invalid), await modern.callTool(invalid)];
+          assert.equal(badModern.isError, true);
+          assert.match(textOf(badModern), /VALIDATION_ERROR: status/);
+          assert.equal(textOf(badModern), textOf(badLegacy));
+        } finally {
+          await Promise.all([legacy.close(), modern.close()]);
+        }
+      }
+    });
+
+    it('a modern write is refused to a read key as in the legacy era, and a writer’s lands', async () => {
+      const create = {
+        name: 'devstream_create_task',
+        arguments: {
+          title: 'modern task',
+          description: 'made in the 2026 era',
+          task_type: 'coding',
+          priority: 5,
+          project: 'eras',
+          phase_name: 'Now',
+        },
+      };
+      const { body, headers } = modernRequest('tools/call', create);
+      const refused = await rawMcp(server.url, body, { headers: headers(tokens.reader!) });
+      assert.equal(refused.status, 200, refused.text);
+      assert.equal(refused.json.result.isError, true);
+      assert.match(refused.json.result.content[0].text, /FORBIDDEN/);
+      assert.equal(refused.headers.get('mcp-session-id'), null, 'no session in the modern era');
+
+      const writer = await connectModern(server.url, tokens.writer!);
+      try {
+        const made = await writer.callTool(create);
+        assert.notEqual(made.isError, true, textOf(made));
+      } finally {
+        await writer.close();
+      }
+      const listed = await rest(server.url, 'GET', '/api/v1/tasks?project=eras', undefined, {
+        authorization: `Bearer ${tokens.reader}`,
+      });
+      assert.equal(listed.status, 200);
+      assert.ok(JSON.stringify(listed.body).includes('modern task'));
+    });
+
+    it('server/discover answers with the server’s info, capabilities and instructions', async () => {
+      const { body, headers } = modernRequest('server/discover', {});
+      const answer = await rawMcp(server.url, body, { headers: headers(tokens.reader!) });
+      assert.equal(answer.status, 200, answer.text);
+      const result = answer.json.result;
+      assert.ok(result.supportedVersions.includes(MODERN));
+      assert.ok(result.capabilities.tools);
+      assert.match(result.instructions, /DevStream Hub/);
+      assert.equal(result._meta['io.modelcontextprotocol/serverInfo'].name, 'devstream-hub');
+    });
+
+    it('log messages follow the request’s own _meta log level: none without one, debug lines with debug', async () => {
+      const call = { name: 'devstream_list_tasks', arguments: { project: 'eras' } };
+      const quiet = modernRequest('tools/call', call);
+      const silent = await rawMcp(server.url, quiet.body, { headers: quiet.headers(tokens.reader!) });
+      assert.equal(silent.status, 200, silent.text);
+      assert.ok(!silent.messages.some((m) => m.method === 'notifications/message'), silent.text);
+      assert.ok(
+        silent.messages.some((m) => m.id === 7 && m.result),
+        silent.text,
+      );
+
+      const loud = modernRequest('tools/call', call, { 'io.modelcontextprotocol/logLevel': 'debug' });
+      const chatty = await rawMcp(server.url, loud.body, { headers: loud.headers(tokens.reader!) });
+      assert.equal(chatty.status, 200, chatty.text);
+      const notes = chatty.messages.filter((m) => m.method === 'notifications/message');
+      assert.ok(
+        notes.some((m) => m.params.level === 'debug' && /devstream_list_tasks took/.test(m.params.data.message)),
+        chatty.text,
+      );
+    });
+
+    it('a modern request without credentials is refused 401 like any other', async () => {
+      const { body, headers } = modernRequest('tools/list', {});
+      const { authorization: _dropped, ...anonymous } = headers('');
+      const refused = await rawMcp(server.url, body, { headers: anonymous });
+      assert.equal(refused.status, 401, refused.text);
+    });
+  });
+}
