@@ -29,5 +29,6 @@ console.log(
     (notApplicable > 0 ? `, ${notApplicable} not applicable` : '') +
     (unexpected.length > 0 ? `, ${unexpected.length} FAILED` : ''),
 );
-for (const c of failed) console.log(`  ${c.id in waived ? 'n/a ' : 'FAIL'} ${c.id}: ${c.id in waived ? waived[c.id] : c.description}`);
+for (const c of failed)
+  console.log(`  ${c.id in waived ? 'n/a ' : 'FAIL'} ${c.id}: ${c.id in waived ? waived[c.id] : c.description}`);
 process.exit(unexpected.length > 0 ? 1 : 0);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Client } from "@modelcontextprotocol/client";
+import type { Client } from '@modelcontextprotocol/client';
 import { backends } from './helpers/backends.js';
 import { rest, withServer, type TestServer } from './helpers/server.js';
 

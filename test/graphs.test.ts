@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Client } from "@modelcontextprotocol/client";
+import type { Client } from '@modelcontextprotocol/client';
 import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { fileKind, isTestFile } from '../src/file-kind.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/server";
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/server';
 import { tools as toolOperations } from '../src/operations/index.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { initializeBody, rawInitialize } from './helpers/mcp-raw.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Client } from "@modelcontextprotocol/client";
+import type { Client } from '@modelcontextprotocol/client';
 import { CompiledQuery, sql } from 'kysely';
 import { compactKeywordStats } from '../src/db/queries/keyword-stats.js';
 import { hybridSearchSql } from '../src/db/queries/memories/hybrid-search.js';

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import type { Client } from "@modelcontextprotocol/client";
+import type { Client } from '@modelcontextprotocol/client';
 import { openApiDocument } from '../src/http/openapi-document.js';
 import { toolJsonSchema } from '../src/mcp/server.js';
 import { operations } from '../src/operations/index.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Client } from "@modelcontextprotocol/client";
+import type { Client } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { operations } from '../src/operations/index.js';
 import type { AnyOperation, HttpRoute } from '../src/operations/operation.js';

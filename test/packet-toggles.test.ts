@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Client } from "@modelcontextprotocol/client";
+import type { Client } from '@modelcontextprotocol/client';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';

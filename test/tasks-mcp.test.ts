@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Client } from "@modelcontextprotocol/client";
+import type { Client } from '@modelcontextprotocol/client';
 import { backends, type TestDb } from './helpers/backends.js';
 import { connectMcp, withServer, type TestServer } from './helpers/server.js';
 import { assertCountingPlan, countingTasks, filterTasks } from './helpers/plans.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Client } from "@modelcontextprotocol/client";
+import type { Client } from '@modelcontextprotocol/client';
 import { tools as toolOperations } from '../src/operations/index.js';
 import { assertError, assertNoInternals, assertValidation, type Answer } from './helpers/assertions.js';
 import { backends, type TestDb } from './helpers/backends.js';

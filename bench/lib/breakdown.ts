@@ -1,5 +1,5 @@
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
-import { CallToolResultSchema } from "@modelcontextprotocol/core";
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import { CallToolResultSchema } from '@modelcontextprotocol/core';
 import { AccessTracker } from '../../src/domain/memory/access-tracker.js';
 import { Embedder } from '../../src/embeddings/embedder.js';
 import { noEmbeddings } from '../../src/embeddings/provider.js';

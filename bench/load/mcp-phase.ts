@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, StreamableHTTPClientTransport, ProtocolError } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport, ProtocolError } from '@modelcontextprotocol/client';
 import { CONTENT_TYPES, TASK_STATUSES, TASK_TYPES, type TaskStatus } from '../../src/db/schema.js';
 import { INTENTS } from '../../src/domain/graphs/resolve-context.js';
 import type { ServiceProcess } from '../lib/child.js';

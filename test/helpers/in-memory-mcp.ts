@@ -1,4 +1,4 @@
-import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { SCOPES, type Scope } from '../../src/auth/scopes.js';

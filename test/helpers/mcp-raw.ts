@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/server";
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/server';
 import { MCP_HEADERS } from './server.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { buildApp, type AppDeps } from '../../src/app.js';
 import { after, before } from 'node:test';
 import { testConfig, type ServerConfig } from '../../support/test-config.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Client } from "@modelcontextprotocol/client";
+import type { Client } from '@modelcontextprotocol/client';
 import { tools } from '../../src/operations/index.js';
 import { pglite, type TestDb } from '../helpers/pglite.js';
 import { connectInMemory } from '../helpers/in-memory-mcp.js';
