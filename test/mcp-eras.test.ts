@@ -183,6 +183,29 @@ for (const backend of backends) {
       );
     });
 
+    it('MCP messages are counted by era and method (Mcp-Method in the modern era), unknown methods as other', async () => {
+      const bogus = modernRequest('tools/list', {});
+      await rawMcp(server.url, bogus.body, { headers: bogus.headers(tokens.reader!) });
+      const metrics = await rest(server.url, 'GET', '/metrics', undefined, { authorization: `Bearer ${ADMIN_TOKEN}` });
+      assert.equal(metrics.status, 200);
+      const count = (era: string, method: string) =>
+        Number(
+          new RegExp(
+            `devstream_mcp_requests_total\\{era="${era}",method="${method.replace('/', '\\/')}"\\} (\\d+)`,
+          ).exec(metrics.body)?.[1] ?? 0,
+        );
+      assert.ok(count('2026-07-28', 'tools/call') >= 3, String(metrics.body.match(/^devstream_mcp_requests.*$/gm)));
+      assert.ok(count('2026-07-28', 'tools/list') >= 1);
+      assert.ok(count('2026-07-28', 'server/discover') >= 1);
+      assert.ok(count('2025', 'initialize') >= 2, 'the legacy clients of the first test');
+      assert.ok(count('2025', 'tools/call') >= 4);
+      const labels = [...metrics.body.matchAll(/^devstream_mcp_requests_total\{era="[^"]*",method="([^"]*)"\}/gm)].map(
+        (m) => m[1],
+      );
+      assert.ok(labels.length >= 5);
+      for (const method of labels) assert.match(method!, /^(?:[a-z]+(?:\/[a-zA-Z]+)*|other)$/);
+    });
+
     it('a modern request without credentials is refused 401 like any other', async () => {
       const { body, headers } = modernRequest('tools/list', {});
       const { authorization: _dropped, ...anonymous } = headers('');

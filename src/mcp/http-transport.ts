@@ -41,6 +41,28 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
     .send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
+/** The methods counted by name in devstream_mcp_requests_total (any other is `other`). */
+const KNOWN_METHODS = new Set([
+  'initialize',
+  'ping',
+  'server/discover',
+  'subscriptions/listen',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'logging/setLevel',
+  'notifications/initialized',
+  'notifications/cancelled',
+]);
+const methodLabel = (method: unknown) => (typeof method === 'string' && KNOWN_METHODS.has(method) ? method : 'other');
+
+/** The era labels of devstream_mcp_requests_total. */
+const MODERN_ERA = '2026-07-28';
+const LEGACY_ERA = '2025';
+
 /** Who a modern-era request's server is for, handed to the SDK's per-request factory with the request. */
 interface Principal {
   caller: Caller;
@@ -107,6 +129,12 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   });
   const serveModern = async (request: FastifyRequest, reply: FastifyReply) => {
     await countBatch(request, reply);
+    // Gateways route and meter on Mcp-Method / Mcp-Name (the SDK refuses a request whose headers
+    // disagree with its body, -32020); so do this server's metrics and request log.
+    const method = request.headers['mcp-method'];
+    const name = request.headers['mcp-name'];
+    options.metrics?.mcpRequests.inc({ era: MODERN_ERA, method: methodLabel(method) });
+    request.log = request.log.child({ mcp: { era: MODERN_ERA, method, name } });
     const caller = options.callerOf(request);
     const principal: Principal = { caller, defaultRepo: sessionRepo(request) };
     const auth: AuthInfo = {
@@ -118,9 +146,19 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     hijack(request, reply);
     await modernNode(Object.assign(request.raw, { auth }), reply.raw, request.body);
   };
-  /** Whether a POST speaks the 2025 era (the SDK's own classification, so the two never disagree). */
-  const isLegacy = async (request: FastifyRequest) =>
-    isLegacyRequest(await toWebRequest(request.raw, request.body), request.body);
+  /**
+   * Whether a POST speaks the 2025 era (the SDK's own classification, so the two never disagree);
+   * a legacy POST's messages are counted by method here.
+   */
+  const isLegacy = async (request: FastifyRequest) => {
+    const legacy = await isLegacyRequest(await toWebRequest(request.raw, request.body), request.body);
+    if (legacy && options.metrics) {
+      const messages = Array.isArray(request.body) ? request.body : [request.body];
+      for (const m of messages.slice(0, 1000))
+        options.metrics.mcpRequests.inc({ era: LEGACY_ERA, method: methodLabel((m as { method?: unknown })?.method) });
+    }
+    return legacy;
+  };
 
   if (options.stateless) {
     sessionsGauge(() => 0);

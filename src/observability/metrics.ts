@@ -33,6 +33,18 @@ export class Metrics {
     ['tool', 'outcome'],
   );
 
+  /**
+   * MCP messages by protocol era (`2026-07-28`, `2025`) and method (from `Mcp-Method` in the modern
+   * era, which the SDK checks against the body; from the body in the legacy one); methods this
+   * server does not know count as `other`, so a client cannot grow the label set.
+   */
+  readonly mcpRequests = new Counter({
+    name: 'devstream_mcp_requests_total',
+    help: 'MCP messages by protocol era and method',
+    labelNames: ['era', 'method'] as const,
+    registers: [this.registry],
+  });
+
   /** Embedder calls that were made, by what for (`document` stores, `query` searches) and outcome. */
   readonly embeddings = latencyHistogram(
     this.registry,
