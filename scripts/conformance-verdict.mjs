@@ -24,11 +24,19 @@ const failed = checks.filter((c) => c.status === 'FAILURE' || c.status === 'ERRO
 const unexpected = failed.filter((c) => !(c.id in waived));
 const passed = checks.filter((c) => c.status === 'SUCCESS').length;
 const notApplicable = failed.length - unexpected.length;
+// INFO, SKIPPED and WARNING checks: the suite's own notes (a step it could not take against this server).
+const other = {};
+for (const c of checks)
+  if (!['SUCCESS', 'FAILURE', 'ERROR'].includes(c.status)) other[c.status] = (other[c.status] ?? 0) + 1;
+const notes = Object.entries(other).map(([status, n]) => `${n} ${status.toLowerCase()}`);
+const tested = checks.length - Object.values(other).reduce((a, b) => a + b, 0);
 console.log(
-  `verdict: ${scenario}: ${passed}/${checks.length} checks passed` +
-    (notApplicable > 0 ? `, ${notApplicable} not applicable` : '') +
-    (unexpected.length > 0 ? `, ${unexpected.length} FAILED` : ''),
+  `verdict: ${scenario}: ${passed}/${tested} checks passed` +
+    (notApplicable > 0 ? ` (${notApplicable} not applicable)` : '') +
+    (unexpected.length > 0 ? `, ${unexpected.length} FAILED` : '') +
+    (notes.length > 0 ? `; ${notes.join(', ')}` : ''),
 );
 for (const c of failed)
   console.log(`  ${c.id in waived ? 'n/a ' : 'FAIL'} ${c.id}: ${c.id in waived ? waived[c.id] : c.description}`);
-process.exit(unexpected.length > 0 ? 1 : 0);
+// A scenario whose every check was skipped tested nothing: it does not pass.
+process.exit(unexpected.length > 0 || tested === 0 ? 1 : 0);
