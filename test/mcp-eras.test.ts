@@ -44,6 +44,12 @@ function modernRequest(method: string, params: Record<string, unknown>, meta: Re
       'mcp-protocol-version': MODERN,
       'mcp-method': method,
       ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
+      // SEP-2243: the arguments the tools mirror into headers (x-mcp-header), as a 2026 client sends them.
+      ...Object.fromEntries(
+        ['project', 'repo']
+          .filter((p) => typeof (params.arguments as Record<string, unknown> | undefined)?.[p] === 'string')
+          .map((p) => [`mcp-param-${p}`, (params.arguments as Record<string, string>)[p]!]),
+      ),
     }),
   };
 }
@@ -93,7 +99,15 @@ for (const backend of backends) {
             a.tools.map((t) => t.name),
             `${key}: the same tools, in the same order`,
           );
-          assert.deepEqual(b.tools, a.tools, `${key}: the same schemas`);
+          // The same schemas, but for the 2026 era's x-mcp-header on `repo` and `project` (SEP-2243).
+          const unmirrored = (tools: typeof b.tools) =>
+            JSON.parse(JSON.stringify(tools).replace(/,"x-mcp-header":"(?:Repo|Project)"/g, ''));
+          assert.deepEqual(unmirrored(b.tools), a.tools, `${key}: the same schemas`);
+          const inputOf = (tools: typeof b.tools, name: string) =>
+            tools.find((t) => t.name === name)!.inputSchema.properties as Record<string, Record<string, unknown>>;
+          assert.equal(inputOf(b.tools, 'find_symbols').repo!['x-mcp-header'], 'Repo');
+          assert.equal(inputOf(b.tools, 'devstream_list_tasks').project!['x-mcp-header'], 'Project');
+          assert.equal(inputOf(a.tools, 'find_symbols').repo!['x-mcp-header'], undefined, 'not in the 2025 era');
           assert.equal(
             typeof (b as { ttlMs?: unknown }).ttlMs,
             'number',
@@ -149,6 +163,27 @@ for (const backend of backends) {
       });
       assert.equal(listed.status, 200);
       assert.ok(JSON.stringify(listed.body).includes('modern task'));
+    });
+
+    it('a modern call whose Mcp-Param-Project header disagrees with its arguments (or lacks it) is refused 400 -32020', async () => {
+      const call = { name: 'devstream_list_tasks', arguments: { project: 'eras' } };
+      const { body, headers } = modernRequest('tools/call', call);
+      const right = await rawMcp(server.url, body, { headers: headers(tokens.reader!) });
+      assert.equal(right.status, 200, right.text);
+      const { 'mcp-param-project': _mirrored, ...without } = headers(tokens.reader!);
+      for (const wrong of [{ ...without, 'mcp-param-project': 'other' }, without]) {
+        const refused = await rawMcp(server.url, body, { headers: wrong });
+        assert.equal(refused.status, 400, refused.text);
+        assert.equal(refused.json.error.code, -32020);
+      }
+      // The SDK client mirrors the argument into the header by itself.
+      const client = await connectModern(server.url, tokens.reader!);
+      try {
+        await client.listTools();
+        assert.notEqual((await client.callTool(call)).isError, true);
+      } finally {
+        await client.close();
+      }
     });
 
     it('server/discover answers with the server’s info, capabilities and instructions', async () => {

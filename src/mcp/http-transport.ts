@@ -6,7 +6,7 @@ import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo }
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/scopes.js';
 import { repoHeader } from '../repo-header.js';
-import { createMcpServer, type McpDeps } from './server.js';
+import { createMcpServer, createModernMcpServer, type McpDeps } from './server.js';
 import { SessionStore, type McpSessions, type Session } from './session-store.js';
 
 export interface McpHttpOptions extends McpDeps {
@@ -120,7 +120,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   const modern = createMcpHandler(
     ({ authInfo }) => {
       const principal = authInfo?.extra?.principal as Principal;
-      return createMcpServer(options, principal.caller, principal.defaultRepo);
+      return createModernMcpServer(options, principal.caller, principal.defaultRepo);
     },
     { legacy: 'reject', onerror: (error) => app.log.debug({ err: error }, 'MCP request refused') },
   );

@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/core';
 import {
   LOG_LEVEL_META_KEY,
+  McpServer,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -109,36 +110,91 @@ export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool[
   return json as Tool['inputSchema'];
 }
 
+/** The server's name and version, as `initialize` and `server/discover` give them. */
+const SERVER_INFO = (deps: McpDeps) => ({ name: 'devstream-hub', version: deps.version });
+
+/** The two protocol eras: 2026-07-28 (`modern`) and the 2025 revisions (`legacy`). */
+export type Era = 'legacy' | 'modern';
+
+/**
+ * Tool arguments mirrored into a request header in the 2026-07-28 era (SEP-2243 `x-mcp-header`):
+ * a client sends `Mcp-Param-Repo` / `Mcp-Param-Project` with the call, so a gateway can route or
+ * meter by code graph or project without reading the body; the SDK refuses a call whose header
+ * disagrees with its arguments (-32020). Not in the 2025 era's schemas: its clients know no such keyword.
+ */
+const PARAM_HEADERS: Record<string, string> = { repo: 'Repo', project: 'Project' };
+
 const described = new WeakMap<AnyOperation[], Map<string, Tool[]>>();
 
 /**
- * The MCP descriptions of the tools a caller with these scopes may call, computed once per list and
- * set of scopes (not per session): a key without `write` is not shown the tools that need it.
+ * The MCP descriptions of the tools a caller with these scopes may call, computed once per list,
+ * set of scopes and era (not per session): a key without `write` is not shown the tools that need it.
  */
-export function describeTools(tools: AnyOperation[], scopes: ReadonlySet<Scope> = new Set(SCOPES)): Tool[] {
+export function describeTools(
+  tools: AnyOperation[],
+  scopes: ReadonlySet<Scope> = new Set(SCOPES),
+  era: Era = 'legacy',
+): Tool[] {
   let byScopes = described.get(tools);
   if (!byScopes) {
     byScopes = new Map();
     described.set(tools, byScopes);
   }
-  const key = SCOPES.filter((s) => scopes.has(s)).join(',');
+  const key = `${era}:${SCOPES.filter((s) => scopes.has(s)).join(',')}`;
   let list = byScopes.get(key);
   if (!list) {
-    list = tools.filter((op) => scopes.has(op.scope)).map(describeTool);
+    list = tools.filter((op) => scopes.has(op.scope)).map((op) => describeTool(op, era));
     byScopes.set(key, list);
   }
   return list;
 }
 
-function describeTool(op: AnyOperation): Tool {
+function describeTool(op: AnyOperation, era: Era): Tool {
+  const inputSchema = toolJsonSchema(op.input, 'input');
+  if (era === 'modern') {
+    const properties = inputSchema.properties as Record<string, Record<string, unknown>> | undefined;
+    for (const [property, header] of Object.entries(PARAM_HEADERS)) {
+      const schema = properties?.[property];
+      if (schema?.type === 'string') properties![property] = { ...schema, 'x-mcp-header': header };
+    }
+  }
   return {
     name: op.name,
     title: op.title,
     description: op.description,
-    inputSchema: toolJsonSchema(op.input, 'input'),
+    inputSchema,
     outputSchema: toolJsonSchema(op.output, 'output'),
     annotations: { title: op.title, ...op.annotations },
   };
+}
+
+/**
+ * The 2026-07-28 era's face of a server: an McpServer around it. The SDK's HTTP entry checks a
+ * `tools/call`'s `Mcp-Param-*` headers against the called tool's `x-mcp-header` declarations
+ * (SEP-2243) only for an McpServer, reading them through `toolInputSchemaJson`; this one answers
+ * from the tool list its server shows (test/mcp-eras.test.ts and the conformance scenario
+ * http-custom-header-server-validation pin it).
+ */
+class ModernServer extends McpServer {
+  constructor(
+    info: { name: string; version: string },
+    inner: Server,
+    private readonly inputSchemas: ReadonlyMap<string, Record<string, unknown>>,
+  ) {
+    super(info);
+    (this as unknown as { server: Server }).server = inner;
+  }
+
+  override toolInputSchemaJson(name: string): Record<string, unknown> | undefined {
+    return this.inputSchemas.get(name);
+  }
+}
+
+/** createMcpServer for a request of the 2026-07-28 era (see ModernServer). */
+export function createModernMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: string): McpServer {
+  const server = createMcpServer(deps, caller, defaultRepo, 'modern');
+  const schemas = new Map(describeTools(deps.tools, caller.scopes, 'modern').map((t) => [t.name, t.inputSchema]));
+  return new ModernServer(SERVER_INFO(deps), server, schemas);
 }
 
 /**
@@ -146,24 +202,21 @@ function describeTool(op: AnyOperation): Tool {
  * operations. Tool failures are `isError` results carrying the catalogue code; only protocol faults
  * (unknown tool) are JSON-RPC errors.
  */
-export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: string): Server {
-  const server = new StrictServer(
-    { name: 'devstream-hub', version: deps.version },
-    {
-      capabilities: { tools: { listChanged: false }, resources: {}, logging: {} },
-      cacheHints: {
-        'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
-        'resources/templates/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
-        'server/discover': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
-      },
-      instructions:
-        'DevStream Hub: shared tasks and plans, semantic memory and code graphs for a team of coding agents. List ' +
-        'tasks and plans before creating new ones; project and phase names match exactly (case-insensitive). ' +
-        'Search memory before re-deciding something. For code, find_symbols and get_node answer from the graph the ' +
-        'analyzer uploaded: name the repo (repo argument, ?repo= on this URL or an X-Repo header) when there are several.',
+export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: string, era: Era = 'legacy'): Server {
+  const server = new StrictServer(SERVER_INFO(deps), {
+    capabilities: { tools: { listChanged: false }, resources: {}, logging: {} },
+    cacheHints: {
+      'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+      'resources/templates/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+      'server/discover': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
     },
-  );
-  const tools = describeTools(deps.tools, caller.scopes);
+    instructions:
+      'DevStream Hub: shared tasks and plans, semantic memory and code graphs for a team of coding agents. List ' +
+      'tasks and plans before creating new ones; project and phase names match exactly (case-insensitive). ' +
+      'Search memory before re-deciding something. For code, find_symbols and get_node answer from the graph the ' +
+      'analyzer uploaded: name the repo (repo argument, ?repo= on this URL or an X-Repo header) when there are several.',
+  });
+  const tools = describeTools(deps.tools, caller.scopes, era);
   const byName = new Map(deps.tools.map((op) => [op.name, op]));
   // The legacy era's session level (logging/setLevel); a modern request carries its own in `_meta`.
   let minLevel: LoggingLevel = 'info';

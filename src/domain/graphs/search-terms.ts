@@ -46,9 +46,27 @@ export interface SearchTerms {
 /** "what is the…", "what's a…", "what are the…". */
 const DEFINITION_QUESTION = /^\s*what(?:'s|\s+is|\s+are)\s+(?:the|a|an)\b/i;
 
-/** "what calls", "who uses", "which code invokes", "callers of", "used by". */
-const CALLER_QUESTION =
-  /\b(?:what|who|which)(?:\s+[\w-]+){0,3}?\s+(?:calls?|uses?|invokes?|triggers?|reaches)\b|\b(?:callers?|call sites?|called (?:from|by)|used by|invoked by)\b/i;
+/** Words that open a caller question, and the verbs that make it one within CALLER_VERB_REACH words. */
+const CALLER_ASKERS = new Set(['what', 'who', 'which']);
+const CALLER_VERBS = new Set(['call', 'calls', 'use', 'uses', 'invoke', 'invokes', 'trigger', 'triggers', 'reaches']);
+const CALLER_VERB_REACH = 4;
+/** "callers of", "call sites", "called from/by", "used by", "invoked by". */
+const CALLER_PHRASE = /\b(?:callers?|call sites?|called (?:from|by)|used by|invoked by)\b/i;
+
+/**
+ * "what calls", "who uses", "which code invokes" (a question word, then a calling verb within four
+ * words), or a caller phrase. By words, not one regex: the regex with the words between
+ * (`(?:\s+[\w-]+){0,3}?\s+`) backtracked polynomially on runs of short words (recheck found it).
+ */
+function asksCallers(text: string): boolean {
+  const words = text.toLowerCase().split(/[^\w-]+/);
+  for (let i = 0; i < words.length; i++) {
+    if (!CALLER_ASKERS.has(words[i]!)) continue;
+    for (let j = i + 1; j <= i + CALLER_VERB_REACH && j < words.length; j++)
+      if (CALLER_VERBS.has(words[j]!)) return true;
+  }
+  return CALLER_PHRASE.test(text);
+}
 
 /** Words that name a kind of container, and the node types they mean. */
 const CONTAINER_WORDS: Record<string, string[]> = {
@@ -112,7 +130,8 @@ export function searchTerms(query: string): SearchTerms {
   const askedTypes = new Set<string>();
   for (const token of tokens) {
     const lower = token.toLowerCase();
-    for (const type of CONTAINER_WORDS[lower] ?? []) askedTypes.add(type);
+    // Own keys only: `constructor` or `toString` in a question is a word, not Object.prototype's.
+    for (const type of Object.hasOwn(CONTAINER_WORDS, lower) ? CONTAINER_WORDS[lower]! : []) askedTypes.add(type);
     // An identifier counts by its parts and as a whole (`MySQL` → mysql, my, sql); a word of prose
     // by its pieces between punctuation only (`SQLite` → sqlite, `Retry-After` → retry, after).
     const pieces = looksLikeIdentifier(token)
@@ -131,7 +150,7 @@ export function searchTerms(query: string): SearchTerms {
     spelled: tokens.length <= MAX_SPELLED_TOKENS ? text.toLowerCase().replace(/[^a-z0-9]/g, '') : '',
     asksContainer: askedTypes.size > 0,
     askedTypes: [...askedTypes],
-    asksCallers: CALLER_QUESTION.test(text.slice(0, 2000)),
+    asksCallers: asksCallers(text.slice(0, 2000)),
     asksDefinition: DEFINITION_QUESTION.test(text.slice(0, 200)),
     nameLike,
   };
