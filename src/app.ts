@@ -9,6 +9,7 @@ import { embeddingPipeline } from './embeddings/embedding-pipeline.js';
 import { analyzeJob } from './jobs/analyze-job.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { callerOf, clientKey, registerAuth } from './http/auth.js';
+import { closeRateLimitRedis, connectRateLimitRedis, rateLimitRedis } from './http/rate-limit-redis.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { registerGraphUpload } from './http/graph-upload.js';
 import { registerHealth } from './http/health.js';
@@ -61,7 +62,7 @@ type AppConfig = Pick<
   | 'limits'
   | 'metricsToken'
 > &
-  Partial<Pick<Config, 'publicUrl'>>;
+  Partial<Pick<Config, 'publicUrl' | 'redisUrl'>>;
 
 /**
  * Builds the service: REST under /api/v1, MCP at /mcp, /openapi.json, /healthz and /readyz.
@@ -100,10 +101,16 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   registerHostCheck(app, { allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins });
   const db = deps.db.kysely;
   const dashboard = new DashboardFiles();
+  // REDIS_URL: rate limits shared by every instance on it; connected once the app is ready, closed with it.
+  const redis = config.redisUrl ? rateLimitRedis(config.redisUrl, app.log) : undefined;
+  if (redis) {
+    app.addHook('onReady', () => connectRateLimitRedis(redis));
+    app.addHook('onClose', () => closeRateLimitRedis(redis));
+  }
   const { countMore } = await registerAuth(app, {
     isDashboardFile: (request) => dashboard.has(request),
     authenticator: new Authenticator(db, config.auth.mode, config.auth.adminToken, app.log),
-    rateLimit: { max: config.limits.rateLimitMax, windowMs: config.limits.rateLimitWindowMs },
+    rateLimit: { max: config.limits.rateLimitMax, windowMs: config.limits.rateLimitWindowMs, redis },
   });
   await registerOpenApi(app, { publicUrl: config.publicUrl });
   addMetricsRoute();
