@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import { Authenticator } from './auth/authenticator.js';
 import type { Services } from './domain/context.js';
+import type { ChangeFeed } from './db/change-bus.js';
 import { AccessTracker } from './domain/memory/access-tracker.js';
 import { KeywordStatsCompactor } from './domain/memory/keyword-stats-compactor.js';
 import { embeddingPipeline } from './embeddings/embedding-pipeline.js';
@@ -30,6 +31,13 @@ import { registerJsonBodyParser } from './http/json-body.js';
 import { registerGauges } from './observability/gauges.js';
 import { FaultLog } from './operations/fault-log.js';
 import { SearchIndexCache } from './domain/graphs/search-index.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every instance's changes as they commit (Services.changes), for parts outside the domain. */
+    changes: ChangeFeed;
+  }
+}
 
 export interface AppDeps {
   db: Db;
@@ -129,6 +137,11 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     },
     app.log,
   );
+  // Every instance's changes (change-bus.ts): listening from ready to close.
+  const changes = deps.db.openChangeBus(app.log);
+  app.addHook('onReady', () => changes.start());
+  app.addHook('onClose', () => changes.close());
+  app.decorate('changes', { subscribe: (listener) => changes.subscribe(listener) } satisfies ChangeFeed);
   const accesses = new AccessTracker(db, app.log);
   const compactor = new KeywordStatsCompactor(db, app.log);
   app.addHook('onReady', async () => {
@@ -146,6 +159,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const services: Services = {
     db,
     keys: { revoked: (name) => void mcpSessions?.closeSessionsOf(name) },
+    changes,
     defaultProject: config.defaultProject,
     jobs: { analyzeRoots: config.graphs.analyzeRoots, queued: () => jobs.kick() },
     memory: {
@@ -193,6 +207,11 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     countMore,
     metrics,
     faults,
+  });
+  // A key revoked anywhere (another instance, the CLI) ends its MCP sessions here at once, as a
+  // local revocation does (which closes them before this event arrives; closing none is harmless).
+  changes.subscribe((event) => {
+    if (event.type === 'key-revoked') mcpSessions?.closeSessionsOf(event.name);
   });
   await registerDashboard(app, dashboard);
   return app;
