@@ -132,6 +132,10 @@ for (const backend of backends) {
         assert.equal(stored.status, 201, JSON.stringify(stored.body));
         assert.deepEqual(await memory, { type: 'memory-changed', project: 'Bus', id: stored.body.memory_id });
         assert.equal(((await plan) as { project: string }).project, 'Bus', 'the project it created');
+        const deleted = nextEvent(b, (e) => e.type === 'memory-changed');
+        const gone = await rest(a.url, 'DELETE', `/api/v1/memories/${stored.body.memory_id}`, undefined, bearer(token));
+        assert.equal(gone.status, 200, JSON.stringify(gone.body));
+        assert.deepEqual(await deleted, { type: 'memory-changed', project: 'Bus', id: stored.body.memory_id });
 
         const graph = nextEvent(b, (e) => e.type === 'graph-uploaded');
         const uploaded = await fetch(`${a.url}/api/v1/graphs?repo=wren&branch=main`, {

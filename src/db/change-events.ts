@@ -15,6 +15,7 @@ export type ChangeEvent =
   | { type: 'graph-uploaded'; graphId: string; repo: string; commitHash: string }
   | { type: 'task-changed'; project: string; id: string }
   | { type: 'plan-changed'; project: string; id: string }
+  /** Stored or deleted; `project` is '' for a memory of no project. */
   | { type: 'memory-changed'; project: string; id: string }
   | { type: 'resync'; reason: string };
 
