@@ -1,7 +1,9 @@
 import type { PGlite } from '@electric-sql/pglite';
+import type { Kysely } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { CHANGE_CHANNEL, parseChangeEvent, type ChangeEvent } from './change-events.js';
+import type { Database } from './schema.js';
 
 export type ChangeListener = (event: ChangeEvent) => void;
 
@@ -150,6 +152,8 @@ export class PostgresChangeBus implements ChangeBus {
 /**
  * PGlite: one process holds the database, so every writer is in this process; PGlite delivers its
  * own NOTIFYs (at commit) to `listen` callbacks. The same pg_notify path as Postgres, in process.
+ * LISTEN and UNLISTEN run while this holds the dialect's one connection: inside a transaction of
+ * someone else's they would be undone by its rollback.
  */
 export class PgliteChangeBus implements ChangeBus {
   private readonly subscribers: Subscribers;
@@ -157,6 +161,7 @@ export class PgliteChangeBus implements ChangeBus {
 
   constructor(
     private readonly pglite: PGlite,
+    private readonly kysely: Kysely<Database>,
     log: BusLog,
   ) {
     this.subscribers = new Subscribers(log);
@@ -168,12 +173,19 @@ export class PgliteChangeBus implements ChangeBus {
 
   async start(): Promise<void> {
     if (this.unlisten) return;
-    this.unlisten = await this.pglite.listen(CHANGE_CHANNEL, (payload) => this.subscribers.dispatch(payload));
+    this.unlisten = await this.kysely
+      .connection()
+      .execute(() => this.pglite.listen(CHANGE_CHANNEL, (payload) => this.subscribers.dispatch(payload)));
   }
 
   async close(): Promise<void> {
     const unlisten = this.unlisten;
     this.unlisten = undefined;
-    if (unlisten && !this.pglite.closed) await unlisten().catch(() => {});
+    if (!unlisten || this.pglite.closed) return;
+    // A database already closed has no listener left to remove.
+    await this.kysely
+      .connection()
+      .execute(() => unlisten())
+      .catch(() => {});
   }
 }

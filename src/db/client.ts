@@ -210,7 +210,7 @@ export async function openDb(options: DbOptions): Promise<Db> {
     kind: 'pglite',
     kysely,
     poolStats: () => dialect.stats(),
-    openChangeBus: (log) => new PgliteChangeBus(pglite, log),
+    openChangeBus: (log) => new PgliteChangeBus(pglite, kysely, log),
     close: async () => {
       try {
         await kysely.destroy();
