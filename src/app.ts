@@ -3,12 +3,14 @@ import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import { Authenticator } from './auth/authenticator.js';
 import type { Services } from './domain/context.js';
+import type { ChangeFeed } from './db/change-bus.js';
 import { AccessTracker } from './domain/memory/access-tracker.js';
 import { KeywordStatsCompactor } from './domain/memory/keyword-stats-compactor.js';
 import { embeddingPipeline } from './embeddings/embedding-pipeline.js';
 import { analyzeJob } from './jobs/analyze-job.js';
 import { JobRunner } from './jobs/job-runner.js';
 import { callerOf, clientKey, registerAuth } from './http/auth.js';
+import { closeRateLimitRedis, connectRateLimitRedis, rateLimitRedis } from './http/rate-limit-redis.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { registerGraphUpload } from './http/graph-upload.js';
 import { registerHealth } from './http/health.js';
@@ -29,6 +31,13 @@ import { registerJsonBodyParser } from './http/json-body.js';
 import { registerGauges } from './observability/gauges.js';
 import { FaultLog } from './operations/fault-log.js';
 import { SearchIndexCache } from './domain/graphs/search-index.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every instance's changes as they commit (Services.changes), for parts outside the domain. */
+    changes: ChangeFeed;
+  }
+}
 
 export interface AppDeps {
   db: Db;
@@ -61,7 +70,7 @@ type AppConfig = Pick<
   | 'limits'
   | 'metricsToken'
 > &
-  Partial<Pick<Config, 'publicUrl'>>;
+  Partial<Pick<Config, 'publicUrl' | 'redisUrl'>>;
 
 /**
  * Builds the service: REST under /api/v1, MCP at /mcp, /openapi.json, /healthz and /readyz.
@@ -100,10 +109,16 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   registerHostCheck(app, { allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins });
   const db = deps.db.kysely;
   const dashboard = new DashboardFiles();
+  // REDIS_URL: rate limits shared by every instance on it; connected once the app is ready, closed with it.
+  const redis = config.redisUrl ? rateLimitRedis(config.redisUrl, app.log) : undefined;
+  if (redis) {
+    app.addHook('onReady', () => connectRateLimitRedis(redis));
+    app.addHook('onClose', () => closeRateLimitRedis(redis));
+  }
   const { countMore } = await registerAuth(app, {
     isDashboardFile: (request) => dashboard.has(request),
     authenticator: new Authenticator(db, config.auth.mode, config.auth.adminToken, app.log),
-    rateLimit: { max: config.limits.rateLimitMax, windowMs: config.limits.rateLimitWindowMs },
+    rateLimit: { max: config.limits.rateLimitMax, windowMs: config.limits.rateLimitWindowMs, redis },
   });
   await registerOpenApi(app, { publicUrl: config.publicUrl });
   addMetricsRoute();
@@ -122,6 +137,11 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     },
     app.log,
   );
+  // Every instance's changes (change-bus.ts): listening from ready to close.
+  const changes = deps.db.openChangeBus(app.log);
+  app.addHook('onReady', () => changes.start());
+  app.addHook('onClose', () => changes.close());
+  app.decorate('changes', { subscribe: (listener) => changes.subscribe(listener) } satisfies ChangeFeed);
   const accesses = new AccessTracker(db, app.log);
   const compactor = new KeywordStatsCompactor(db, app.log);
   app.addHook('onReady', async () => {
@@ -139,6 +159,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const services: Services = {
     db,
     keys: { revoked: (name) => void mcpSessions?.closeSessionsOf(name) },
+    changes,
     defaultProject: config.defaultProject,
     jobs: { analyzeRoots: config.graphs.analyzeRoots, queued: () => jobs.kick() },
     memory: {
@@ -186,6 +207,11 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     countMore,
     metrics,
     faults,
+  });
+  // A key revoked anywhere (another instance, the CLI) ends its MCP sessions here at once, as a
+  // local revocation does (which closes them before this event arrives; closing none is harmless).
+  changes.subscribe((event) => {
+    if (event.type === 'key-revoked') mcpSessions?.closeSessionsOf(event.name);
   });
   await registerDashboard(app, dashboard);
   return app;

@@ -76,6 +76,14 @@ const envSchema = z.object({
       error: 'must be a postgres:// or postgresql:// URL',
     }),
   DATA_DIR: z.string().trim().min(1, 'must not be empty').default('./.devstream-hub'),
+  REDIS_URL: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || isRedisUrl(v), {
+      error: 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379',
+    }),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   MCP_STATELESS: flag(),
   ALLOWED_HOSTS: list,
@@ -186,7 +194,7 @@ export function parseDuration(text: string): number | null {
 export const ENV_VARS = Object.keys(envSchema.shape);
 
 /** Variables whose values must never appear in a message or a log line. */
-const SECRET_VARS = new Set(['DATABASE_URL', 'ADMIN_TOKEN', 'METRICS_TOKEN']);
+const SECRET_VARS = new Set(['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'METRICS_TOKEN']);
 
 /** The environment as the service uses it: the one schema's output, renamed for code. */
 const configSchema = envSchema
@@ -207,6 +215,8 @@ const configSchema = envSchema
     /** Unset: embedded PGlite in `dataDir`. */
     databaseUrl: e.DATABASE_URL,
     dataDir: resolve(e.DATA_DIR),
+    /** Set: rate limits are counted in this Redis, shared by every instance using it. Unset: per instance. */
+    redisUrl: e.REDIS_URL,
     logLevel: e.LOG_LEVEL,
     mcpStateless: e.MCP_STATELESS,
     /** Unset: the loopback names with the listening port. */
@@ -319,6 +329,16 @@ function pickKnown(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const key of ENV_VARS) out[key] = env[key];
   return out;
+}
+
+/** A redis:// or rediss:// URL with a host (what ioredis connects to). */
+function isRedisUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 /** True for addresses that only this machine can reach. */

@@ -5,6 +5,8 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import type { Logger } from '../logger.js';
+import { PgliteChangeBus, PostgresChangeBus, type ChangeBus } from './change-bus.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { isUnavailable } from './errors.js';
 import { migrate, type Migration } from './migrate.js';
@@ -26,6 +28,8 @@ export interface Db {
   kysely: Kysely<Database>;
   /** Connections in use and idle, and callers waiting for one (PGlite: its one connection). */
   poolStats(): PoolStats;
+  /** A new listener for every instance's changes (change-bus.ts): a dedicated connection on Postgres. */
+  openChangeBus(log: Pick<Logger, 'warn' | 'info' | 'error'>): ChangeBus;
   close(): Promise<void>;
 }
 
@@ -168,6 +172,7 @@ export async function openDb(options: DbOptions): Promise<Db> {
       kind: 'postgres',
       kysely,
       poolStats: () => ({ busy: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      openChangeBus: (log) => new PostgresChangeBus(options.databaseUrl!, log),
       // Kysely ends the pool only once a query of its own has taken it; a process that used only
       // runPrepared would otherwise keep it open and never exit.
       close: async () => {
@@ -205,6 +210,7 @@ export async function openDb(options: DbOptions): Promise<Db> {
     kind: 'pglite',
     kysely,
     poolStats: () => dialect.stats(),
+    openChangeBus: (log) => new PgliteChangeBus(pglite, kysely, log),
     close: async () => {
       try {
         await kysely.destroy();

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/scopes.js';
+import type { ChangeFeed } from '../db/change-bus.js';
 import type { Database } from '../db/schema.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { VectorIndexes } from '../embeddings/vector-indexes.js';
@@ -47,6 +48,12 @@ export interface Services {
   jobs: JobServices;
   /** Absent outside a running service (the CLI): its revocations reach the services by their periodic key check. */
   keys?: KeyServices;
+  /**
+   * Every instance's changes as they commit (Postgres LISTEN/NOTIFY; PGlite in process), this
+   * instance's own included: `changes.subscribe(listener)` returns the unsubscribe. Absent outside a
+   * running service (the CLI, benchmarks, the fast tier).
+   */
+  changes?: ChangeFeed;
   db: Kysely<Database>;
   /** Project name used when a caller names none (DEFAULT_PROJECT). */
   defaultProject: string;

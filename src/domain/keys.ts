@@ -3,6 +3,7 @@ import { ADMIN_TOKEN_CALLER } from '../auth/authenticator.js';
 import { SCOPES } from '../auth/scopes.js';
 import { newToken, hashToken } from '../auth/tokens.js';
 import { insertApiKey, listApiKeys, liveKeyNames, revokeApiKey, type ApiKeyRow } from '../db/queries/api-keys.js';
+import { notifyChange } from '../db/change-events.js';
 import { fromDbError, isDbError } from '../db/errors.js';
 import { AppError, notFound } from '../errors.js';
 import { pattern } from './fields.js';
@@ -63,12 +64,17 @@ export async function createKey(
 ): Promise<CreateKeyResult> {
   const token = newToken();
   try {
-    const row = await insertApiKey(ctx.db, {
-      id: newId(),
-      name: input.name,
-      tokenHash: hashToken(token),
-      scopes: input.scopes,
-      createdBy: ctx.caller.name,
+    // The key and its announcement (key-changed, to every instance) commit together.
+    const row = await ctx.db.transaction().execute(async (trx) => {
+      const inserted = await insertApiKey(trx, {
+        id: newId(),
+        name: input.name,
+        tokenHash: hashToken(token),
+        scopes: input.scopes,
+        createdBy: ctx.caller.name,
+      });
+      await notifyChange(trx, { type: 'key-changed', name: inserted.name });
+      return inserted;
     });
     return { name: row.name, scopes: toApiKey(row).scopes, token, created_at: iso(row.created_at) };
   } catch (error) {
@@ -94,9 +100,16 @@ export async function listKeys(ctx: Pick<Context, 'db'>, input: { include_revoke
 export const RevokeKeyResultSchema = z.object({ success: z.boolean(), key: ApiKeySchema });
 export type RevokeKeyResult = z.output<typeof RevokeKeyResultSchema>;
 
-/** Revokes the key; the running service (ctx.keys) also ends its open MCP sessions at once. */
+/**
+ * Revokes the key, and tells every instance (key-revoked, sent at commit: the CLI's revocations
+ * too); the running service (ctx.keys) also ends its own open MCP sessions at once.
+ */
 export async function revokeKey(ctx: Pick<Context, 'db' | 'keys'>, input: { name: string }): Promise<RevokeKeyResult> {
-  const row = await revokeApiKey(ctx.db, input.name);
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const revoked = await revokeApiKey(trx, input.name);
+    if (revoked) await notifyChange(trx, { type: 'key-revoked', name: revoked.name });
+    return revoked;
+  });
   if (!row) throw notFound(`No live API key named "${input.name}"`);
   ctx.keys?.revoked(row.name);
   return { success: true, key: toApiKey(row) };

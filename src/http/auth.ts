@@ -1,5 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Caller } from '../auth/scopes.js';
 import { AppError } from '../errors.js';
@@ -17,7 +18,11 @@ declare module 'fastify' {
 
 export interface AuthOptions {
   authenticator: Authenticator;
-  rateLimit: { max: number; windowMs: number };
+  /**
+   * `redis`: count in it, shared by every instance on it (REDIS_URL); a request Redis cannot count
+   * (down, too slow) is served uncounted. Absent: each instance counts in its own memory.
+   */
+  rateLimit: { max: number; windowMs: number; redis?: Redis | undefined };
   /** The dashboard's own files (DashboardFiles.has): let through without credentials. */
   isDashboardFile(request: FastifyRequest): boolean;
 }
@@ -52,6 +57,10 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     max: options.rateLimit.max,
     timeWindow: options.rateLimit.windowMs,
     keyGenerator: clientKey,
+    // The plugin's documented Redis store (an atomic INCR + PEXPIRE script per request), when given.
+    ...(options.rateLimit.redis
+      ? { redis: options.rateLimit.redis, nameSpace: 'devstream-hub:rate-limit:', skipOnError: true }
+      : {}),
     errorResponseBuilder: (_request, context) =>
       new AppError(
         'RATE_LIMITED',

@@ -9,6 +9,7 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const key of [
     'DATABASE_URL',
+    'REDIS_URL',
     'PORT',
     'HOST',
     'DATA_DIR',

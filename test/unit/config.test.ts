@@ -69,6 +69,23 @@ describe('configuration from the environment', () => {
     assert.throws(() => loadConfig({ PORT: '70000' }), /PORT: must be an integer from 0 to 65535/);
   });
 
+  test('REDIS_URL: a redis:// or rediss:// URL; unset by default; its password never shown', () => {
+    assert.equal(loadConfig({}).redisUrl, undefined);
+    assert.equal(loadConfig({ REDIS_URL: ' ' }).redisUrl, undefined, 'blank means unset');
+    assert.equal(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl, 'redis://127.0.0.1:6379');
+    assert.equal(loadConfig({ REDIS_URL: 'rediss://:pw@cache:6380/2' }).redisUrl, 'rediss://:pw@cache:6380/2');
+    for (const bad of ['127.0.0.1:6379', 'http://cache:6379', 'redis://', 'redis://:s3cret-pass@']) {
+      assert.throws(
+        () => loadConfig({ REDIS_URL: bad }),
+        (error: Error) =>
+          error instanceof ConfigError &&
+          /^ {2}REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/m.test(error.message) &&
+          !error.message.includes('s3cret-pass'),
+        bad,
+      );
+    }
+  });
+
   test('PUBLIC_URL: an http(s) URL, without its trailing slash; unset by default', () => {
     assert.equal(loadConfig({}).publicUrl, undefined);
     assert.equal(loadConfig({ PUBLIC_URL: '' }).publicUrl, undefined, 'empty means unset');

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Duplex, Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import { notifyChange } from '../../db/change-events.js';
 import { findGraph } from '../../db/queries/graphs/catalogue.js';
 import {
   applyNodeScores,
@@ -286,6 +287,8 @@ async function storeCommit(
       extra: Object.keys(extra).length > 0 ? extra : null,
     });
     await applyRetention(trx, g.graph_id, deps.retention);
+    // Every instance hears of the new commit when it commits (search indexes, MCP clients).
+    await notifyChange(trx, { type: 'graph-uploaded', graphId: g.graph_id, repo: g.repo, commitHash: commitHash! });
     return {
       graphId: g.graph_id,
       repo: g.repo,

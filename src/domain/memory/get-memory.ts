@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { deleteMemory as deleteMemoryRow } from '../../db/queries/memories/delete-memory.js';
 import { getMemory as getMemoryRow } from '../../db/queries/memories/get-memory.js';
 import { notFound } from '../../errors.js';
+import { announce } from '../announce.js';
 import type { Context } from '../context.js';
 import { MemorySchema, toMemory } from './model.js';
 
@@ -23,6 +24,8 @@ export type DeleteMemoryResult = z.output<typeof DeleteMemoryResultSchema>;
 /** Deletes a memory for good: its content, keywords and vector are erased (a tombstone keeps the id). */
 export async function deleteMemory(ctx: Context, input: { memory_id: string }): Promise<DeleteMemoryResult> {
   const id = input.memory_id.toLowerCase();
-  if (!(await deleteMemoryRow(ctx.db, id))) throw notFound(`memory_id: no memory with id "${id}"`, { memory_id: id });
+  const deleted = await deleteMemoryRow(ctx.db, id);
+  if (!deleted) throw notFound(`memory_id: no memory with id "${id}"`, { memory_id: id });
+  await announce(ctx, { type: 'memory-changed', project: deleted.project ?? '', id });
   return { success: true, memory_id: id };
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { fromDbError } from '../../db/errors.js';
+import { notifyChange } from '../../db/change-events.js';
+import { announce } from '../announce.js';
 import { findDuplicate } from '../../db/queries/memories/find-duplicate.js';
 import { insertMemory, type InsertOutcome, type NewMemory } from '../../db/queries/memories/insert-memory.js';
 import type { MemoryRow } from '../../db/queries/memories/memory-row.js';
@@ -116,6 +118,12 @@ async function insertIntoProject(
   memory: NewMemory,
 ): Promise<Exclude<InsertOutcome, { kind: 'no-project' }>> {
   const first = await insertMemory(ctx.db, memory);
+  if (first.kind === 'inserted')
+    await announce(ctx, {
+      type: 'memory-changed',
+      project: first.memory.project ?? memory.project,
+      id: first.memory.id,
+    });
   if (first.kind !== 'no-project') return first;
   const { outcome, created } = await ctx.db.transaction().execute(async (trx) => {
     let plan;
@@ -130,6 +138,14 @@ async function insertIntoProject(
     }
     const second = await insertMemory(trx, memory);
     if (second.kind === 'no-project') throw new Error(`project "${plan.title}" vanished while the memory was stored`);
+    // Announced at commit, to every instance.
+    if (plan.created) await notifyChange(trx, { type: 'plan-changed', project: plan.title, id: plan.id });
+    if (second.kind === 'inserted')
+      await notifyChange(trx, {
+        type: 'memory-changed',
+        project: second.memory.project ?? plan.title,
+        id: second.memory.id,
+      });
     return { outcome: second, created: plan.created };
   });
   if (created) ctx.notice('info', `Created project "${outcome.memory.project}"`, { project: outcome.memory.project });

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { notifyChange } from '../../db/change-events.js';
 import { fromDbError } from '../../db/errors.js';
+import { announce } from '../announce.js';
 import { findOrCreatePhase, findOrCreatePlan } from '../../db/queries/plans.js';
 import { insertTaskIntoNamedPhase } from '../../db/queries/tasks.js';
 import type { TaskType } from '../../db/schema.js';
@@ -49,7 +51,11 @@ export async function createTask(ctx: Context, input: CreateTaskInput): Promise<
     created_by: createdBy,
   };
   const existing = await insertTaskIntoNamedPhase(ctx.db, task);
-  if (existing) return { success: true, task: toTask(existing), auto_created: { project: false, phase: false } };
+  if (existing) {
+    const created = toTask(existing);
+    await announce(ctx, { type: 'task-changed', project: created.project, id: created.id });
+    return { success: true, task: created, auto_created: { project: false, phase: false } };
+  }
 
   const result = await ctx.db.transaction().execute(async (trx) => {
     let plan;
@@ -72,7 +78,12 @@ export async function createTask(ctx: Context, input: CreateTaskInput): Promise<
     }
     const row = await insertTaskIntoNamedPhase(trx, task);
     if (!row) throw new Error(`phase "${phase.name}" of "${plan.title}" vanished while the task was created`);
-    return { success: true as const, task: toTask(row), auto_created: { project: plan.created, phase: phase.created } };
+    const created = toTask(row);
+    // Announced at commit, to every instance: the task, and the plan when this made it or its phase.
+    if (plan.created || phase.created)
+      await notifyChange(trx, { type: 'plan-changed', project: plan.title, id: plan.id });
+    await notifyChange(trx, { type: 'task-changed', project: created.project, id: created.id });
+    return { success: true as const, task: created, auto_created: { project: plan.created, phase: phase.created } };
   });
   if (result.auto_created.project)
     ctx.notice('info', `Created project "${result.task.project}"`, { project: result.task.project });

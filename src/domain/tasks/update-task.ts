@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { insertMemory } from '../../db/queries/memories/insert-memory.js';
+import { notifyChange } from '../../db/change-events.js';
+import { announce } from '../announce.js';
 import { updateTaskStatus } from '../../db/queries/tasks.js';
 import { TASK_STATUSES, type TaskStatus } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
@@ -38,6 +40,7 @@ export async function updateTask(ctx: Context, input: UpdateTaskInput): Promise<
     const row = await updateTaskStatus(ctx.db, change);
     if (!row) throw notFound(`task_id: no task with id "${id}"`, { task_id: id });
     const { previous_status, ...task } = row;
+    await announce(ctx, { type: 'task-changed', project: row.project, id: row.id });
     return { success: true, task: toTask(task), previous_status, memory_id: null };
   }
 
@@ -62,6 +65,10 @@ export async function updateTask(ctx: Context, input: UpdateTaskInput): Promise<
       created_by: ctx.caller.name,
     });
     if (stored.kind === 'no-project') throw new Error(`project "${row.project}" of task ${row.id} vanished`);
+    // Announced at commit, to every instance.
+    await notifyChange(trx, { type: 'task-changed', project: row.project, id: row.id });
+    if (stored.kind === 'inserted')
+      await notifyChange(trx, { type: 'memory-changed', project: row.project, id: stored.memory.id });
     return { row, memoryId: stored.memory.id, queued: stored.kind === 'inserted' && enqueue };
   });
   if (result.queued) ctx.memory.queued('embedding');

@@ -5,21 +5,22 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 /**
  * Deletes a memory: the row stays as a tombstone (id, author, dates) but its content, keywords,
- * hash and vector are erased, so a secret stored by mistake is gone. False when no live memory has this id.
+ * hash and vector are erased, so a secret stored by mistake is gone. Its project's title (null: none);
+ * undefined when no live memory has this id.
  */
-export async function deleteMemory(db: Db, id: string): Promise<boolean> {
-  const result = await sql`
+export async function deleteMemory(db: Db, id: string): Promise<{ project: string | null } | undefined> {
+  const result = await sql<{ project: string | null }>`
     with del as (
       update semantic_memory
          set archived_at = now(), content = '', keywords = '{}', content_hash = '',
              embedding = null, embedding_model = null, embedding_dims = null
        where id = ${id} and archived_at is null
-      returning id
+      returning id, project_id
     ), job as (
       delete from embedding_jobs where memory_id in (select id from del)
     ), access as (
       delete from memory_access where memory_id in (select id from del)
     )
-    select id from del`.execute(db);
-  return result.rows.length > 0;
+    select p.title as project from del left join intervention_plans p on p.id = del.project_id`.execute(db);
+  return result.rows[0];
 }
