@@ -181,13 +181,25 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
       );
     app.get('/mcp', MCP_ROUTE, notAllowed);
     app.delete('/mcp', MCP_ROUTE, notAllowed);
-    app.addHook('preClose', () => modern.close());
+    const unsubscribe = listenForChanges(options, () => modern.notify.resourcesChanged());
+    app.addHook('preClose', async () => {
+      unsubscribe();
+      await modern.close();
+    });
     // No sessions: a revoked key's requests in flight end with their requests.
     return { closeSessionsOf: () => 0 };
   }
 
   const store = new SessionStore({ ...options, log: app.log });
   sessionsGauge(() => store.size);
+  const unsubscribe = listenForChanges(
+    options,
+    () => {
+      modern.notify.resourcesChanged();
+      store.resourcesChanged();
+    },
+    () => store.recheckKeys(),
+  );
   const sessionOf = (request: FastifyRequest, reply: FastifyReply): Session | undefined => {
     const id = request.headers['mcp-session-id'];
     if (typeof id !== 'string' || id === '') {
@@ -277,11 +289,27 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   // Calls in flight finish first (main.ts bounds the wait by cutting connections at SHUTDOWN_TIMEOUT_S);
   // new requests meanwhile get 503 from Fastify, which is closing.
   app.addHook('preClose', async () => {
+    unsubscribe();
     store.stop();
     if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
     await Promise.all([store.closeAll(), modern.close()]);
   });
   return store;
+}
+
+/**
+ * Changes of every instance (the change bus) that MCP clients hear of: a graph uploaded anywhere
+ * changes the resource list (`devlens://graph/{id}/meta`), told to the 2026 era's
+ * `subscriptions/listen` streams and to the 2025 era's open sessions; after the bus reconnected
+ * (`resync`: changes may have been missed) the list is told changed too and `missed` runs.
+ */
+function listenForChanges(options: McpHttpOptions, resourcesChanged: () => void, missed?: () => void): () => void {
+  return (
+    options.services.changes?.subscribe((event) => {
+      if (event.type === 'graph-uploaded' || event.type === 'resync') resourcesChanged();
+      if (event.type === 'resync') missed?.();
+    }) ?? (() => {})
+  );
 }
 
 /** The code graph a session's DevLens tools default to: `?repo=` on the MCP URL, else `X-Repo`. */

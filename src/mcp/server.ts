@@ -204,7 +204,7 @@ export function createModernMcpServer(deps: McpDeps, caller: Caller, defaultRepo
  */
 export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: string, era: Era = 'legacy'): Server {
   const server = new StrictServer(SERVER_INFO(deps), {
-    capabilities: { tools: { listChanged: false }, resources: {}, logging: {} },
+    capabilities: { tools: { listChanged: false }, resources: { listChanged: true }, logging: {} },
     cacheHints: {
       'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
       'resources/templates/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },

@@ -63,17 +63,7 @@ export class SessionStore implements McpSessions {
     // Keys revoked elsewhere (the CLI, another instance): one query for the distinct keys of the
     // open sessions every KEY_RECHECK_MS. On a failed query the sessions stay (each request is
     // still authenticated); the next round tries again.
-    this.recheck = setInterval(() => {
-      const owners = this.sessions.owners();
-      if (this.checking || owners.length === 0) return;
-      this.checking = true;
-      revokedAmong(options.services, owners)
-        .then((revoked) => revoked.forEach((owner) => this.closeSessionsOf(owner)))
-        .catch((error: unknown) => {
-          if (!this.stopped) options.log.warn({ err: error }, 'could not check the keys of open MCP sessions');
-        })
-        .finally(() => (this.checking = false));
-    }, options.keyRecheckMs ?? KEY_RECHECK_MS);
+    this.recheck = setInterval(() => this.recheckKeys(), options.keyRecheckMs ?? KEY_RECHECK_MS);
     this.recheck.unref();
 
     this.sweep = setInterval(
@@ -90,6 +80,27 @@ export class SessionStore implements McpSessions {
 
   get size(): number {
     return this.sessions.size;
+  }
+
+  /**
+   * Checks the keys of the open sessions against the database now (the change bus reconnected and
+   * may have missed a revocation); also every KEY_RECHECK_MS.
+   */
+  recheckKeys(): void {
+    const owners = this.sessions.owners();
+    if (this.checking || this.stopped || owners.length === 0) return;
+    this.checking = true;
+    revokedAmong(this.options.services, owners)
+      .then((revoked) => revoked.forEach((owner) => this.closeSessionsOf(owner)))
+      .catch((error: unknown) => {
+        if (!this.stopped) this.options.log.warn({ err: error }, 'could not check the keys of open MCP sessions');
+      })
+      .finally(() => (this.checking = false));
+  }
+
+  /** Sends `notifications/resources/list_changed` to every open session (delivered on its GET stream, if open). */
+  resourcesChanged(): void {
+    for (const session of this.sessions.values()) void session.server.sendResourceListChanged().catch(() => {});
   }
 
   get(id: string): Session | undefined {

@@ -1,0 +1,83 @@
+/**
+ * A graph uploaded through one instance changes the resource list of MCP clients connected to
+ * another (the change bus, Postgres LISTEN/NOTIFY), in both protocol eras: a 2026-07-28 client's
+ * `subscriptions/listen` stream and a 2025 client's session stream hear
+ * `notifications/resources/list_changed`.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { openDb } from '../src/db/client.js';
+import { backends } from './helpers/backends.js';
+import { bearer } from './helpers/bearer.js';
+import { wrenText } from './helpers/graph-fixture.js';
+import { createKey } from './helpers/keys.js';
+import { startServer } from './helpers/server.js';
+
+const ADMIN = 'test-admin-token-0123456789abcdefghijklmnop';
+/** How long a notification may take before the test fails (a bound for failure only). */
+const WAIT_MS = 10_000;
+
+/** Resolves on the client's first `notifications/resources/list_changed`; rejects after WAIT_MS. */
+function nextListChanged(client: Client, label: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${label}: no resources/list_changed`)), WAIT_MS);
+    client.setNotificationHandler('notifications/resources/list_changed', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+for (const backend of backends) {
+  describe(`resource list changes reach MCP clients of other instances (${backend.name})`, () => {
+    test('a graph uploaded on A: B’s 2026 listen stream and B’s 2025 session both hear resources/list_changed', async () => {
+      const database = await backend.open();
+      const second = database.url ? await openDb({ databaseUrl: database.url }) : undefined;
+      const config = { auth: { mode: 'required' as const, adminToken: ADMIN } };
+      const a = await startServer(database, config);
+      const b = await startServer(second ? { ...database, db: second } : database, config);
+      const clients: Client[] = [];
+      try {
+        const token = await createKey(a.url, ADMIN, 'lister', ['read', 'write']);
+        const transport = () =>
+          new StreamableHTTPClientTransport(new URL('/mcp', b.url), { requestInit: { headers: bearer(token) } });
+
+        const modern = new Client(
+          { name: 'modern', version: '1' },
+          { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+        );
+        clients.push(modern);
+        await modern.connect(transport());
+        const modernHeard = nextListChanged(modern, 'the 2026 client');
+        const subscription = await modern.listen({ resourcesListChanged: true });
+        assert.equal(subscription.honoredFilter.resourcesListChanged, true, 'the server offers resource list changes');
+
+        const legacy = new Client({ name: 'legacy', version: '1' });
+        clients.push(legacy);
+        await legacy.connect(transport());
+        assert.equal(legacy.getServerCapabilities()?.resources?.listChanged, true);
+        const legacyHeard = nextListChanged(legacy, 'the 2025 client');
+        // The session's GET stream carries what the server sends outside a request.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+
+        const uploaded = await fetch(`${a.url}/api/v1/graphs?repo=wren&branch=main`, {
+          method: 'POST',
+          body: wrenText,
+          headers: { 'content-type': 'application/json', ...bearer(token) },
+        });
+        assert.equal(uploaded.status, 201, await uploaded.text());
+        await Promise.all([modernHeard, legacyHeard]);
+        const listed = await modern.listResources();
+        assert.ok(listed.resources.some((r) => r.name === 'wren meta'));
+        await subscription.close();
+      } finally {
+        await Promise.allSettled(clients.map((c) => c.close()));
+        await a.close();
+        await b.close();
+        await second?.close();
+        await database.dispose();
+      }
+    });
+  });
+}
