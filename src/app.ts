@@ -57,6 +57,7 @@ type AppConfig = Pick<
   Config,
   | 'logLevel'
   | 'mcpStateless'
+  | 'instanceName'
   | 'allowedHosts'
   | 'allowedOrigins'
   | 'sessionIdleMs'
@@ -198,6 +199,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     version: VERSION,
     tools,
     stateless: config.mcpStateless,
+    sessionPrefix: config.instanceName ? `${config.instanceName}.` : '',
     sessionIdleMs: config.sessionIdleMs,
     keyRecheckMs: deps.keyRecheckMs,
     maxSessions: config.limits.maxSessions,

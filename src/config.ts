@@ -86,6 +86,14 @@ const envSchema = z.object({
     }),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   MCP_STATELESS: flag(),
+  INSTANCE_NAME: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || /^[A-Za-z0-9_-]{1,32}$/.test(v), {
+      error: 'must be 1 to 32 letters, digits, - or _ (e.g. r1)',
+    }),
   ALLOWED_HOSTS: list,
   ALLOWED_ORIGINS: list,
   SESSION_IDLE_MINUTES: z
@@ -219,6 +227,11 @@ const configSchema = envSchema
     redisUrl: e.REDIS_URL,
     logLevel: e.LOG_LEVEL,
     mcpStateless: e.MCP_STATELESS,
+    /**
+     * This replica's name: the prefix of its MCP session ids (`r1.<uuid>`), so a load balancer can
+     * send a 2025-era session's requests to the replica that holds it (docs/replicas.md). Unset: none.
+     */
+    instanceName: e.INSTANCE_NAME,
     /** Unset: the loopback names with the listening port. */
     allowedHosts: e.ALLOWED_HOSTS,
     /** Unset: http(s) origins of the loopback names with the listening port. */

@@ -11,6 +11,7 @@ export type ServerConfig = Parameters<typeof buildApp>[0];
 export const testConfig = (overrides: Partial<ServerConfig> = {}): ServerConfig => ({
   logLevel: 'silent',
   mcpStateless: false,
+  instanceName: undefined,
   allowedHosts: undefined,
   allowedOrigins: undefined,
   sessionIdleMs: 30 * 60_000,

@@ -11,6 +11,8 @@ import { SessionStore, type McpSessions, type Session } from './session-store.js
 
 export interface McpHttpOptions extends McpDeps {
   stateless: boolean;
+  /** The start of every session id (`r1.` from INSTANCE_NAME), for a load balancer's affinity; '' for none. */
+  sessionPrefix?: string;
   /** A session with no request and no open stream for this long is closed. */
   sessionIdleMs: number;
   /** How often the keys of open sessions are checked against the database (default KEY_RECHECK_MS). */
@@ -250,7 +252,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     const holder = options.holderOf(request);
     const server = createMcpServer(options, caller, sessionRepo(request));
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => `${options.sessionPrefix ?? ''}${randomUUID()}`,
       onsessioninitialized: (id) => {
         store.add(id, { transport, server, owner: caller.name, holder, lastSeen: Date.now(), openStreams: 0 });
       },

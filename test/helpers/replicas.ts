@@ -51,7 +51,8 @@ process.on('exit', () => {
 
 /**
  * `count` service processes (`devstream-hub serve`, as README starts it) on one Postgres and one
- * Redis (a throwaway redis-server), behind nginx on a free loopback port: round robin, SSE unbuffered
+ * Redis (a throwaway redis-server), behind nginx on a free loopback port: round robin but for 2025-era
+ * MCP sessions (routed by the replica name that starts their id, INSTANCE_NAME=r<i>), SSE unbuffered
  * (`proxy_buffering off`), a request that could not reach a replica (refused connection) passed to the
  * next one, the answering replica in an `x-upstream` header. nginx runs in the foreground with its own
  * config, pid file, logs and temp folders in a temp folder.
@@ -84,9 +85,28 @@ export async function startReplicas(options: ReplicaOptions): Promise<Replicas> 
       ...options.env,
     };
     // The first migrates the database; the others then start together (they would wait on its lock anyway).
-    instances.push(await serve(env));
-    instances.push(...(await Promise.all(Array.from({ length: count - 1 }, () => serve(env)))));
+    // Each is named r<i>: its MCP session ids start with `r<i>.`, which nginx routes on (docs/replicas.md).
+    instances.push(await serve({ ...env, INSTANCE_NAME: 'r0' }));
+    instances.push(
+      ...(await Promise.all(
+        Array.from({ length: count - 1 }, (_, i) => serve({ ...env, INSTANCE_NAME: `r${i + 1}` })),
+      )),
+    );
     const addresses = instances.map((i) => new URL(i.url).host);
+    // Per replica: itself, then the others as backups — a dead replica's sessions reach a live one,
+    // which answers 404 (session not found), and the client initializes again.
+    const perReplica = addresses
+      .map(
+        (own, i) => `  upstream hub_r${i} {
+    server ${own} max_fails=1 fail_timeout=10s;
+${addresses
+  .filter((a) => a !== own)
+  .map((a) => `    server ${a} backup;`)
+  .join('\n')}
+    keepalive 4;
+  }`,
+      )
+      .join('\n');
     const conf = `
 daemon off;
 master_process on;
@@ -105,10 +125,16 @@ http {
 ${addresses.map((a) => `    server ${a} max_fails=1 fail_timeout=10s;`).join('\n')}
     keepalive 16;
   }
+${perReplica}
+  # A 2025-era MCP session's requests go to the replica whose name starts its id; everything else round robin.
+  map $http_mcp_session_id $hub_pool {
+${addresses.map((_, i) => `    ~^r${i}\\. hub_r${i};`).join('\n')}
+    default hub;
+  }
   server {
     listen 127.0.0.1:${port};
     location / {
-      proxy_pass http://hub;
+      proxy_pass http://$hub_pool;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_set_header Host $http_host;
