@@ -27,7 +27,8 @@ import { Ledger } from './load/ledger.js';
 import { markdown } from './load/markdown.js';
 import { errorCode, runMcpPhase, type Slot, type World } from './load/mcp-phase.js';
 import { MIX } from './load/mix.js';
-import { parseLoadOptions, USAGE } from './load/options.js';
+import { parseLoadOptions, parseReplicaOptions, USAGE } from './load/options.js';
+import { runReplicaBench } from './load/replicas.js';
 import { runRestPhase } from './load/rest-phase.js';
 import { ServiceLog } from './load/service-log.js';
 import { ROOT, setUpLoad, tearDownLoad } from './load/setup.js';
@@ -39,6 +40,8 @@ import { prng } from './lib/seed.js';
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 
 async function main(): Promise<number> {
+  const replicas = parseReplicaOptions(process.argv.slice(2));
+  if (replicas) return runReplicaBench(replicas);
   const o = parseLoadOptions(process.argv.slice(2));
   if (!o) {
     console.log(USAGE);

@@ -19,7 +19,14 @@ Options:
   --memories N      memories stored (through REST) before the load (default 1000)
   --nodes N         nodes of the synthetic code graph uploaded (default 3000)
   --out NAME        results file name in bench/results/ (default: load, or load-<A>s-<mode> for non-default runs)
-  -h, --help        this text`;
+  -h, --help        this text
+
+With --replicas N, a different run (bench/load/replicas.ts): the hub as 1 and N replicas behind nginx
+(needs redis-server and nginx), each protocol era, then one of N replicas SIGKILLed under load:
+  --replicas N      replicas of the second round (default: no replica run)
+  --clients N       concurrent MCP clients (default 16)
+  --duration S      seconds per phase (default 20 with --replicas)
+  --out NAME        results file name (default load-replicas)`;
 
 /** What a run does: phase lengths, load, the outage, the data, where results go. */
 export interface LoadOptions {
@@ -96,5 +103,31 @@ export function parseLoadOptions(args: string[]): LoadOptions | null {
     nodeCount,
     mode,
     outName,
+  };
+}
+
+/** The --replicas run's options, or null when --replicas is not given; throws naming a bad option. */
+export function parseReplicaOptions(args: string[]): import('./replicas.js').ReplicaBenchOptions | null {
+  if (!args.includes('--replicas')) return null;
+  const { values } = parseArgs({
+    args,
+    options: {
+      replicas: { type: 'string' },
+      clients: { type: 'string', default: '16' },
+      duration: { type: 'string', default: '20' },
+      out: { type: 'string', default: 'load-replicas' },
+    },
+  });
+  const num = (name: string, v: string | undefined, min: number, max: number) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new Error(`--${name} must be an integer from ${min} to ${max} (got ${v})`);
+    return n;
+  };
+  return {
+    replicas: num('replicas', values.replicas, 2, 8),
+    clients: num('clients', values.clients, 1, 500),
+    durationS: num('duration', values.duration, 3, 3600),
+    outName: values.out!,
   };
 }
