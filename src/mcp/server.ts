@@ -1,6 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
@@ -28,6 +31,7 @@ import type { Caller } from '../auth/scopes.js';
 import type { Logger } from '../logger.js';
 import type { FaultLog } from '../operations/fault-log.js';
 import { invoke, toAppError } from '../operations/invoke.js';
+import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { toFieldIssues } from '../domain/field-issues.js';
 import type { AnyOperation } from '../operations/operation.js';
@@ -65,6 +69,9 @@ const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
   'resources/list': ListResourcesRequestSchema,
   'resources/templates/list': ListResourceTemplatesRequestSchema,
   'resources/read': ReadResourceRequestSchema,
+  'prompts/list': ListPromptsRequestSchema,
+  'prompts/get': GetPromptRequestSchema,
+  'completion/complete': CompleteRequestSchema,
   ping: PingRequestSchema,
 };
 
@@ -204,9 +211,16 @@ export function createModernMcpServer(deps: McpDeps, caller: Caller, defaultRepo
  */
 export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: string, era: Era = 'legacy'): Server {
   const server = new StrictServer(SERVER_INFO(deps), {
-    capabilities: { tools: { listChanged: false }, resources: { listChanged: true }, logging: {} },
+    capabilities: {
+      tools: { listChanged: false },
+      resources: { listChanged: true },
+      prompts: { listChanged: false },
+      completions: {},
+      logging: {},
+    },
     cacheHints: {
       'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+      'prompts/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
       'resources/templates/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
       'server/discover': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
     },
@@ -227,6 +241,15 @@ export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: str
   });
   server.setRequestHandler('tools/list', async () => ({ tools }));
   registerResources(server, deps.services);
+  // Prompts read with the caller's scopes, the server's default repo and its log.
+  registerPrompts(server, () => ({
+    ...deps.services,
+    caller,
+    defaultRepo,
+    log: deps.log,
+    timing: () => {},
+    notice: () => {},
+  }));
   server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
     const op = byName.get(request.params.name);
     if (!op) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
