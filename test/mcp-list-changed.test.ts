@@ -12,11 +12,23 @@ import { backends } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
 import { wrenText } from './helpers/graph-fixture.js';
 import { createKey } from './helpers/keys.js';
-import { startServer } from './helpers/server.js';
+import { rest, startServer } from './helpers/server.js';
+import { taskInput } from './helpers/task-input.js';
 
 const ADMIN = 'test-admin-token-0123456789abcdefghijklmnop';
 /** How long a notification may take before the test fails (a bound for failure only). */
 const WAIT_MS = 10_000;
+
+/** Resolves with the URI of the client's first `notifications/resources/updated`; rejects after WAIT_MS. */
+function nextUpdated(client: Client, label: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${label}: no resources/updated`)), WAIT_MS);
+    client.setNotificationHandler('notifications/resources/updated', (n) => {
+      clearTimeout(timer);
+      resolve(n.params.uri);
+    });
+  });
+}
 
 /** Resolves on the client's first `notifications/resources/list_changed`; rejects after WAIT_MS. */
 function nextListChanged(client: Client, label: string): Promise<void> {
@@ -70,6 +82,83 @@ for (const backend of backends) {
         await Promise.all([modernHeard, legacyHeard]);
         const listed = await modern.listResources();
         assert.ok(listed.resources.some((r) => r.name === 'wren meta'));
+        await subscription.close();
+      } finally {
+        await Promise.allSettled(clients.map((c) => c.close()));
+        await a.close();
+        await b.close();
+        await second?.close();
+        await database.dispose();
+      }
+    });
+
+    test('a task changed on A: B’s clients subscribed to devstream://task/{id} hear resources/updated (both eras); others do not', async () => {
+      const database = await backend.open();
+      const second = database.url ? await openDb({ databaseUrl: database.url }) : undefined;
+      const config = { auth: { mode: 'required' as const, adminToken: ADMIN } };
+      const a = await startServer(database, config);
+      const b = await startServer(second ? { ...database, db: second } : database, config);
+      const clients: Client[] = [];
+      try {
+        const token = await createKey(a.url, ADMIN, 'subscriber', ['read', 'write']);
+        const made = await rest(
+          a.url,
+          'POST',
+          '/api/v1/tasks',
+          taskInput({ title: 'watched', project: 'Subs' }),
+          bearer(token),
+        );
+        assert.equal(made.status, 201, JSON.stringify(made.body));
+        const other = await rest(
+          a.url,
+          'POST',
+          '/api/v1/tasks',
+          taskInput({ title: 'unwatched', project: 'Subs' }),
+          bearer(token),
+        );
+        const uri = `devstream://task/${made.body.task.id}`;
+        const transport = () =>
+          new StreamableHTTPClientTransport(new URL('/mcp', b.url), { requestInit: { headers: bearer(token) } });
+
+        const modern = new Client(
+          { name: 'modern', version: '1' },
+          { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+        );
+        clients.push(modern);
+        await modern.connect(transport());
+        const read = await modern.readResource({ uri });
+        assert.equal(JSON.parse((read.contents[0] as { text: string }).text).title, 'watched');
+        await assert.rejects(modern.readResource({ uri: 'devstream://task/000000000000' }), /Resource not found/);
+        const modernHeard = nextUpdated(modern, 'the 2026 client');
+        const subscription = await modern.listen({ resourceSubscriptions: [uri] });
+        assert.deepEqual(subscription.honoredFilter.resourceSubscriptions, [uri]);
+
+        const legacy = new Client({ name: 'legacy', version: '1' });
+        clients.push(legacy);
+        await legacy.connect(transport());
+        assert.equal(legacy.getServerCapabilities()?.resources?.subscribe, true);
+        await legacy.subscribeResource({ uri });
+        const legacyHeard = nextUpdated(legacy, 'the 2025 client');
+        await new Promise((resolve) => setTimeout(resolve, 200)); // the session's GET stream opens
+
+        // A change to the other task is heard by neither; the watched one's by both.
+        const otherChanged = await rest(
+          a.url,
+          'PATCH',
+          `/api/v1/tasks/${other.body.task.id}`,
+          { status: 'active' },
+          bearer(token),
+        );
+        assert.equal(otherChanged.status, 200);
+        const changed = await rest(
+          a.url,
+          'PATCH',
+          `/api/v1/tasks/${made.body.task.id}`,
+          { status: 'active' },
+          bearer(token),
+        );
+        assert.equal(changed.status, 200, JSON.stringify(changed.body));
+        assert.deepEqual(await Promise.all([modernHeard, legacyHeard]), [uri, uri]);
         await subscription.close();
       } finally {
         await Promise.allSettled(clients.map((c) => c.close()));

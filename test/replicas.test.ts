@@ -147,6 +147,47 @@ describe('three replicas behind nginx', { skip: replicasSkipReason(postgresBaseU
     }
   });
 
+  test('a task changed through one replica reaches clients subscribed to it on another, in both eras', async () => {
+    const token = await createKey(replicas.url, ADMIN, 'watcher', ['read', 'write']);
+    const made = await call('POST', '/api/v1/tasks', token, taskInput({ title: 'watched', project: 'Replicas' }));
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const uri = `devstream://task/${made.body.task.id}`;
+    const updated = (client: Client, label: string) =>
+      new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${label}: no resources/updated`)), 15_000);
+        client.setNotificationHandler('notifications/resources/updated', (n) => {
+          clearTimeout(timer);
+          resolve(n.params.uri);
+        });
+      });
+    const modern = await modernClient(token);
+    const legacyTransport = new StreamableHTTPClientTransport(new URL('/mcp', replicas.url), {
+      requestInit: { headers: bearer(token) },
+    });
+    const legacy = new Client({ name: 'replica-test-watcher', version: '1' });
+    try {
+      const modernHeard = updated(modern, 'the 2026 client');
+      await modern.listen({ resourceSubscriptions: [uri] });
+      await legacy.connect(legacyTransport);
+      await legacy.subscribeResource({ uri });
+      const legacyHeard = updated(legacy, 'the 2025 client');
+      const home = Number(/^r(\d+)\./.exec(legacyTransport.sessionId ?? '')?.[1]);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the session's GET stream opens
+      const other = replicas.instances[(home + 1) % REPLICAS]!;
+      const changed = await rest(
+        other.url,
+        'PATCH',
+        `/api/v1/tasks/${made.body.task.id}`,
+        { status: 'active' },
+        bearer(token),
+      );
+      assert.equal(changed.status, 200, JSON.stringify(changed.body));
+      assert.deepEqual(await Promise.all([modernHeard, legacyHeard]), [uri, uri]);
+    } finally {
+      await Promise.allSettled([modern.close(), legacy.close()]);
+    }
+  });
+
   test(`a rate limit of ${LIMIT} per key holds across the replicas (at most ${LIMIT} + ${REPLICAS - 1} pass)`, async () => {
     const token = await createKey(replicas.url, ADMIN, 'flooder', ['read']);
     const answers = await Promise.all(

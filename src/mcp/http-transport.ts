@@ -6,6 +6,7 @@ import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo }
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/scopes.js';
 import { repoHeader } from '../repo-header.js';
+import { taskUri } from './resources.js';
 import { createMcpServer, createModernMcpServer, type McpDeps } from './server.js';
 import { SessionStore, type McpSessions, type Session } from './session-store.js';
 
@@ -183,7 +184,10 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
       );
     app.get('/mcp', MCP_ROUTE, notAllowed);
     app.delete('/mcp', MCP_ROUTE, notAllowed);
-    const unsubscribe = listenForChanges(options, () => modern.notify.resourcesChanged());
+    const unsubscribe = listenForChanges(options, {
+      resourcesChanged: () => modern.notify.resourcesChanged(),
+      resourceUpdated: (uri) => modern.notify.resourceUpdated(uri),
+    });
     app.addHook('preClose', async () => {
       unsubscribe();
       await modern.close();
@@ -194,14 +198,17 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
 
   const store = new SessionStore({ ...options, log: app.log });
   sessionsGauge(() => store.size);
-  const unsubscribe = listenForChanges(
-    options,
-    () => {
+  const unsubscribe = listenForChanges(options, {
+    resourcesChanged: () => {
       modern.notify.resourcesChanged();
       store.resourcesChanged();
     },
-    () => store.recheckKeys(),
-  );
+    resourceUpdated: (uri) => {
+      modern.notify.resourceUpdated(uri);
+      store.resourceUpdated(uri);
+    },
+    missed: () => store.recheckKeys(),
+  });
   const sessionOf = (request: FastifyRequest, reply: FastifyReply): Session | undefined => {
     const id = request.headers['mcp-session-id'];
     if (typeof id !== 'string' || id === '') {
@@ -301,15 +308,20 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
 
 /**
  * Changes of every instance (the change bus) that MCP clients hear of: a graph uploaded anywhere
- * changes the resource list (`devlens://graph/{id}/meta`), told to the 2026 era's
- * `subscriptions/listen` streams and to the 2025 era's open sessions; after the bus reconnected
- * (`resync`: changes may have been missed) the list is told changed too and `missed` runs.
+ * changes the resource list (`devlens://graph/{id}/meta`); a task changed anywhere updates its
+ * resource (`devstream://task/{id}`), told to the clients that subscribed to it. Both go to the 2026
+ * era's `subscriptions/listen` streams and to the 2025 era's open sessions. After the bus reconnected
+ * (`resync`: changes may have been missed) the list is told changed and `missed` runs.
  */
-function listenForChanges(options: McpHttpOptions, resourcesChanged: () => void, missed?: () => void): () => void {
+function listenForChanges(
+  options: McpHttpOptions,
+  tell: { resourcesChanged(): void; resourceUpdated(uri: string): void; missed?(): void },
+): () => void {
   return (
     options.services.changes?.subscribe((event) => {
-      if (event.type === 'graph-uploaded' || event.type === 'resync') resourcesChanged();
-      if (event.type === 'resync') missed?.();
+      if (event.type === 'graph-uploaded' || event.type === 'resync') tell.resourcesChanged();
+      if (event.type === 'task-changed') tell.resourceUpdated(taskUri(event.id));
+      if (event.type === 'resync') tell.missed?.();
     }) ?? (() => {})
   );
 }

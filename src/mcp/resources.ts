@@ -1,15 +1,41 @@
 import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
 import type { Services } from '../domain/context.js';
 import { graphMeta, listGraphs } from '../domain/graphs/graphs.js';
+import { getTask } from '../domain/tasks/get-task.js';
 
 const REPOS = 'devlens://repos';
 const META = /^devlens:\/\/graph\/([A-Za-z0-9._-]{1,64})\/meta$/;
+const TASK = /^devstream:\/\/task\/([^/]{1,64})$/;
+
+/** A task's resource URI: subscribers hear `notifications/resources/updated` for it when it changes. */
+export const taskUri = (id: string) => `devstream://task/${id}`;
+
+/** The URIs a 2025-era session subscribed to (resources/subscribe), by its server. */
+const subscriptions = new WeakMap<Server, Set<string>>();
+
+/** Whether this 2025-era session's server subscribed to `uri`. */
+export const subscribedTo = (server: Server, uri: string): boolean => subscriptions.get(server)?.has(uri) ?? false;
 
 /**
  * DevLens's resources: `devlens://repos` (every uploaded graph, as the `repo` tool lists them) and
- * `devlens://graph/{graphId}/meta` (one graph's latest commit with its statistics).
+ * `devlens://graph/{graphId}/meta` (one graph's latest commit with its statistics); and a task,
+ * `devstream://task/{id}` (a template: tasks are too many to list), which a client may subscribe to —
+ * `resources/subscribe` in the 2025 era, a `subscriptions/listen` filter in the 2026 one.
  */
-export function registerResources(server: Server, services: Services): void {
+export function registerResources(server: Server, services: Services, era: 'legacy' | 'modern'): void {
+  if (era === 'legacy') {
+    const uris = new Set<string>();
+    subscriptions.set(server, uris);
+    server.setRequestHandler('resources/subscribe', async (request) => {
+      // At most a thousand per session: a client cannot grow the server's memory without bound.
+      if (uris.size < 1000) uris.add(request.params.uri);
+      return {};
+    });
+    server.setRequestHandler('resources/unsubscribe', async (request) => {
+      uris.delete(request.params.uri);
+      return {};
+    });
+  }
   const json = (uri: string, value: unknown) => ({
     contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }],
   });
@@ -38,6 +64,12 @@ export function registerResources(server: Server, services: Services): void {
   server.setRequestHandler('resources/templates/list', async () => ({
     resourceTemplates: [
       {
+        uriTemplate: 'devstream://task/{id}',
+        name: 'task',
+        description: 'A task with its status, phase and project (subscribe to hear when it changes)',
+        mimeType: 'application/json',
+      },
+      {
         uriTemplate: 'devlens://graph/{graphId}/meta',
         name: 'graph meta',
         description: "A graph's latest commit and its statistics",
@@ -48,6 +80,12 @@ export function registerResources(server: Server, services: Services): void {
   server.setRequestHandler('resources/read', async (request) => {
     const { uri } = request.params;
     if (uri === REPOS) return json(uri, await listGraphs(services));
+    const taskId = TASK.exec(uri)?.[1];
+    if (taskId !== undefined) {
+      const task = await getTask(services, taskId);
+      if (!task) throw new ResourceNotFoundError(uri);
+      return json(uri, task);
+    }
     const id = META.exec(uri)?.[1];
     const meta = id ? await graphMeta(services, id) : null;
     if (!meta) throw new ResourceNotFoundError(uri);

@@ -10,6 +10,8 @@ import {
   PingRequestSchema,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/core';
 import {
   LOG_LEVEL_META_KEY,
@@ -69,6 +71,8 @@ const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
   'resources/list': ListResourcesRequestSchema,
   'resources/templates/list': ListResourceTemplatesRequestSchema,
   'resources/read': ReadResourceRequestSchema,
+  'resources/subscribe': SubscribeRequestSchema,
+  'resources/unsubscribe': UnsubscribeRequestSchema,
   'prompts/list': ListPromptsRequestSchema,
   'prompts/get': GetPromptRequestSchema,
   'completion/complete': CompleteRequestSchema,
@@ -213,7 +217,7 @@ export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: str
   const server = new StrictServer(SERVER_INFO(deps), {
     capabilities: {
       tools: { listChanged: false },
-      resources: { listChanged: true },
+      resources: { listChanged: true, subscribe: true },
       prompts: { listChanged: false },
       completions: {},
       logging: {},
@@ -240,7 +244,7 @@ export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: str
     return {};
   });
   server.setRequestHandler('tools/list', async () => ({ tools }));
-  registerResources(server, deps.services);
+  registerResources(server, deps.services, era);
   // Prompts read with the caller's scopes, the server's default repo and its log.
   registerPrompts(server, () => ({
     ...deps.services,

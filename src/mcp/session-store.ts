@@ -3,6 +3,7 @@ import type { Server } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../domain/context.js';
 import { revokedAmong } from '../domain/keys.js';
+import { subscribedTo } from './resources.js';
 import { SessionTable } from './session-table.js';
 
 /**
@@ -96,6 +97,12 @@ export class SessionStore implements McpSessions {
         if (!this.stopped) this.options.log.warn({ err: error }, 'could not check the keys of open MCP sessions');
       })
       .finally(() => (this.checking = false));
+  }
+
+  /** Sends `notifications/resources/updated` for `uri` to the open sessions that subscribed to it. */
+  resourceUpdated(uri: string): void {
+    for (const session of this.sessions.values())
+      if (subscribedTo(session.server, uri)) void session.server.sendResourceUpdated({ uri }).catch(() => {});
   }
 
   /** Sends `notifications/resources/list_changed` to every open session (delivered on its GET stream, if open). */

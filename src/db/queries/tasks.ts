@@ -96,6 +96,11 @@ export async function listTasks(
   return { rows: found, total: Number(total.n) };
 }
 
+/** One task by id, with its phase and project names; undefined when there is none. */
+export async function getTaskRow(db: Db, id: string): Promise<TaskRow | undefined> {
+  return (await selectTasks(db).where('t.id', '=', id).executeTakeFirst()) as TaskRow | undefined;
+}
+
 export async function tasksOfPlan(db: Db, planId: string): Promise<TaskRow[]> {
   return selectTasks(db)
     .where('ph.plan_id', '=', planId)
