@@ -8,12 +8,12 @@ import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { ChangeEvent } from '../src/db/change-events.js';
 import { notifyChange } from '../src/db/change-events.js';
-import { openDb } from '../src/db/client.js';
-import { backends, postgresBackend, type Backend, type TestDb } from './helpers/backends.js';
+import { backends, postgresBackend } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
 import { WREN_COMMIT, wrenText } from './helpers/graph-fixture.js';
 import { createKey } from './helpers/keys.js';
-import { rest, startServer, type TestServer } from './helpers/server.js';
+import { rest, type TestServer } from './helpers/server.js';
+import { twoInstances } from './helpers/two-instances.js';
 import { taskInput } from './helpers/task-input.js';
 
 const ADMIN = 'b'.repeat(40);
@@ -34,40 +34,10 @@ function nextEvent(server: TestServer, match: (e: ChangeEvent) => boolean, timeo
   });
 }
 
-/** Two instances over one database; `lines` collects instance B's log lines. */
-async function twoInstances(
-  backend: Backend,
-  lines: string[] = [],
-): Promise<{ a: TestServer; b: TestServer; close(): Promise<void>; database: TestDb }> {
-  const database = await backend.open();
-  // Postgres: B has its own pool and listener on the same database, as another process would.
-  const second = database.url ? await openDb({ databaseUrl: database.url }) : undefined;
-  const config = { auth: { mode: 'required' as const, adminToken: ADMIN } };
-  const a = await startServer(database, config);
-  const b = await startServer(
-    second ? { ...database, db: second } : database,
-    { ...config, logLevel: 'info' },
-    {
-      logStream: { write: (line: string) => void lines.push(line) },
-    },
-  );
-  return {
-    a,
-    b,
-    database,
-    async close() {
-      await a.close();
-      await b.close();
-      await second?.close();
-      await database.dispose();
-    },
-  };
-}
-
 for (const backend of backends) {
   describe(`change bus (${backend.name})`, () => {
     test('a task created and updated on A is heard by a subscriber on B', async () => {
-      const { a, b, close } = await twoInstances(backend);
+      const { a, b, close } = await twoInstances(backend, ADMIN);
       try {
         const token = await createKey(a.url, ADMIN, 'writer', ['read', 'write']);
         const created = nextEvent(b, (e) => e.type === 'task-changed');
@@ -100,7 +70,7 @@ for (const backend of backends) {
     });
 
     test('a key revoked over REST on A is refused (401) by B on its next request, and B hears key-revoked', async () => {
-      const { a, b, close } = await twoInstances(backend);
+      const { a, b, close } = await twoInstances(backend, ADMIN);
       try {
         const token = await createKey(a.url, ADMIN, 'leaver', ['read']);
         assert.equal((await rest(b.url, 'GET', '/api/v1/tasks', undefined, bearer(token))).status, 200);
@@ -117,7 +87,7 @@ for (const backend of backends) {
     });
 
     test('a memory stored and a graph uploaded on A are heard on B', async () => {
-      const { a, b, close } = await twoInstances(backend);
+      const { a, b, close } = await twoInstances(backend, ADMIN);
       try {
         const token = await createKey(a.url, ADMIN, 'writer', ['read', 'write']);
         const memory = nextEvent(b, (e) => e.type === 'memory-changed');
@@ -157,7 +127,7 @@ for (const backend of backends) {
     });
 
     test('a rolled-back transaction announces nothing; the next committed change is heard', async () => {
-      const { b, close, database } = await twoInstances(backend);
+      const { b, close, database } = await twoInstances(backend, ADMIN);
       try {
         const seen: ChangeEvent[] = [];
         b.app.changes.subscribe((event) => void seen.push(event));
@@ -189,7 +159,7 @@ describe('change bus: a lost listener connection (Postgres)', () => {
     { skip: postgresBackend ? false : 'needs Postgres (DATABASE_URL): PGlite has no connection to lose' },
     async () => {
       const lines: string[] = [];
-      const { a, b, close, database } = await twoInstances(postgresBackend!, lines);
+      const { a, b, close, database } = await twoInstances(postgresBackend!, ADMIN, lines);
       try {
         const token = await createKey(a.url, ADMIN, 'writer', ['read', 'write']);
         const resynced = nextEvent(b, (e) => e.type === 'resync');

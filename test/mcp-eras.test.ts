@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { backends } from './helpers/backends.js';
+import { createKey } from './helpers/keys.js';
 import { rawMcp } from './helpers/mcp-raw.js';
 import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
 import type { TestDb } from './helpers/backends.js';
@@ -66,20 +67,8 @@ for (const backend of backends) {
     before(async () => {
       database = await backend.open();
       server = await startServer(database, { auth: { mode: 'required', adminToken: ADMIN_TOKEN } });
-      for (const [name, scopes] of [
-        ['reader', ['read']],
-        ['writer', ['read', 'write']],
-      ] as const) {
-        const created = await rest(
-          server.url,
-          'POST',
-          '/api/v1/keys',
-          { name, scopes },
-          { authorization: `Bearer ${ADMIN_TOKEN}` },
-        );
-        assert.equal(created.status, 201, JSON.stringify(created.body));
-        tokens[name] = created.body.token;
-      }
+      tokens.reader = await createKey(server.url, ADMIN_TOKEN, 'reader', ['read']);
+      tokens.writer = await createKey(server.url, ADMIN_TOKEN, 'writer', ['read', 'write']);
     });
     after(async () => {
       await server?.close();

@@ -7,48 +7,20 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { openDb } from '../src/db/client.js';
 import { backends } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
 import { wrenText } from './helpers/graph-fixture.js';
 import { createKey } from './helpers/keys.js';
-import { rest, startServer } from './helpers/server.js';
+import { nextResourceNotification } from './helpers/mcp-notifications.js';
+import { rest } from './helpers/server.js';
 import { taskInput } from './helpers/task-input.js';
+import { twoInstances } from './helpers/two-instances.js';
 
 const ADMIN = 'test-admin-token-0123456789abcdefghijklmnop';
-/** How long a notification may take before the test fails (a bound for failure only). */
-const WAIT_MS = 10_000;
-
-/** Resolves with the URI of the client's first `notifications/resources/updated`; rejects after WAIT_MS. */
-function nextUpdated(client: Client, label: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label}: no resources/updated`)), WAIT_MS);
-    client.setNotificationHandler('notifications/resources/updated', (n) => {
-      clearTimeout(timer);
-      resolve(n.params.uri);
-    });
-  });
-}
-
-/** Resolves on the client's first `notifications/resources/list_changed`; rejects after WAIT_MS. */
-function nextListChanged(client: Client, label: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label}: no resources/list_changed`)), WAIT_MS);
-    client.setNotificationHandler('notifications/resources/list_changed', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}
-
 for (const backend of backends) {
   describe(`resource list changes reach MCP clients of other instances (${backend.name})`, () => {
     test('a graph uploaded on A: B’s 2026 listen stream and B’s 2025 session both hear resources/list_changed', async () => {
-      const database = await backend.open();
-      const second = database.url ? await openDb({ databaseUrl: database.url }) : undefined;
-      const config = { auth: { mode: 'required' as const, adminToken: ADMIN } };
-      const a = await startServer(database, config);
-      const b = await startServer(second ? { ...database, db: second } : database, config);
+      const { a, b, close } = await twoInstances(backend, ADMIN);
       const clients: Client[] = [];
       try {
         const token = await createKey(a.url, ADMIN, 'lister', ['read', 'write']);
@@ -61,7 +33,7 @@ for (const backend of backends) {
         );
         clients.push(modern);
         await modern.connect(transport());
-        const modernHeard = nextListChanged(modern, 'the 2026 client');
+        const modernHeard = nextResourceNotification(modern, 'notifications/resources/list_changed', 'the 2026 client');
         const subscription = await modern.listen({ resourcesListChanged: true });
         assert.equal(subscription.honoredFilter.resourcesListChanged, true, 'the server offers resource list changes');
 
@@ -69,7 +41,7 @@ for (const backend of backends) {
         clients.push(legacy);
         await legacy.connect(transport());
         assert.equal(legacy.getServerCapabilities()?.resources?.listChanged, true);
-        const legacyHeard = nextListChanged(legacy, 'the 2025 client');
+        const legacyHeard = nextResourceNotification(legacy, 'notifications/resources/list_changed', 'the 2025 client');
         // The session's GET stream carries what the server sends outside a request.
         await new Promise((resolve) => setTimeout(resolve, 200));
 
@@ -85,19 +57,12 @@ for (const backend of backends) {
         await subscription.close();
       } finally {
         await Promise.allSettled(clients.map((c) => c.close()));
-        await a.close();
-        await b.close();
-        await second?.close();
-        await database.dispose();
+        await close();
       }
     });
 
     test('a task changed on A: B’s clients subscribed to devstream://task/{id} hear resources/updated (both eras); others do not', async () => {
-      const database = await backend.open();
-      const second = database.url ? await openDb({ databaseUrl: database.url }) : undefined;
-      const config = { auth: { mode: 'required' as const, adminToken: ADMIN } };
-      const a = await startServer(database, config);
-      const b = await startServer(second ? { ...database, db: second } : database, config);
+      const { a, b, close } = await twoInstances(backend, ADMIN);
       const clients: Client[] = [];
       try {
         const token = await createKey(a.url, ADMIN, 'subscriber', ['read', 'write']);
@@ -129,7 +94,7 @@ for (const backend of backends) {
         const read = await modern.readResource({ uri });
         assert.equal(JSON.parse((read.contents[0] as { text: string }).text).title, 'watched');
         await assert.rejects(modern.readResource({ uri: 'devstream://task/000000000000' }), /Resource not found/);
-        const modernHeard = nextUpdated(modern, 'the 2026 client');
+        const modernHeard = nextResourceNotification(modern, 'notifications/resources/updated', 'the 2026 client');
         const subscription = await modern.listen({ resourceSubscriptions: [uri] });
         assert.deepEqual(subscription.honoredFilter.resourceSubscriptions, [uri]);
 
@@ -138,7 +103,7 @@ for (const backend of backends) {
         await legacy.connect(transport());
         assert.equal(legacy.getServerCapabilities()?.resources?.subscribe, true);
         await legacy.subscribeResource({ uri });
-        const legacyHeard = nextUpdated(legacy, 'the 2025 client');
+        const legacyHeard = nextResourceNotification(legacy, 'notifications/resources/updated', 'the 2025 client');
         await new Promise((resolve) => setTimeout(resolve, 200)); // the session's GET stream opens
 
         // A change to the other task is heard by neither; the watched one's by both.
@@ -162,10 +127,7 @@ for (const backend of backends) {
         await subscription.close();
       } finally {
         await Promise.allSettled(clients.map((c) => c.close()));
-        await a.close();
-        await b.close();
-        await second?.close();
-        await database.dispose();
+        await close();
       }
     });
   });

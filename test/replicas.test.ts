@@ -12,6 +12,7 @@ import { postgresBaseUrl } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
 import { wrenText } from './helpers/graph-fixture.js';
 import { createKey } from './helpers/keys.js';
+import { nextResourceNotification } from './helpers/mcp-notifications.js';
 import { initializeBody, rawMcp } from './helpers/mcp-raw.js';
 import { replicasSkipReason, startReplicas, type Replicas } from './helpers/replicas.js';
 import { rest } from './helpers/server.js';
@@ -113,13 +114,7 @@ describe('three replicas behind nginx', { skip: replicasSkipReason(postgresBaseU
   test('a graph uploaded through one replica reaches MCP clients of another: a 2026 listen stream and a 2025 session', async () => {
     const token = await createKey(replicas.url, ADMIN, 'listener', ['read', 'write']);
     const heard = (client: Client, label: string) =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${label}: no resources/list_changed`)), 15_000);
-        client.setNotificationHandler('notifications/resources/list_changed', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      nextResourceNotification(client, 'notifications/resources/list_changed', label);
     const modern = await modernClient(token);
     const legacyTransport = new StreamableHTTPClientTransport(new URL('/mcp', replicas.url), {
       requestInit: { headers: bearer(token) },
@@ -153,13 +148,7 @@ describe('three replicas behind nginx', { skip: replicasSkipReason(postgresBaseU
     assert.equal(made.status, 201, JSON.stringify(made.body));
     const uri = `devstream://task/${made.body.task.id}`;
     const updated = (client: Client, label: string) =>
-      new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${label}: no resources/updated`)), 15_000);
-        client.setNotificationHandler('notifications/resources/updated', (n) => {
-          clearTimeout(timer);
-          resolve(n.params.uri);
-        });
-      });
+      nextResourceNotification(client, 'notifications/resources/updated', label);
     const modern = await modernClient(token);
     const legacyTransport = new StreamableHTTPClientTransport(new URL('/mcp', replicas.url), {
       requestInit: { headers: bearer(token) },
