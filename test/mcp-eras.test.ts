@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { backends } from './helpers/backends.js';
+import { bearer } from './helpers/bearer.js';
 import { createKey } from './helpers/keys.js';
 import { rawMcp } from './helpers/mcp-raw.js';
 import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
@@ -11,18 +11,8 @@ const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
 const MODERN = '2026-07-28';
 
 /** A v2 SDK client pinned to the 2026-07-28 era (no initialize, a `_meta` envelope on every request). */
-async function connectModern(url: string, token: string): Promise<Client> {
-  const client = new Client(
-    { name: 'devstream-hub-tests', version: '1.0.0' },
-    { versionNegotiation: { mode: { pin: MODERN } } },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL('/mcp', url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
-}
+const connectModern = async (url: string, token: string) =>
+  (await connectMcp(url, '/mcp', bearer(token), { era: 'modern' })).client;
 
 /** The headers and `_meta` envelope of a raw 2026-07-28 request. */
 function modernRequest(method: string, params: Record<string, unknown>, meta: Record<string, unknown> = {}) {

@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { backends } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
 import { wrenText } from './helpers/graph-fixture.js';
 import { createKey } from './helpers/keys.js';
 import { nextResourceNotification } from './helpers/mcp-notifications.js';
-import { rest } from './helpers/server.js';
+import { connectMcp, rest } from './helpers/server.js';
 import { taskInput } from './helpers/task-input.js';
 import { twoInstances } from './helpers/two-instances.js';
 
@@ -24,22 +24,18 @@ for (const backend of backends) {
       const clients: Client[] = [];
       try {
         const token = await createKey(a.url, ADMIN, 'lister', ['read', 'write']);
-        const transport = () =>
-          new StreamableHTTPClientTransport(new URL('/mcp', b.url), { requestInit: { headers: bearer(token) } });
+        const connect = async (era: 'legacy' | 'modern') => {
+          const { client } = await connectMcp(b.url, '/mcp', bearer(token), { era, name: era });
+          clients.push(client);
+          return client;
+        };
 
-        const modern = new Client(
-          { name: 'modern', version: '1' },
-          { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-        );
-        clients.push(modern);
-        await modern.connect(transport());
+        const modern = await connect('modern');
         const modernHeard = nextResourceNotification(modern, 'notifications/resources/list_changed', 'the 2026 client');
         const subscription = await modern.listen({ resourcesListChanged: true });
         assert.equal(subscription.honoredFilter.resourcesListChanged, true, 'the server offers resource list changes');
 
-        const legacy = new Client({ name: 'legacy', version: '1' });
-        clients.push(legacy);
-        await legacy.connect(transport());
+        const legacy = await connect('legacy');
         assert.equal(legacy.getServerCapabilities()?.resources?.listChanged, true);
         const legacyHeard = nextResourceNotification(legacy, 'notifications/resources/list_changed', 'the 2025 client');
         // The session's GET stream carries what the server sends outside a request.
@@ -82,15 +78,13 @@ for (const backend of backends) {
           bearer(token),
         );
         const uri = `devstream://task/${made.body.task.id}`;
-        const transport = () =>
-          new StreamableHTTPClientTransport(new URL('/mcp', b.url), { requestInit: { headers: bearer(token) } });
+        const connect = async (era: 'legacy' | 'modern') => {
+          const { client } = await connectMcp(b.url, '/mcp', bearer(token), { era, name: era });
+          clients.push(client);
+          return client;
+        };
 
-        const modern = new Client(
-          { name: 'modern', version: '1' },
-          { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-        );
-        clients.push(modern);
-        await modern.connect(transport());
+        const modern = await connect('modern');
         const read = await modern.readResource({ uri });
         assert.equal(JSON.parse((read.contents[0] as { text: string }).text).title, 'watched');
         await assert.rejects(modern.readResource({ uri: 'devstream://task/000000000000' }), /Resource not found/);
@@ -98,9 +92,7 @@ for (const backend of backends) {
         const subscription = await modern.listen({ resourceSubscriptions: [uri] });
         assert.deepEqual(subscription.honoredFilter.resourceSubscriptions, [uri]);
 
-        const legacy = new Client({ name: 'legacy', version: '1' });
-        clients.push(legacy);
-        await legacy.connect(transport());
+        const legacy = await connect('legacy');
         assert.equal(legacy.getServerCapabilities()?.resources?.subscribe, true);
         await legacy.subscribeResource({ uri });
         const legacyHeard = nextResourceNotification(legacy, 'notifications/resources/updated', 'the 2025 client');

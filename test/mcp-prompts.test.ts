@@ -1,26 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { backends, type TestDb } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
 import { wrenText } from './helpers/graph-fixture.js';
 import { createKey } from './helpers/keys.js';
-import { rest, startServer, type TestServer } from './helpers/server.js';
+import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
 import { taskInput } from './helpers/task-input.js';
 
 const ADMIN = 'test-admin-token-0123456789abcdefghijklmnop';
 
 /** A v2 SDK client of `era` (the 2025 handshake, or pinned to 2026-07-28) as `token`. */
-async function connect(url: string, token: string, era: 'legacy' | 'modern'): Promise<Client> {
-  const client = new Client(
-    { name: `prompts-${era}`, version: '1' },
-    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL('/mcp', url), { requestInit: { headers: bearer(token) } }),
-  );
-  return client;
-}
+const connect = async (url: string, token: string, era: 'legacy' | 'modern') =>
+  (await connectMcp(url, '/mcp', bearer(token), { era })).client;
 
 const textOf = (result: { messages: Array<{ content: unknown }> }) =>
   result.messages.map((m) => (m.content as { text?: string }).text ?? '').join('\n');

@@ -15,7 +15,7 @@ import { createKey } from './helpers/keys.js';
 import { nextResourceNotification } from './helpers/mcp-notifications.js';
 import { initializeBody, rawMcp } from './helpers/mcp-raw.js';
 import { replicasSkipReason, startReplicas, type Replicas } from './helpers/replicas.js';
-import { rest } from './helpers/server.js';
+import { connectMcp, rest } from './helpers/server.js';
 import { taskInput } from './helpers/task-input.js';
 
 const ADMIN = 'r'.repeat(40);
@@ -65,16 +65,8 @@ describe('three replicas behind nginx', { skip: replicasSkipReason(postgresBaseU
     return { ...answer, upstream: answer.headers.get('x-upstream') ?? '' };
   };
   /** A 2026-07-28 SDK client through nginx. */
-  const modernClient = async (token: string) => {
-    const client = new Client(
-      { name: 'replica-test', version: '1' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    );
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL('/mcp', replicas.url), { requestInit: { headers: bearer(token) } }),
-    );
-    return client;
-  };
+  const modernClient = async (token: string) =>
+    (await connectMcp(replicas.url, '/mcp', bearer(token), { era: 'modern', name: 'replica-test' })).client;
 
   test('REST calls spread over the three replicas', async () => {
     const token = await createKey(replicas.url, ADMIN, 'spreader', ['read']);

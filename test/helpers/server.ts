@@ -31,13 +31,20 @@ export async function startServer(
   return { app, url: `http://127.0.0.1:${address.port}`, close: () => app.close() };
 }
 
-/** A real MCP SDK client connected over Streamable HTTP. */
+/**
+ * A real MCP SDK client (v2) connected over Streamable HTTP: in the 2025 era (the `initialize`
+ * handshake and a session, the default) or pinned to the 2026-07-28 one (`era: 'modern'`).
+ */
 export async function connectMcp(
   url: string,
   path = '/mcp',
   headers: Record<string, string> = {},
+  options: { era?: 'legacy' | 'modern'; name?: string } = {},
 ): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-  const client = new Client({ name: 'devstream-hub-tests', version: '1.0.0' });
+  const client = new Client(
+    { name: options.name ?? 'devstream-hub-tests', version: '1.0.0' },
+    options.era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
   const transport = new StreamableHTTPClientTransport(new URL(path, url), { requestInit: { headers } });
   await client.connect(transport);
   return { client, transport };
