@@ -4,6 +4,8 @@ import type { Context } from '../domain/context.js';
 import { toFieldIssues } from '../domain/field-issues.js';
 import { name, text } from '../domain/fields.js';
 import { listGraphs } from '../domain/graphs/graphs.js';
+import { QUESTION_WORDS } from '../domain/graphs/stop-words.js';
+import { normalizeKeywords } from '../domain/memory/classify.js';
 import { iso } from '../domain/iso-date.js';
 import { recentMemories } from '../domain/memory/recent-memories.js';
 import { projectNamesStarting } from '../domain/tasks/project-names.js';
@@ -80,60 +82,30 @@ const userMessage = (description: string, body: string) => ({
   messages: [{ role: 'user' as const, content: { type: 'text' as const, text: body } }],
 });
 
-/** Words of a decision worth keeping as keywords: the longer distinct words, first five. */
-function suggestedKeywords(decision: string): string[] {
-  const seen = new Set<string>();
-  for (const word of decision.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]{3,}/gu) ?? []) {
-    if (COMMON.has(word)) continue;
-    seen.add(word);
-    if (seen.size === 5) break;
-  }
-  return [...seen];
-}
-const COMMON = new Set([
-  'this',
-  'that',
-  'with',
-  'from',
-  'into',
-  'will',
-  'were',
-  'have',
-  'been',
-  'they',
-  'them',
-  'then',
-  'than',
-  'when',
-  'which',
-  'because',
-  'instead',
-  'should',
-  'would',
-  'could',
-  'also',
-  'only',
-  'over',
-  'under',
-  'about',
-  'after',
-  'before',
-  'every',
-  'other',
-  'there',
-  'their',
-  'these',
-  'those',
-  'what',
-  'where',
-  'while',
-  'using',
-  'used',
+/** Words a decision is said in rather than about (beside the words no question is about). */
+const DECISION_WORDS = new Set([
+  'decide',
   'decided',
   'decision',
-  'keep',
-  'make',
+  'instead',
+  'because',
+  'rather',
+  'from',
+  'into',
+  'with',
 ]);
+
+/**
+ * Words of a decision worth keeping as keywords: its first five distinct words of four or more
+ * letters that are neither question words (stop-words.ts: "should", "would", "make"…) nor decision
+ * words, normalised as stored keywords are.
+ */
+function suggestedKeywords(decision: string): string[] {
+  const words = (decision.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]{3,}/gu) ?? []).filter(
+    (w) => !QUESTION_WORDS.has(w) && !DECISION_WORDS.has(w),
+  );
+  return normalizeKeywords(words).slice(0, 5);
+}
 
 /**
  * prompts/list, prompts/get and completion/complete on `server`. `contextOf` gives a request's
