@@ -220,6 +220,48 @@ for (const backend of backends) {
       for (const method of labels) assert.match(method!, /^(?:[a-z]+(?:\/[a-zA-Z]+)*|other)$/);
     });
 
+    it('?tools=core offers the six core tools in both eras; the others are unknown there; a bad profile is 400 naming tools', async () => {
+      const core = [
+        'devstream_list_tasks',
+        'devstream_update_task',
+        'devstream_store_memory',
+        'devstream_search_memory',
+        'resolve_context',
+        'find_symbols',
+      ];
+      for (const era of ['legacy', 'modern'] as const) {
+        const { client } = await connectMcp(server.url, '/mcp?tools=core', bearer(tokens.writer!), { era });
+        try {
+          const { tools } = await client.listTools();
+          assert.deepEqual(tools.map((t) => t.name).sort(), [...core].sort(), era);
+          const outside = client.callTool({ name: 'devstream_create_task', arguments: {} });
+          await assert.rejects(outside, /not in the core profile/, era);
+        } finally {
+          await client.close();
+        }
+        // The read key sees the core tools it may call.
+        const { client: reader } = await connectMcp(server.url, '/mcp?tools=core', bearer(tokens.reader!), { era });
+        try {
+          const names = (await reader.listTools()).tools.map((t) => t.name);
+          assert.ok(!names.includes('devstream_update_task') && names.includes('find_symbols'), `${era}: ${names}`);
+        } finally {
+          await reader.close();
+        }
+      }
+      const { body, headers } = modernRequest('tools/list', {});
+      const bad = await fetch(`${server.url}/mcp?tools=everything`, {
+        method: 'POST',
+        headers: {
+          ...headers(tokens.reader!),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify(body),
+      });
+      assert.equal(bad.status, 400);
+      assert.match(await bad.text(), /Invalid tools: must be one of all, core/);
+    });
+
     it('a modern request without credentials is refused 401 like any other', async () => {
       const { body, headers } = modernRequest('tools/list', {});
       const { authorization: _dropped, ...anonymous } = headers('');

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/scopes.js';
 import { repoHeader } from '../repo-header.js';
 import { taskUri } from './resources.js';
-import { createMcpServer, createModernMcpServer, type McpDeps } from './server.js';
+import { createMcpServer, createModernMcpServer, TOOL_PROFILES, type McpDeps, type ToolProfile } from './server.js';
 import { SessionStore, type McpSessions, type Session } from './session-store.js';
 
 export interface McpHttpOptions extends McpDeps {
@@ -70,6 +70,7 @@ const LEGACY_ERA = '2025';
 interface Principal {
   caller: Caller;
   defaultRepo: string | undefined;
+  profile: ToolProfile;
 }
 
 /**
@@ -123,7 +124,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   const modern = createMcpHandler(
     ({ authInfo }) => {
       const principal = authInfo?.extra?.principal as Principal;
-      return createModernMcpServer(options, principal.caller, principal.defaultRepo);
+      return createModernMcpServer(options, principal.caller, principal.defaultRepo, principal.profile);
     },
     { legacy: 'reject', onerror: (error) => app.log.debug({ err: error }, 'MCP request refused') },
   );
@@ -138,8 +139,10 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     const name = request.headers['mcp-name'];
     options.metrics?.mcpRequests.inc({ era: MODERN_ERA, method: methodLabel(method) });
     request.log = request.log.child({ mcp: { era: MODERN_ERA, method, name } });
+    const profile = toolProfile(request, reply);
+    if (!profile) return;
     const caller = options.callerOf(request);
-    const principal: Principal = { caller, defaultRepo: sessionRepo(request) };
+    const principal: Principal = { caller, defaultRepo: sessionRepo(request), profile };
     const auth: AuthInfo = {
       token: '',
       clientId: caller.name ?? 'anonymous',
@@ -167,8 +170,10 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     sessionsGauge(() => 0);
     app.post('/mcp', MCP_ROUTE, async (request, reply) => {
       if (!(await isLegacy(request))) return serveModern(request, reply);
+      const profile = toolProfile(request, reply);
+      if (!profile) return reply;
       await countBatch(request, reply);
-      const server = createMcpServer(options, options.callerOf(request), sessionRepo(request));
+      const server = createMcpServer(options, options.callerOf(request), sessionRepo(request), 'legacy', profile);
       const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       // Closing the transport also detaches the server (the SDK's Protocol cleans up on transport close).
       reply.raw.on('close', () => void transport.close());
@@ -255,9 +260,12 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     if (!isInitializeRequest(request.body)) {
       return rpcError(reply, 400, -32000, 'Bad Request: no Mcp-Session-Id header and the request is not initialize');
     }
+    // A session's tool profile is the one its initialize asked for (?tools= on the MCP URL).
+    const profile = toolProfile(request, reply);
+    if (!profile) return reply;
     const caller = options.callerOf(request);
     const holder = options.holderOf(request);
-    const server = createMcpServer(options, caller, sessionRepo(request));
+    const server = createMcpServer(options, caller, sessionRepo(request), 'legacy', profile);
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => `${options.sessionPrefix ?? ''}${randomUUID()}`,
       onsessioninitialized: (id) => {
@@ -324,6 +332,23 @@ function listenForChanges(
       if (event.type === 'resync') tell.missed?.();
     }) ?? (() => {})
   );
+}
+
+/**
+ * The tool profile a request asks for with `?tools=` on the MCP URL (`all` without it), or
+ * undefined once a bad value has been answered 400 (-32602, naming `tools`).
+ */
+function toolProfile(request: FastifyRequest, reply: FastifyReply): ToolProfile | undefined {
+  const asked = (request.query as Record<string, unknown> | undefined)?.tools;
+  if (asked === undefined || asked === '') return 'all';
+  if (typeof asked === 'string' && Object.hasOwn(TOOL_PROFILES, asked)) return asked as ToolProfile;
+  rpcError(
+    reply,
+    400,
+    -32602,
+    `Invalid tools: must be one of ${Object.keys(TOOL_PROFILES).join(', ')} (?tools= on the MCP URL)`,
+  );
+  return undefined;
 }
 
 /** The code graph a session's DevLens tools default to: `?repo=` on the MCP URL, else `X-Repo`. */

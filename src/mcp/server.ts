@@ -135,6 +135,30 @@ export type Era = 'legacy' | 'modern';
  */
 const PARAM_HEADERS: Record<string, string> = { repo: 'Repo', project: 'Project' };
 
+/**
+ * Tool profiles (`?tools=` on the MCP URL, issue 23): `all` (the default) lists every tool the key
+ * may call; `core` only the six most sessions need, so their definitions cost a fraction of the
+ * context (bench/tool-profiles.ts measures it).
+ */
+export const TOOL_PROFILES = {
+  all: null,
+  core: [
+    'resolve_context',
+    'find_symbols',
+    'devstream_search_memory',
+    'devstream_store_memory',
+    'devstream_list_tasks',
+    'devstream_update_task',
+  ],
+} as const satisfies Record<string, readonly string[] | null>;
+export type ToolProfile = keyof typeof TOOL_PROFILES;
+
+/** The tools of a profile, in the registry's order. */
+export function profileTools(tools: AnyOperation[], profile: ToolProfile): AnyOperation[] {
+  const names: readonly string[] | null = TOOL_PROFILES[profile];
+  return names === null ? tools : tools.filter((op) => names.includes(op.name));
+}
+
 const described = new WeakMap<AnyOperation[], Map<string, Tool[]>>();
 
 /**
@@ -145,16 +169,19 @@ export function describeTools(
   tools: AnyOperation[],
   scopes: ReadonlySet<Scope> = new Set(SCOPES),
   era: Era = 'legacy',
+  profile: ToolProfile = 'all',
 ): Tool[] {
   let byScopes = described.get(tools);
   if (!byScopes) {
     byScopes = new Map();
     described.set(tools, byScopes);
   }
-  const key = `${era}:${SCOPES.filter((s) => scopes.has(s)).join(',')}`;
+  const key = `${era}:${profile}:${SCOPES.filter((s) => scopes.has(s)).join(',')}`;
   let list = byScopes.get(key);
   if (!list) {
-    list = tools.filter((op) => scopes.has(op.scope)).map((op) => describeTool(op, era));
+    list = profileTools(tools, profile)
+      .filter((op) => scopes.has(op.scope))
+      .map((op) => describeTool(op, era));
     byScopes.set(key, list);
   }
   return list;
@@ -202,9 +229,16 @@ class ModernServer extends McpServer {
 }
 
 /** createMcpServer for a request of the 2026-07-28 era (see ModernServer). */
-export function createModernMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: string): McpServer {
-  const server = createMcpServer(deps, caller, defaultRepo, 'modern');
-  const schemas = new Map(describeTools(deps.tools, caller.scopes, 'modern').map((t) => [t.name, t.inputSchema]));
+export function createModernMcpServer(
+  deps: McpDeps,
+  caller: Caller,
+  defaultRepo?: string,
+  profile: ToolProfile = 'all',
+): McpServer {
+  const server = createMcpServer(deps, caller, defaultRepo, 'modern', profile);
+  const schemas = new Map(
+    describeTools(deps.tools, caller.scopes, 'modern', profile).map((t) => [t.name, t.inputSchema]),
+  );
   return new ModernServer(SERVER_INFO(deps), server, schemas);
 }
 
@@ -213,7 +247,13 @@ export function createModernMcpServer(deps: McpDeps, caller: Caller, defaultRepo
  * operations. Tool failures are `isError` results carrying the catalogue code; only protocol faults
  * (unknown tool) are JSON-RPC errors.
  */
-export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: string, era: Era = 'legacy'): Server {
+export function createMcpServer(
+  deps: McpDeps,
+  caller: Caller,
+  defaultRepo?: string,
+  era: Era = 'legacy',
+  profile: ToolProfile = 'all',
+): Server {
   const server = new StrictServer(SERVER_INFO(deps), {
     capabilities: {
       tools: { listChanged: false },
@@ -234,8 +274,9 @@ export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: str
       'Search memory before re-deciding something. For code, find_symbols and get_node answer from the graph the ' +
       'analyzer uploaded: name the repo (repo argument, ?repo= on this URL or an X-Repo header) when there are several.',
   });
-  const tools = describeTools(deps.tools, caller.scopes, era);
-  const byName = new Map(deps.tools.map((op) => [op.name, op]));
+  const tools = describeTools(deps.tools, caller.scopes, era, profile);
+  // A tool outside the profile is unknown here, as it is to tools/list.
+  const byName = new Map(profileTools(deps.tools, profile).map((op) => [op.name, op]));
   // The legacy era's session level (logging/setLevel); a modern request carries its own in `_meta`.
   let minLevel: LoggingLevel = 'info';
 
@@ -256,7 +297,13 @@ export function createMcpServer(deps: McpDeps, caller: Caller, defaultRepo?: str
   }));
   server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
     const op = byName.get(request.params.name);
-    if (!op) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (!op)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        profile === 'all' || !deps.tools.some((t) => t.name === request.params.name)
+          ? `Unknown tool: ${request.params.name}`
+          : `Unknown tool: ${request.params.name} is not in the ${profile} profile (?tools=all on the MCP URL lists every tool)`,
+      );
     const started = performance.now();
     const headers = extra.http?.req?.headers;
     // A request's own X-Repo header wins over the session's default.
