@@ -3,6 +3,8 @@
  * merge into a settings file, the flags' errors, and the SessionStart curl line run by bash against
  * a live HTTP server on loopback and against a closed port.
  */
+import { tmpdir } from 'node:os';
+import { runBash } from './helpers/bash.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -55,31 +57,6 @@ function cliIn(cwd: string, args: string[]): Promise<{ code: number | null; stdo
   });
 }
 
-/**
- * `bash -c command` with `input` on stdin and `env` added; proxies removed (curl must go straight to
- * loopback), and the variables the hooks read, so only `env` sets them.
- */
-function runBash(
-  command: string,
-  input: string,
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
-  const base = { ...process.env };
-  for (const key of Object.keys(base))
-    if (/_proxy$/i.test(key) || key === 'DSH_TOKEN' || key === 'DEVSTREAM_HUB_URL') delete base[key];
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', command], { env: { ...base, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr, ms: performance.now() - started }));
-    child.stdin.end(input);
-  });
-}
-
 interface Recorded {
   method: string;
   url: string;
@@ -126,6 +103,9 @@ describe('devstream-hub hooks print', () => {
         hooks[event]![0],
         {
           ...(event === 'PreToolUse' ? { matcher: 'Read|Grep|Glob' } : {}),
+          ...(event === 'PostToolUse'
+            ? { matcher: 'Read|Edit|MultiEdit|Write|NotebookEdit|mcp__.*devstream_(create|update)_task' }
+            : {}),
           hooks: [
             {
               type: 'http',
@@ -145,8 +125,9 @@ describe('devstream-hub hooks print', () => {
           {
             type: 'command',
             command:
+              `c=$(git rev-parse HEAD 2>/dev/null); ` +
               `curl -fsS -m 3 -X POST -H "Authorization: Bearer $DSH_TOKEN" -H 'Content-Type: application/json' ` +
-              `--data-binary @- '${endpoint}' 2>/dev/null || true`,
+              `--data-binary @- '${endpoint}'"\${c:+?commit=$c}" 2>/dev/null || true`,
             timeout: 5,
           },
         ],
@@ -179,7 +160,7 @@ describe('devstream-hub hooks print', () => {
     assert.deepEqual(http.allowedEnvVars, ['SHOP_HUB_KEY']);
     const command = only<CommandHook>(hooks, 'SessionStart').command;
     assert.ok(command.includes(`-H "Authorization: Bearer $SHOP_HUB_KEY"`), command);
-    assert.ok(command.includes(` '${url}' `), command);
+    assert.ok(command.includes(` '${url}'"\${c:+&commit=$c}" `), command);
     assert.ok(!r.stdout.includes('DSH_TOKEN'), 'the default variable is gone');
   });
 
@@ -388,7 +369,7 @@ describe('the SessionStart command, run by bash', () => {
     assert.equal(r.code, 0, r.stderr);
     const command = only<CommandHook>(parse(r.stdout).hooks, 'SessionStart').command;
     const before = hub.requests.length;
-    const run = await runBash(command, SESSION_START, { DSH_TOKEN: TOKEN });
+    const run = await runBash(command, SESSION_START, { DSH_TOKEN: TOKEN }, tmpdir());
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, ANSWER);
     assert.equal(hub.requests.length, before + 1);
@@ -412,7 +393,7 @@ describe('the SessionStart command, run by bash', () => {
     const refusing = await recordingServer(401, JSON.stringify({ error: { code: 'UNAUTHORIZED', message: 'no key' } }));
     try {
       const command = only<CommandHook>(claudeCodeHooks({ url: hookEndpoint(refusing.url) }), 'SessionStart').command;
-      const run = await runBash(command, SESSION_START, {});
+      const run = await runBash(command, SESSION_START, {}, tmpdir());
       assert.equal(run.code, 0);
       assert.equal(run.stdout, '');
       assert.equal(run.stderr, '');
@@ -428,7 +409,7 @@ describe('the SessionStart command, run by bash', () => {
       claudeCodeHooks({ url: hookEndpoint(`http://127.0.0.1:${port}`) }),
       'SessionStart',
     ).command;
-    const run = await runBash(command, SESSION_START, { DSH_TOKEN: TOKEN });
+    const run = await runBash(command, SESSION_START, { DSH_TOKEN: TOKEN }, tmpdir());
     assert.equal(run.code, 0);
     assert.equal(run.stdout, '');
     assert.equal(run.stderr, '');
@@ -439,10 +420,12 @@ describe('the SessionStart command, run by bash', () => {
     const plugin = JSON.parse(await readFile(join(PLUGIN, 'hooks', 'hooks.json'), 'utf8')) as { hooks: HooksBlock };
     for (const event of ['SessionStart', 'PreToolUse']) {
       const input = JSON.stringify({ session_id: 's', cwd: '/src/shop', hook_event_name: event, tool_name: 'Read' });
-      const run = await runBash(only<CommandHook>(plugin.hooks, event).command, input, {
-        DEVSTREAM_HUB_URL: hub.url,
-        DSH_TOKEN: TOKEN,
-      });
+      const run = await runBash(
+        only<CommandHook>(plugin.hooks, event).command,
+        input,
+        { DEVSTREAM_HUB_URL: hub.url, DSH_TOKEN: TOKEN },
+        tmpdir(),
+      );
       assert.equal(run.code, 0, run.stderr);
       assert.equal(run.stdout, ANSWER);
       const request = hub.requests.at(-1)!;
@@ -468,11 +451,13 @@ describe('the Claude Code plugin folder', () => {
     // Beside the printed block: the same events, matchers and curl line, the URL from the environment.
     const printed = claudeCodeHooks({ url: 'https://hub.example.com/api/v1/hooks/claude-code' });
     const sessionStart = only<CommandHook>(printed, 'SessionStart').command;
+    // SessionStart alone sends the checkout's commit.
+    const plain = sessionStart.replace('c=$(git rev-parse HEAD 2>/dev/null); ', '').replace('"${c:+?commit=$c}"', '');
     for (const event of EVENTS) {
       assert.equal(hooks[event]![0]!.matcher, printed[event]![0]!.matcher, event);
       assert.equal(
         only<CommandHook>(hooks, event).command,
-        sessionStart.replace(
+        (event === 'SessionStart' ? sessionStart : plain).replace(
           shellQuote('https://hub.example.com/api/v1/hooks/claude-code'),
           '"${DEVSTREAM_HUB_URL}/api/v1/hooks/claude-code"',
         ),

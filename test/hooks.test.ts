@@ -6,7 +6,11 @@ import { clusterSupport, createCluster } from '../support/pg-cluster.js';
 import { backends, postgresBaseUrl, type TestDb } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
 import { WREN_COMMIT, wrenText } from './helpers/graph-fixture.js';
+import { execFileSync } from 'node:child_process';
+import { claudeCodeHooks, hookEndpoint, type CommandHook } from '../src/commands/claude-code-hooks.js';
+import { runBash } from './helpers/bash.js';
 import { eventually } from './helpers/eventually.js';
+import { tempDirs } from './helpers/temp-dirs.js';
 import { createKey } from './helpers/keys.js';
 import { rest, startServer, type TestServer } from './helpers/server.js';
 import { taskInput } from './helpers/task-input.js';
@@ -52,6 +56,7 @@ for (const backend of backends) {
     let writer: string;
     let writeOnly: string;
     const memoryIds: Record<string, string> = {};
+    const scratch = tempDirs('hook-checkout');
     let activeTask: { id: string };
 
     const hook = (token: string | undefined, body: unknown, query = '', target = () => server): Promise<Answer> =>
@@ -323,6 +328,38 @@ for (const backend of backends) {
       assert.equal(refused.body.error.code, 'FORBIDDEN');
       assert.match(refused.body.error.message, /"read" scope/);
       for (const event of ['PostToolUse', 'SessionEnd']) assert.equal((await hook(reader, input(event))).status, 200);
+    });
+
+    it('the printed SessionStart command, run by bash in a git checkout, brings the context and the commit; a stopped hub: nothing, exit 0', async () => {
+      const checkout = await scratch();
+      const git = (...args: string[]) =>
+        execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: checkout })
+          .toString()
+          .trim();
+      git('init', '-q');
+      git('commit', '-q', '--allow-empty', '-m', 'first');
+      const head = git('rev-parse', 'HEAD');
+      const command = (url: string) =>
+        (
+          claudeCodeHooks({ url: hookEndpoint(url, { project: 'Apollo Lander', repo: 'wren' }) }).SessionStart![0]!
+            .hooks[0] as CommandHook
+        ).command;
+      const stdin = JSON.stringify(input('SessionStart', { session_id: 's-curl', source: 'startup', cwd: checkout }));
+      const live = await runBash(command(server.url), stdin, { DSH_TOKEN: reader }, checkout);
+      assert.equal(live.code, 0, live.stderr);
+      const text = contextOf({ status: 200, body: JSON.parse(live.stdout), headers: new Headers() }, 'SessionStart');
+      assert.match(text, /project "Apollo Lander"/);
+      assert.match(text, /Wire the retry budget/);
+      assert.ok(text.includes(`this session is at ${head.slice(0, 12)}`), text);
+      // A wrong key (401) and a stopped hub: nothing printed, exit 0, within curl's 3 s.
+      const refused = await runBash(command(server.url), stdin, { DSH_TOKEN: 'dsh_wrong' }, checkout);
+      assert.deepEqual([refused.code, refused.stdout], [0, '']);
+      const stopped = await startServer(database);
+      const stoppedUrl = stopped.url;
+      await stopped.close();
+      const down = await runBash(command(stoppedUrl), stdin, { DSH_TOKEN: reader }, checkout);
+      assert.deepEqual([down.code, down.stdout], [0, '']);
+      assert.ok(down.ms < 10_000, `${down.ms} ms`);
     });
 
     it('metrics: hook calls by event and outcome, and the characters given', async () => {

@@ -23,7 +23,8 @@ const EVENTS: ReadonlyArray<{ event: string; matcher?: string }> = [
   { event: 'SessionStart' },
   { event: 'UserPromptSubmit' },
   { event: 'PreToolUse', matcher: 'Read|Grep|Glob' },
-  { event: 'PostToolUse' },
+  // What capture (HOOK_CAPTURE=1) records: files read and edited, DevStream task changes.
+  { event: 'PostToolUse', matcher: 'Read|Edit|MultiEdit|Write|NotebookEdit|mcp__.*devstream_(create|update)_task' },
   { event: 'Stop' },
   { event: 'SessionEnd' },
 ];
@@ -88,10 +89,13 @@ export function hookEndpoint(base: string, scope: { project?: string; repo?: str
  * and prints the hub's answer, Claude Code's hook output. Needs only sh and curl; a hub that is
  * down, slow (over CURL_MAX_S) or refusing prints nothing and exits 0, so the session goes on.
  */
-function curlCommand(endpointWord: string, tokenEnv: string): string {
+function curlCommand(endpointWord: string, tokenEnv: string, commit?: { separator: '?' | '&' }): string {
+  // SessionStart sends the checkout's commit (none outside a git checkout), for the graph's freshness line.
+  const head = commit ? 'c=$(git rev-parse HEAD 2>/dev/null); ' : '';
+  const query = commit ? `"\${c:+${commit.separator}commit=$c}"` : '';
   return (
-    `curl -fsS -m ${CURL_MAX_S} -X POST -H "Authorization: Bearer $${tokenEnv}" ` +
-    `-H 'Content-Type: application/json' --data-binary @- ${endpointWord} 2>/dev/null || true`
+    `${head}curl -fsS -m ${CURL_MAX_S} -X POST -H "Authorization: Bearer $${tokenEnv}" ` +
+    `-H 'Content-Type: application/json' --data-binary @- ${endpointWord}${query} 2>/dev/null || true`
   );
 }
 
@@ -101,17 +105,18 @@ function curlCommand(endpointWord: string, tokenEnv: string): string {
  */
 export function claudeCodeHooks(target: HookTarget, tokenEnv: string = DEFAULT_TOKEN_ENV): HooksBlock {
   if (!SHELL_NAME.test(tokenEnv)) throw new Error(`not a shell variable name: ${tokenEnv}`);
-  const command = (word: string): CommandHook => ({
+  const command = (word: string, commit?: { separator: '?' | '&' }): CommandHook => ({
     type: 'command',
-    command: curlCommand(word, tokenEnv),
+    command: curlCommand(word, tokenEnv, commit),
     timeout: HOOK_TIMEOUT_S,
   });
   const hookFor = (event: string): HttpHook | CommandHook => {
+    const start = event === 'SessionStart';
     if ('urlEnv' in target) {
       if (!SHELL_NAME.test(target.urlEnv)) throw new Error(`not a shell variable name: ${target.urlEnv}`);
-      return command(`"\${${target.urlEnv}}${HOOK_PATH}"`);
+      return command(`"\${${target.urlEnv}}${HOOK_PATH}"`, start ? { separator: '?' } : undefined);
     }
-    if (event === 'SessionStart') return command(shellQuote(target.url));
+    if (start) return command(shellQuote(target.url), { separator: target.url.includes('?') ? '&' : '?' });
     return {
       type: 'http',
       url: target.url,
