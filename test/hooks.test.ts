@@ -5,7 +5,7 @@ import { migrate } from '../src/db/migrate.js';
 import { clusterSupport, createCluster } from '../support/pg-cluster.js';
 import { backends, postgresBaseUrl, type TestDb } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
-import { WREN_COMMIT, wrenText } from './helpers/graph-fixture.js';
+import { WREN_COMMIT, uploadWren } from './helpers/graph-fixture.js';
 import { execFileSync } from 'node:child_process';
 import { claudeCodeHooks, hookEndpoint, type CommandHook } from '../src/commands/claude-code-hooks.js';
 import { runBash } from './helpers/bash.js';
@@ -100,12 +100,7 @@ for (const backend of backends) {
         assert.equal(stored.status, 201);
         memoryIds[key] = stored.body.memory_id;
       }
-      const uploaded = await fetch(`${server.url}/api/v1/graphs?repo=wren&branch=main`, {
-        method: 'POST',
-        body: wrenText,
-        headers: { 'content-type': 'application/json', ...bearer(writer) },
-      });
-      assert.equal(uploaded.status, 201, await uploaded.text());
+      await uploadWren(server.url, bearer(writer));
     });
     after(async () => {
       await second?.close();

@@ -43,5 +43,5 @@ export const HookOutputSchema = z
   .meta({ id: 'ClaudeCodeHookOutput' });
 export type HookOutput = z.output<typeof HookOutputSchema>;
 
-/** What a hook call answered with, for the metrics: context given, nothing found, not applicable, or failed. */
-export type HookOutcome = 'injected' | 'empty' | 'skipped' | 'failed';
+/** What a hook call answered with, for the metrics: context given, nothing found, not applicable, failed (fail-open), or refused (403). */
+export type HookOutcome = 'injected' | 'empty' | 'skipped' | 'failed' | 'refused';

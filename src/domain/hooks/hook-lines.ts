@@ -24,6 +24,22 @@ export function nodeLine(n: Omit<HookNodeRow, 'summary'> & { summary?: string | 
   return `- ${n.node_id} (${n.type.toLowerCase()}, ${n.file_path}:${n.start_line}-${n.end_line})${summary}`;
 }
 
+/** How a hook lists a find_symbols hit, with its node's summary. */
+export function symbolLine(
+  s: { nodeId: string; name: string; type: string; filePath: string; startLine: number; endLine: number },
+  summary: string | null | undefined,
+): string {
+  return nodeLine({
+    node_id: s.nodeId,
+    name: s.name,
+    type: s.type,
+    file_path: s.filePath,
+    start_line: s.startLine,
+    end_line: s.endLine,
+    summary,
+  });
+}
+
 /** The dedup key of a memory and of a code node (hook_injections.item). */
 export const memoryItem = (id: string) => `m:${id}`;
 export const nodeItem = (graphId: string, nodeId: string) => `n:${graphId}:${nodeId}`;

@@ -3,7 +3,7 @@ import { findSymbols } from '../graphs/find-symbols.js';
 import { searchMemory } from '../memory/search-memory.js';
 import { ContextBudget } from './context-budget.js';
 import { given, notGivenYet, type HookCall } from './hook-call.js';
-import { memoryItem, memoryLine, nodeItem, nodeLine } from './hook-lines.js';
+import { memoryItem, memoryLine, nodeItem, symbolLine } from './hook-lines.js';
 
 /** Prompts of fewer words get nothing ("yes", "go on", "/compact"): there is nothing to search for. */
 export const MIN_PROMPT_WORDS = 3;
@@ -82,15 +82,7 @@ export async function promptContext(call: HookCall): Promise<string> {
     );
     budget.heading(`Code the prompt names (${graph.repo} @ ${graph.commitHash.slice(0, 10)}):`);
     for (const s of newSymbols) {
-      const line = nodeLine({
-        node_id: s.nodeId,
-        name: s.name,
-        type: s.type,
-        file_path: s.filePath,
-        start_line: s.startLine,
-        end_line: s.endLine,
-        summary: summaries.get(s.nodeId),
-      });
+      const line = symbolLine(s, summaries.get(s.nodeId));
       if (budget.add(line)) shown.push(nodeItem(graph.graphId, s.nodeId));
     }
   }

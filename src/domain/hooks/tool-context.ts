@@ -4,7 +4,7 @@ import { findSymbols } from '../graphs/find-symbols.js';
 import { searchMemory } from '../memory/search-memory.js';
 import { ContextBudget } from './context-budget.js';
 import { given, notGivenYet, type HookCall } from './hook-call.js';
-import { memoryItem, memoryLine, nodeItem, nodeLine } from './hook-lines.js';
+import { memoryItem, memoryLine, nodeItem, nodeLine, symbolLine } from './hook-lines.js';
 
 /** Symbols of a read file shown at most, and memories about it. */
 const FILE_SYMBOLS = 6;
@@ -104,15 +104,7 @@ export async function toolContext(call: HookCall): Promise<string> {
   );
   const shown: string[] = [];
   for (const s of newSymbols) {
-    const line = nodeLine({
-      node_id: s.nodeId,
-      name: s.name,
-      type: s.type,
-      file_path: s.filePath,
-      start_line: s.startLine,
-      end_line: s.endLine,
-      summary: summaries.get(s.nodeId),
-    });
+    const line = symbolLine(s, summaries.get(s.nodeId));
     if (budget.add(line)) shown.push(nodeItem(graph.graphId, s.nodeId));
   }
   await given(call, shown);

@@ -1,18 +1,13 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../schema.js';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database, GraphNodesTable } from '../../schema.js';
 
 type Db = Kysely<Database>;
 
 /** A node as a hook shows it: where it is and the first of its summaries. */
-export interface HookNodeRow {
-  node_id: string;
-  name: string;
-  type: string;
-  file_path: string;
-  start_line: number;
-  end_line: number;
-  summary: string | null;
-}
+export type HookNodeRow = Pick<
+  Selectable<GraphNodesTable>,
+  'node_id' | 'name' | 'type' | 'file_path' | 'start_line' | 'end_line'
+> & { summary: string | null };
 
 /**
  * The main symbols of a file: its nodes but the file itself and references (GHOST), the
