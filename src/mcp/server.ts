@@ -86,6 +86,9 @@ const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
  */
 export const LIST_TTL_MS = 60_000;
 
+/** Resource links at most after a tool result's text (a page of tasks may hold 500). */
+export const MAX_RESULT_LINKS = 20;
+
 /**
  * The SDK's Server, except that a request not fitting its method's schema (`tools/call` without
  * params, `logging/setLevel` with an unknown level…) is answered -32602 Invalid params naming the
@@ -336,8 +339,12 @@ export function createMcpServer(
       const ms = performance.now() - started;
       deps.metrics?.toolCalls.observe({ tool: op.name, outcome: 'ok' }, ms / 1000);
       ctx.notice('debug', `${op.name} took ${ms.toFixed(1)} ms`, { tool: op.name });
+      const links = (op.links?.(output as never) ?? []).slice(0, MAX_RESULT_LINKS);
       return {
-        content: [{ type: 'text', text: op.render(output as never, input as never) }],
+        content: [
+          { type: 'text', text: op.render(output as never, input as never) },
+          ...links.map((link) => ({ type: 'resource_link' as const, ...link, mimeType: 'application/json' })),
+        ],
         structuredContent: output as Record<string, unknown>,
       };
     } catch (thrown) {
