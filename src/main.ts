@@ -22,8 +22,9 @@ Commands:
             and/or upload it: analyze <path> [--out <file>] [--upload <server>] [--repo <name>]
             [--token <key>] [--branch <name>] [--include <glob>]… [--exclude <glob>]… [--quiet]
             (--repo defaults to the folder's name)
-  keys      Manage API keys in DATABASE_URL: keys create <name> [--scopes read,write,admin],
-            keys list [--all], keys revoke <name> (with embedded PGlite: use /api/v1/keys)
+  keys      Manage API keys in DATABASE_URL: keys create <name> [--scopes read,write,admin]
+            [--profile core|all], keys list [--all], keys revoke <name> (with embedded PGlite:
+            use /api/v1/keys)
   upload    Upload a DevLens commit file or graph folder to a server:
             upload <file | folder> --url <server> [--repo <name>] [--commit <hash>] [--branch <name>]
             [--token <key>] (--repo defaults to the repoPath in the graph folder's meta.json, else
@@ -172,6 +173,7 @@ export async function main(argv: string[]): Promise<number> {
       branch: { type: 'string' },
       token: { type: 'string' },
       scopes: { type: 'string' },
+      profile: { type: 'string' },
     },
   });
   const command = values.help ? 'help' : values.version ? 'version' : (positionals[0] ?? 'serve');
@@ -215,6 +217,7 @@ export async function main(argv: string[]): Promise<number> {
     return keysCommand(config, async () => (await openMigrated(config)).db, {
       positionals: positionals.slice(1),
       scopes: typeof values.scopes === 'string' ? values.scopes : undefined,
+      profile: typeof values.profile === 'string' ? values.profile : undefined,
       all: values.all === true,
     });
   }

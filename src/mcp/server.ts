@@ -28,6 +28,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { SCOPES, type Scope } from '../auth/scopes.js';
+import type { ToolProfileName } from '../auth/tool-profiles.js';
 import type { Context, Services } from '../domain/context.js';
 import type { Caller } from '../auth/scopes.js';
 import type { Logger } from '../logger.js';
@@ -139,9 +140,9 @@ export type Era = 'legacy' | 'modern';
 const PARAM_HEADERS: Record<string, string> = { repo: 'Repo', project: 'Project' };
 
 /**
- * Tool profiles (`?tools=` on the MCP URL, issue 23): `all` (the default) lists every tool the key
- * may call; `core` only the six most sessions need, so their definitions cost a fraction of the
- * context (bench/tool-profiles.ts measures it).
+ * Tool profiles (`?tools=` on the MCP URL, else the key's default, issue 23): `all` (the default)
+ * lists every tool the key may call; `core` only the six most sessions need, so their definitions
+ * cost a fraction of the context (bench/tool-profiles.ts measures it).
  */
 export const TOOL_PROFILES = {
   all: null,
@@ -153,7 +154,7 @@ export const TOOL_PROFILES = {
     'devstream_list_tasks',
     'devstream_update_task',
   ],
-} as const satisfies Record<string, readonly string[] | null>;
+} as const satisfies Record<ToolProfileName, readonly string[] | null>;
 export type ToolProfile = keyof typeof TOOL_PROFILES;
 
 /** The tools of a profile, in the registry's order. */
