@@ -393,6 +393,22 @@ for (const backend of backends) {
         }
       }
 
+      // A stateless server (MCP_STATELESS=1) answers each legacy POST with the key's default too.
+      const stateless = await startServer(database, {
+        auth: { mode: 'required', adminToken: ADMIN_TOKEN },
+        mcpStateless: true,
+      });
+      try {
+        const { client } = await connectMcp(stateless.url, '/mcp', bearer(token));
+        try {
+          assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), core, 'stateless');
+        } finally {
+          await client.close();
+        }
+      } finally {
+        await stateless.close();
+      }
+
       for (const profile of ['most', '', null, 3]) {
         const body = { name: 'odd-agent', scopes: ['read'], profile };
         const refused = await rest(server.url, 'POST', '/api/v1/keys', body, bearer(ADMIN_TOKEN));
