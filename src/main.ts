@@ -22,8 +22,9 @@ Commands:
             and/or upload it: analyze <path> [--out <file>] [--upload <server>] [--repo <name>]
             [--token <key>] [--branch <name>] [--include <glob>]… [--exclude <glob>]… [--quiet]
             (--repo defaults to the folder's name)
-  keys      Manage API keys in DATABASE_URL: keys create <name> [--scopes read,write,admin],
-            keys list [--all], keys revoke <name> (with embedded PGlite: use /api/v1/keys)
+  keys      Manage API keys in DATABASE_URL: keys create <name> [--scopes read,write,admin]
+            [--profile core|all], keys list [--all], keys revoke <name> (with embedded PGlite:
+            use /api/v1/keys)
   upload    Upload a DevLens commit file or graph folder to a server:
             upload <file | folder> --url <server> [--repo <name>] [--commit <hash>] [--branch <name>]
             [--token <key>] (--repo defaults to the repoPath in the graph folder's meta.json, else
@@ -179,6 +180,7 @@ export async function main(argv: string[]): Promise<number> {
       'token-env': { type: 'string' },
       project: { type: 'string' },
       settings: { type: 'string' },
+      profile: { type: 'string' },
     },
   });
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -239,6 +241,7 @@ export async function main(argv: string[]): Promise<number> {
     return keysCommand(config, async () => (await openMigrated(config)).db, {
       positionals: positionals.slice(1),
       scopes: typeof values.scopes === 'string' ? values.scopes : undefined,
+      profile: typeof values.profile === 'string' ? values.profile : undefined,
       all: values.all === true,
     });
   }

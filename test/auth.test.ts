@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { operations, tools } from '../src/operations/index.js';
 import type { Scope } from '../src/auth/scopes.js';
+import { TOOL_PROFILES } from '../src/mcp/server.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
 import { createKey } from './helpers/keys.js';
@@ -347,6 +348,77 @@ for (const backend of backends) {
         404,
         'already revoked',
       );
+    });
+
+    test("a key's default tool profile: core keys see the core tools in both eras unless ?tools= says otherwise; list shows it; a bad one is 400 naming profile", async () => {
+      const created = await rest(
+        server.url,
+        'POST',
+        '/api/v1/keys',
+        { name: 'core-agent', scopes: ['read', 'write'], profile: 'core' },
+        bearer(ADMIN_TOKEN),
+      );
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.equal(created.body.profile, 'core');
+      const token = created.body.token as string;
+      const listed = await rest(server.url, 'GET', '/api/v1/keys', undefined, bearer(ADMIN_TOKEN));
+      const profiles = Object.fromEntries(listed.body.keys.map((k: any) => [k.name, k.profile]));
+      assert.equal(profiles['core-agent'], 'core');
+      assert.equal(profiles.writer, null, 'a key made without one has none (all)');
+
+      const core = [...TOOL_PROFILES.core].sort();
+      const every = tools.map((op) => op.name).sort();
+      const names = async (path: string, key: string, era: 'legacy' | 'modern') => {
+        const { client } = await connectMcp(server.url, path, bearer(key), { era });
+        try {
+          return (await client.listTools()).tools.map((t) => t.name).sort();
+        } finally {
+          await client.close();
+        }
+      };
+      for (const era of ['legacy', 'modern'] as const) {
+        assert.deepEqual(await names('/mcp', token, era), core, `${era}: the key's default`);
+        assert.deepEqual(await names('/mcp?tools=all', token, era), every, `${era}: ?tools=all wins`);
+        assert.deepEqual(await names('/mcp', tokens.writer!, era), every, `${era}: no default, no ?tools=: all`);
+        assert.deepEqual(await names('/mcp?tools=core', tokens.writer!, era), core, `${era}: ?tools=core`);
+        const { client } = await connectMcp(server.url, '/mcp', bearer(token), { era });
+        try {
+          await assert.rejects(
+            client.callTool({ name: 'devstream_create_task', arguments: {} }),
+            /not in the core profile/,
+            era,
+          );
+        } finally {
+          await client.close();
+        }
+      }
+
+      // A stateless server (MCP_STATELESS=1) answers each legacy POST with the key's default too.
+      const stateless = await startServer(database, {
+        auth: { mode: 'required', adminToken: ADMIN_TOKEN },
+        mcpStateless: true,
+      });
+      try {
+        const { client } = await connectMcp(stateless.url, '/mcp', bearer(token));
+        try {
+          assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), core, 'stateless');
+        } finally {
+          await client.close();
+        }
+      } finally {
+        await stateless.close();
+      }
+
+      for (const profile of ['most', '', null, 3]) {
+        const body = { name: 'odd-agent', scopes: ['read'], profile };
+        const refused = await rest(server.url, 'POST', '/api/v1/keys', body, bearer(ADMIN_TOKEN));
+        assert.equal(refused.status, 400, JSON.stringify(body));
+        assert.equal(refused.body.error.code, 'VALIDATION_ERROR');
+        assert.ok(
+          refused.body.error.details.issues.some((i: { field: string }) => i.field === 'profile'),
+          JSON.stringify(refused.body),
+        );
+      }
     });
   });
 }

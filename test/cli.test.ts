@@ -100,8 +100,16 @@ describe('the devstream-hub command', () => {
         const dup = await cli(['keys', 'create', 'CI-BOT'], env);
         assert.equal(dup.code, 1);
         assert.match(dup.stderr, /CONFLICT/);
+        const core = await cli(['keys', 'create', 'core-bot', '--profile', 'core'], env);
+        assert.equal(core.code, 0, core.stderr);
+        assert.match(core.stdout, /with scopes read and tool profile core\./);
+        const badProfile = await cli(['keys', 'create', 'odd-bot', '--profile', 'most'], env);
+        assert.equal(badProfile.code, 1);
+        assert.match(badProfile.stderr, /VALIDATION_ERROR: profile/);
         const listed = await cli(['keys', 'list'], env);
-        assert.match(listed.stdout, /^ci-bot\s+read,write\s+created .* last used never$/m);
+        assert.match(listed.stdout, /^ci-bot\s+read,write\s+tools all\s+created .* last used never$/m);
+        assert.match(listed.stdout, /^core-bot\s+read\s+tools core\s+created /m);
+        assert.ok(!listed.stdout.includes('odd-bot'), 'the refused key was not made');
         assert.ok(!listed.stdout.includes(token!), 'list shows no tokens');
 
         const server = await startServer(database, { auth: { mode: 'required', adminToken: undefined } });

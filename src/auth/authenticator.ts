@@ -62,6 +62,7 @@ export class Authenticator {
     return {
       name: key.name,
       scopes: new Set(key.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s))),
+      ...(key.tool_profile ? { toolProfile: key.tool_profile } : {}),
     };
   }
 }

@@ -1,13 +1,18 @@
 import { AppError } from '../errors.js';
+import type { ToolProfileName } from './tool-profiles.js';
 
 /** `read`: list/search/get; `write`: create/update/store/delete/upload; `admin`: API keys. */
 export const SCOPES = ['read', 'write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** Who is calling: the API key's name (recorded as created_by), null when AUTH=off; its scopes. */
+/**
+ * Who is calling: the API key's name (recorded as created_by), null when AUTH=off; its scopes; the
+ * key's default MCP tool profile, when it has one.
+ */
 export interface Caller {
   name: string | null;
   scopes: ReadonlySet<Scope>;
+  toolProfile?: ToolProfileName;
 }
 
 /** Throws FORBIDDEN unless the caller holds `scope`; `what` names the refused action. */

@@ -6,6 +6,7 @@ import { createKeyOp, listKeysOp, revokeKeyOp } from '../operations/keys.js';
 import { parseInput } from '../operations/operation.js';
 
 export const KEYS_USAGE = `Usage: devstream-hub keys create <name> [--scopes read,write,admin]   (default scopes: read)
+                             [--profile core|all]   (its MCP sessions' default tools; ?tools= wins)
        devstream-hub keys list [--all]                                   (--all: revoked keys too)
        devstream-hub keys revoke <name>`;
 
@@ -20,7 +21,7 @@ const CLI_CALLER = { name: 'cli', scopes: new Set(['read', 'write', 'admin'] as 
 export async function keysCommand(
   config: Config,
   open: () => Promise<Db>,
-  args: { positionals: string[]; scopes?: string; all: boolean },
+  args: { positionals: string[]; scopes?: string; profile?: string; all: boolean },
 ): Promise<number> {
   const [action, name] = args.positionals;
   if (action !== 'create' && action !== 'list' && action !== 'revoke') {
@@ -45,17 +46,22 @@ export async function keysCommand(
           .split(',')
           .map((s) => s.trim())
           .filter(Boolean),
+        ...(args.profile === undefined ? {} : { profile: args.profile }),
       });
       const key = await createKey(ctx, input);
+      const tools = key.profile ? ` and tool profile ${key.profile}` : '';
       console.log(
-        `Created API key "${key.name}" with scopes ${key.scopes.join(', ')}. Its token, shown only now:\n\n${key.token}\n`,
+        `Created API key "${key.name}" with scopes ${key.scopes.join(', ')}${tools}. Its token, shown only now:\n\n${key.token}\n`,
       );
     } else if (action === 'list') {
       const { keys } = await listKeys(ctx, parseInput(listKeysOp, { include_revoked: args.all }));
       if (keys.length === 0) console.log('No API keys.');
       for (const k of keys) {
         const state = k.revoked_at ? `revoked ${k.revoked_at}` : `last used ${k.last_used_at ?? 'never'}`;
-        console.log(`${k.name.padEnd(24)} ${k.scopes.join(',').padEnd(16)} created ${k.created_at}  ${state}`);
+        const tools = `tools ${k.profile ?? 'all'}`;
+        console.log(
+          `${k.name.padEnd(24)} ${k.scopes.join(',').padEnd(16)} ${tools.padEnd(10)} created ${k.created_at}  ${state}`,
+        );
       }
     } else {
       const { key } = await revokeKey(ctx, parseInput(revokeKeyOp, { name }));

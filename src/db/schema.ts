@@ -271,6 +271,8 @@ export interface ApiKeysTable {
   created_at: Timestamp;
   last_used_at: NullableTimestamp;
   revoked_at: NullableTimestamp;
+  /** The default MCP tool profile; null: none set (all). */
+  tool_profile: 'all' | 'core' | null;
 }
 
 /** What a Claude Code hook session was already given (migrations/0013). */

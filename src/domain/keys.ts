@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ADMIN_TOKEN_CALLER } from '../auth/authenticator.js';
 import { SCOPES } from '../auth/scopes.js';
+import { TOOL_PROFILE_NAMES, type ToolProfileName } from '../auth/tool-profiles.js';
 import { newToken, hashToken } from '../auth/tokens.js';
 import { insertApiKey, listApiKeys, liveKeyNames, revokeApiKey, type ApiKeyRow } from '../db/queries/api-keys.js';
 import { notifyChange } from '../db/change-events.js';
@@ -27,9 +28,18 @@ export const ScopesSchema = z
   .max(3)
   .transform((scopes) => SCOPES.filter((s) => scopes.includes(s)));
 
+/** A key's default MCP tool profile, as its create input names it. */
+export const ProfileSchema = z.enum(TOOL_PROFILE_NAMES);
+
+const profileOut = z
+  .enum(TOOL_PROFILE_NAMES)
+  .nullable()
+  .describe("The key's default MCP tool profile (?tools= on the MCP URL wins); null: none set, so all");
+
 export const ApiKeySchema = z.object({
   name: z.string(),
   scopes: z.array(z.enum(SCOPES)),
+  profile: profileOut,
   created_by: z.string().nullable(),
   created_at: z.string(),
   last_used_at: z.string().nullable().describe('Recorded at most once a minute'),
@@ -41,6 +51,7 @@ function toApiKey(row: ApiKeyRow): ApiKey {
   return {
     name: row.name,
     scopes: SCOPES.filter((s) => row.scopes.includes(s)),
+    profile: row.tool_profile,
     created_by: row.created_by,
     created_at: iso(row.created_at),
     last_used_at: isoOrNull(row.last_used_at),
@@ -52,6 +63,7 @@ function toApiKey(row: ApiKeyRow): ApiKey {
 export const CreateKeyResultSchema = z.object({
   name: z.string(),
   scopes: z.array(z.enum(SCOPES)),
+  profile: profileOut,
   token: z.string().describe('Bearer token (dsh_…); shown once'),
   created_at: z.string(),
 });
@@ -60,7 +72,7 @@ export type CreateKeyResult = z.output<typeof CreateKeyResultSchema>;
 /** A new key; its token is in this answer only (the database keeps a hash). */
 export async function createKey(
   ctx: Pick<Context, 'db' | 'caller'>,
-  input: { name: string; scopes: (typeof SCOPES)[number][] },
+  input: { name: string; scopes: (typeof SCOPES)[number][]; profile?: ToolProfileName | undefined },
 ): Promise<CreateKeyResult> {
   const token = newToken();
   try {
@@ -72,11 +84,13 @@ export async function createKey(
         tokenHash: hashToken(token),
         scopes: input.scopes,
         createdBy: ctx.caller.name,
+        toolProfile: input.profile ?? null,
       });
       await notifyChange(trx, { type: 'key-changed', name: inserted.name });
       return inserted;
     });
-    return { name: row.name, scopes: toApiKey(row).scopes, token, created_at: iso(row.created_at) };
+    const key = toApiKey(row);
+    return { name: key.name, scopes: key.scopes, profile: key.profile, token, created_at: key.created_at };
   } catch (error) {
     if (isDbError(error) && fromDbError(error).code === 'CONFLICT') {
       throw new AppError('CONFLICT', `An API key named "${input.name}" exists (revoked keys keep their names)`, {

@@ -5,8 +5,8 @@ import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/scopes.js';
+import { taskUri } from '../domain/resource-links.js';
 import { repoHeader } from '../repo-header.js';
-import { taskUri } from './resources.js';
 import { createMcpServer, createModernMcpServer, TOOL_PROFILES, type McpDeps, type ToolProfile } from './server.js';
 import { SessionStore, type McpSessions, type Session } from './session-store.js';
 
@@ -139,9 +139,9 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     const name = request.headers['mcp-name'];
     options.metrics?.mcpRequests.inc({ era: MODERN_ERA, method: methodLabel(method) });
     request.log = request.log.child({ mcp: { era: MODERN_ERA, method, name } });
-    const profile = toolProfile(request, reply);
-    if (!profile) return;
     const caller = options.callerOf(request);
+    const profile = toolProfile(request, reply, caller);
+    if (!profile) return;
     const principal: Principal = { caller, defaultRepo: sessionRepo(request), profile };
     const auth: AuthInfo = {
       token: '',
@@ -170,10 +170,11 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     sessionsGauge(() => 0);
     app.post('/mcp', MCP_ROUTE, async (request, reply) => {
       if (!(await isLegacy(request))) return serveModern(request, reply);
-      const profile = toolProfile(request, reply);
+      const caller = options.callerOf(request);
+      const profile = toolProfile(request, reply, caller);
       if (!profile) return reply;
       await countBatch(request, reply);
-      const server = createMcpServer(options, options.callerOf(request), sessionRepo(request), 'legacy', profile);
+      const server = createMcpServer(options, caller, sessionRepo(request), 'legacy', profile);
       const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       // Closing the transport also detaches the server (the SDK's Protocol cleans up on transport close).
       reply.raw.on('close', () => void transport.close());
@@ -260,10 +261,10 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     if (!isInitializeRequest(request.body)) {
       return rpcError(reply, 400, -32000, 'Bad Request: no Mcp-Session-Id header and the request is not initialize');
     }
-    // A session's tool profile is the one its initialize asked for (?tools= on the MCP URL).
-    const profile = toolProfile(request, reply);
-    if (!profile) return reply;
+    // A session's tool profile is the one its initialize asked for (?tools= on the MCP URL, else the key's).
     const caller = options.callerOf(request);
+    const profile = toolProfile(request, reply, caller);
+    if (!profile) return reply;
     const holder = options.holderOf(request);
     const server = createMcpServer(options, caller, sessionRepo(request), 'legacy', profile);
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
@@ -335,12 +336,13 @@ function listenForChanges(
 }
 
 /**
- * The tool profile a request asks for with `?tools=` on the MCP URL (`all` without it), or
- * undefined once a bad value has been answered 400 (-32602, naming `tools`).
+ * The tool profile a request asks for with `?tools=` on the MCP URL, else its key's default
+ * (`keys create --profile`), else `all`; or undefined once a bad value has been answered 400
+ * (-32602, naming `tools`).
  */
-function toolProfile(request: FastifyRequest, reply: FastifyReply): ToolProfile | undefined {
+function toolProfile(request: FastifyRequest, reply: FastifyReply, caller: Caller): ToolProfile | undefined {
   const asked = (request.query as Record<string, unknown> | undefined)?.tools;
-  if (asked === undefined || asked === '') return 'all';
+  if (asked === undefined || asked === '') return caller.toolProfile ?? 'all';
   if (typeof asked === 'string' && Object.hasOwn(TOOL_PROFILES, asked)) return asked as ToolProfile;
   rpcError(
     reply,

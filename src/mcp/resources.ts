@@ -1,14 +1,22 @@
-import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
+import type { Caller } from '../auth/scopes.js';
 import type { Services } from '../domain/context.js';
 import { graphMeta, listGraphs } from '../domain/graphs/graphs.js';
+import { findMemory } from '../domain/memory/get-memory.js';
 import { getTask } from '../domain/tasks/get-task.js';
+import { findPlanSummary } from '../domain/tasks/list-plans.js';
 
 const REPOS = 'devlens://repos';
 const META = /^devlens:\/\/graph\/([A-Za-z0-9._-]{1,64})\/meta$/;
-const TASK = /^devstream:\/\/task\/([^/]{1,64})$/;
+/** `devstream://{kind}/{id}`: a task, plan or memory. */
+const ITEM = /^devstream:\/\/(task|plan|memory)\/([^/]{1,64})$/;
 
-/** A task's resource URI: subscribers hear `notifications/resources/updated` for it when it changes. */
-export const taskUri = (id: string) => `devstream://task/${id}`;
+/** Each kind's reader: the item, or null when there is none (or the id cannot be one). */
+const ITEMS: Record<string, (services: Services, id: string) => Promise<object | null>> = {
+  task: getTask,
+  plan: findPlanSummary,
+  memory: findMemory,
+};
 
 /** The URIs a 2025-era session subscribed to (resources/subscribe), by its server. */
 const subscriptions = new WeakMap<Server, Set<string>>();
@@ -18,15 +26,28 @@ export const subscribedTo = (server: Server, uri: string): boolean => subscripti
 
 /**
  * DevLens's resources: `devlens://repos` (every uploaded graph, as the `repo` tool lists them) and
- * `devlens://graph/{graphId}/meta` (one graph's latest commit with its statistics); and a task,
- * `devstream://task/{id}` (a template: tasks are too many to list), which a client may subscribe to —
- * `resources/subscribe` in the 2025 era, a `subscriptions/listen` filter in the 2026 one.
+ * `devlens://graph/{graphId}/meta` (one graph's latest commit with its statistics); and DevStream's
+ * items as templates (too many to list; tool results link to them): a task, `devstream://task/{id}`,
+ * which a client may subscribe to — `resources/subscribe` in the 2025 era, a `subscriptions/listen`
+ * filter in the 2026 one; a plan, `devstream://plan/{id}` (as devstream_list_plans lists it); a
+ * memory, `devstream://memory/{id}` (as devstream_get_memory gives it). An unknown id is
+ * ResourceNotFoundError (SEP-2164), in both eras.
  */
-export function registerResources(server: Server, services: Services, era: 'legacy' | 'modern'): void {
+export function registerResources(server: Server, services: Services, era: 'legacy' | 'modern', caller: Caller): void {
+  // What resources hold (tasks, plans, memories, graphs) is what the read scope reads.
+  const mayRead = () => {
+    if (caller.scopes.has('read')) return;
+    const held = [...caller.scopes].join(', ') || 'none';
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
+      `FORBIDDEN: reading resources needs the "read" scope; this API key has: ${held}`,
+    );
+  };
   if (era === 'legacy') {
     const uris = new Set<string>();
     subscriptions.set(server, uris);
     server.setRequestHandler('resources/subscribe', async (request) => {
+      mayRead();
       // At most a thousand per session: a client cannot grow the server's memory without bound.
       if (uris.size < 1000) uris.add(request.params.uri);
       return {};
@@ -41,6 +62,7 @@ export function registerResources(server: Server, services: Services, era: 'lega
   });
 
   server.setRequestHandler('resources/list', async () => {
+    mayRead();
     const { graphs } = await listGraphs(services);
     return {
       resources: [
@@ -70,6 +92,18 @@ export function registerResources(server: Server, services: Services, era: 'lega
         mimeType: 'application/json',
       },
       {
+        uriTemplate: 'devstream://plan/{id}',
+        name: 'plan',
+        description: 'A plan (project) with its phases, their status and task counts',
+        mimeType: 'application/json',
+      },
+      {
+        uriTemplate: 'devstream://memory/{id}',
+        name: 'memory',
+        description: 'A memory with its content, type, keywords and project',
+        mimeType: 'application/json',
+      },
+      {
         uriTemplate: 'devlens://graph/{graphId}/meta',
         name: 'graph meta',
         description: "A graph's latest commit and its statistics",
@@ -78,13 +112,14 @@ export function registerResources(server: Server, services: Services, era: 'lega
     ],
   }));
   server.setRequestHandler('resources/read', async (request) => {
+    mayRead();
     const { uri } = request.params;
     if (uri === REPOS) return json(uri, await listGraphs(services));
-    const taskId = TASK.exec(uri)?.[1];
-    if (taskId !== undefined) {
-      const task = await getTask(services, taskId);
-      if (!task) throw new ResourceNotFoundError(uri);
-      return json(uri, task);
+    const item = ITEM.exec(uri);
+    if (item) {
+      const found = await ITEMS[item[1]!]!(services, item[2]!);
+      if (!found) throw new ResourceNotFoundError(uri);
+      return json(uri, found);
     }
     const id = META.exec(uri)?.[1];
     const meta = id ? await graphMeta(services, id) : null;

@@ -28,6 +28,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { SCOPES, type Scope } from '../auth/scopes.js';
+import type { ToolProfileName } from '../auth/tool-profiles.js';
 import type { Context, Services } from '../domain/context.js';
 import type { Caller } from '../auth/scopes.js';
 import type { Logger } from '../logger.js';
@@ -86,6 +87,9 @@ const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
  */
 export const LIST_TTL_MS = 60_000;
 
+/** Resource links at most after a tool result's text (a page of tasks may hold 500). */
+export const MAX_RESULT_LINKS = 20;
+
 /**
  * The SDK's Server, except that a request not fitting its method's schema (`tools/call` without
  * params, `logging/setLevel` with an unknown level…) is answered -32602 Invalid params naming the
@@ -136,9 +140,9 @@ export type Era = 'legacy' | 'modern';
 const PARAM_HEADERS: Record<string, string> = { repo: 'Repo', project: 'Project' };
 
 /**
- * Tool profiles (`?tools=` on the MCP URL, issue 23): `all` (the default) lists every tool the key
- * may call; `core` only the six most sessions need, so their definitions cost a fraction of the
- * context (bench/tool-profiles.ts measures it).
+ * Tool profiles (`?tools=` on the MCP URL, else the key's default, issue 23): `all` (the default)
+ * lists every tool the key may call; `core` only the six most sessions need, so their definitions
+ * cost a fraction of the context (bench/tool-profiles.ts measures it).
  */
 export const TOOL_PROFILES = {
   all: null,
@@ -150,7 +154,7 @@ export const TOOL_PROFILES = {
     'devstream_list_tasks',
     'devstream_update_task',
   ],
-} as const satisfies Record<string, readonly string[] | null>;
+} as const satisfies Record<ToolProfileName, readonly string[] | null>;
 export type ToolProfile = keyof typeof TOOL_PROFILES;
 
 /** The tools of a profile, in the registry's order. */
@@ -285,7 +289,7 @@ export function createMcpServer(
     return {};
   });
   server.setRequestHandler('tools/list', async () => ({ tools }));
-  registerResources(server, deps.services, era);
+  registerResources(server, deps.services, era, caller);
   // Prompts read with the caller's scopes, the server's default repo and its log.
   registerPrompts(server, () => ({
     ...deps.services,
@@ -336,8 +340,12 @@ export function createMcpServer(
       const ms = performance.now() - started;
       deps.metrics?.toolCalls.observe({ tool: op.name, outcome: 'ok' }, ms / 1000);
       ctx.notice('debug', `${op.name} took ${ms.toFixed(1)} ms`, { tool: op.name });
+      const links = (op.links?.(output as never) ?? []).slice(0, MAX_RESULT_LINKS);
       return {
-        content: [{ type: 'text', text: op.render(output as never, input as never) }],
+        content: [
+          { type: 'text', text: op.render(output as never, input as never) },
+          ...links.map((link) => ({ type: 'resource_link' as const, ...link, mimeType: 'application/json' })),
+        ],
         structuredContent: output as Record<string, unknown>,
       };
     } catch (thrown) {

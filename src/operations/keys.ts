@@ -7,6 +7,7 @@ import {
   ListKeysResultSchema,
   revokeKey,
   RevokeKeyResultSchema,
+  ProfileSchema,
   ScopesSchema,
 } from '../domain/keys.js';
 import { SCOPES } from '../auth/scopes.js';
@@ -23,6 +24,9 @@ export const createKeyOp = defineOperation({
   input: z.strictObject({
     name: KeyNameSchema.describe('Unique name; rows the key writes record it as created_by'),
     scopes: ScopesSchema.describe('read: list/search/get; write: create/update/store/delete/upload; admin: API keys'),
+    profile: ProfileSchema.optional().describe(
+      "The key's default MCP tool profile: core (six tools) or all; ?tools= on the MCP URL wins (default: all)",
+    ),
   }),
   output: CreateKeyResultSchema,
   scope: 'admin',
@@ -30,7 +34,8 @@ export const createKeyOp = defineOperation({
   tool: false,
   routes: [{ method: 'POST', path: '/keys', status: 201 }],
   handler: createKey,
-  render: (out) => `API key "${out.name}" (${out.scopes.join(', ')}): ${out.token}`,
+  render: (out) =>
+    `API key "${out.name}" (${out.scopes.join(', ')}${out.profile ? `; tools: ${out.profile}` : ''}): ${out.token}`,
 });
 
 export const listKeysOp = defineOperation({
@@ -45,7 +50,8 @@ export const listKeysOp = defineOperation({
   tool: false,
   routes: [{ method: 'GET', path: '/keys' }],
   handler: listKeys,
-  render: (out) => out.keys.map((k) => `${k.name} (${k.scopes.join(', ')})`).join('\n'),
+  render: (out) =>
+    out.keys.map((k) => `${k.name} (${k.scopes.join(', ')}${k.profile ? `; tools: ${k.profile}` : ''})`).join('\n'),
 });
 
 export const revokeKeyOp = defineOperation({

@@ -10,6 +10,7 @@ import { renderDeletedMemory, renderSearchResults, renderStoredMemory } from '..
 import { searchMemory, SearchMemoryResultSchema } from '../domain/memory/search-memory.js';
 import { storeMemory, StoreMemoryResultSchema } from '../domain/memory/store-memory.js';
 import { hexId, name, text, timestamp } from '../domain/fields.js';
+import { memoryLink } from '../domain/resource-links.js';
 import { defineOperation } from './operation.js';
 
 const MAX_CONTENT = 1_000_000;
@@ -66,6 +67,7 @@ export const searchMemoryOp = defineOperation({
   routes: [{ method: 'POST', path: '/memories/search' }],
   handler: searchMemory,
   render: renderSearchResults,
+  links: (out) => out.results.map(memoryLink),
 });
 
 export const deleteMemoryOp = defineOperation({

@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import type { Context } from '../domain/context.js';
+import type { ResourceLink } from '../domain/resource-links.js';
 import { validationError } from '../errors.js';
 import { toFieldIssues } from '../domain/field-issues.js';
 
 import type { Scope } from '../auth/scopes.js';
 
-export type { Scope };
+export type { ResourceLink, Scope };
 
 export interface HttpRoute {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -44,6 +45,12 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodO
   handler(ctx: Context, input: z.output<I>): Promise<z.input<O>>;
   /** The text block of the MCP result. */
   render(output: z.output<O>, input: z.output<I>): string;
+  /**
+   * The resources the result names (its tasks, plans or memories), sent after the text block as
+   * `resource_link` content items so a client can open one without another call. MCP only: the
+   * text, structuredContent and the REST body stay as they are.
+   */
+  links?(output: z.output<O>): ResourceLink[];
 }
 
 /** Identity function that keeps each operation's input/output types tied together. */

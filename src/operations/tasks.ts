@@ -12,6 +12,7 @@ import {
 } from '../domain/tasks/render.js';
 import { updateTask, UpdateTaskResultSchema } from '../domain/tasks/update-task.js';
 import { hexId, name, page, text } from '../domain/fields.js';
+import { planLink, taskLink } from '../domain/resource-links.js';
 import { defineOperation } from './operation.js';
 
 const priority = z
@@ -46,6 +47,7 @@ export const listTasksOp = defineOperation({
       offset: input.offset,
     }),
   render: renderTaskList,
+  links: (out) => out.tasks.map(taskLink),
 });
 
 export const createTaskOp = defineOperation({
@@ -110,6 +112,7 @@ export const listPlansOp = defineOperation({
   routes: [{ method: 'GET', path: '/plans' }],
   handler: listPlans,
   render: renderPlanList,
+  links: (out) => out.plans.map(planLink),
 });
 
 export const getPlanOp = defineOperation({

@@ -9,17 +9,41 @@ export interface ApiKeyRow {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  tool_profile: 'all' | 'core' | null;
 }
 
-const columns = ['id', 'name', 'scopes', 'created_by', 'created_at', 'last_used_at', 'revoked_at'] as const;
+const columns = [
+  'id',
+  'name',
+  'scopes',
+  'created_by',
+  'created_at',
+  'last_used_at',
+  'revoked_at',
+  'tool_profile',
+] as const;
 
 export async function insertApiKey(
   db: Kysely<Database>,
-  key: { id: string; name: string; tokenHash: string; scopes: string[]; createdBy: string | null },
+  key: {
+    id: string;
+    name: string;
+    tokenHash: string;
+    scopes: string[];
+    createdBy: string | null;
+    toolProfile: 'all' | 'core' | null;
+  },
 ): Promise<ApiKeyRow> {
   return db
     .insertInto('api_keys')
-    .values({ id: key.id, name: key.name, token_hash: key.tokenHash, scopes: key.scopes, created_by: key.createdBy })
+    .values({
+      id: key.id,
+      name: key.name,
+      token_hash: key.tokenHash,
+      scopes: key.scopes,
+      created_by: key.createdBy,
+      tool_profile: key.toolProfile,
+    })
     .returning(columns)
     .executeTakeFirstOrThrow();
 }

@@ -4,11 +4,24 @@ import { getMemory as getMemoryRow } from '../../db/queries/memories/get-memory.
 import { notFound } from '../../errors.js';
 import { announce } from '../announce.js';
 import type { Context } from '../context.js';
-import { MemorySchema, toMemory } from './model.js';
+import { MemorySchema, toMemory, type Memory } from './model.js';
 
 /** What `devstream_get_memory` returns (GET /api/v1/memories/{id}). */
 export const GetMemoryResultSchema = z.object({ memory: MemorySchema });
 export type GetMemoryResult = z.output<typeof GetMemoryResultSchema>;
+
+/** Memory ids are 12 lowercase hex characters (ids.ts). */
+const MEMORY_ID = /^[0-9a-f]{12}$/;
+
+/**
+ * A live memory as devstream_get_memory gives it (the `devstream://memory/{id}` resource), or null
+ * when there is none (deleted, or the id cannot be one). Reading it is not a search hit: no access is counted.
+ */
+export async function findMemory(ctx: Pick<Context, 'db'>, id: string): Promise<Memory | null> {
+  if (!MEMORY_ID.test(id)) return null;
+  const row = await getMemoryRow(ctx.db, id);
+  return row ? toMemory(row) : null;
+}
 
 export async function getMemory(ctx: Context, input: { memory_id: string }): Promise<GetMemoryResult> {
   const id = input.memory_id.toLowerCase();

@@ -74,6 +74,19 @@ export async function listPlans(
   return { plans: plans.map((p) => summarize(p, byPlan.get(p.id) ?? [])), total };
 }
 
+/** Plan ids are 12 lowercase hex characters (ids.ts). */
+const PLAN_ID = /^[0-9a-f]{12}$/;
+
+/**
+ * One plan as devstream_list_plans lists it (its phases with their task counts, not the tasks):
+ * the `devstream://plan/{id}` resource. Null when there is none, or the id cannot be one.
+ */
+export async function findPlanSummary(ctx: Pick<Context, 'db'>, id: string): Promise<PlanSummary | null> {
+  if (!PLAN_ID.test(id)) return null;
+  const plan = await queryPlan(ctx.db, id);
+  return plan ? summarize(plan, await phasesWithCounts(ctx.db, [id])) : null;
+}
+
 /** What `devstream_get_plan` returns (GET /api/v1/plans/{id}). */
 export const GetPlanResultSchema = z.object({ plan: PlanDetailSchema });
 export type GetPlanResult = z.output<typeof GetPlanResultSchema>;
