@@ -897,7 +897,7 @@ for (const backend of backends) {
       const { resourceTemplates } = await client.listResourceTemplates();
       assert.deepEqual(
         resourceTemplates.map((t) => t.uriTemplate),
-        ['devstream://task/{id}', 'devlens://graph/{graphId}/meta'],
+        ['devstream://task/{id}', 'devstream://plan/{id}', 'devstream://memory/{id}', 'devlens://graph/{graphId}/meta'],
       );
       const repos = JSON.parse(((await client.readResource({ uri: 'devlens://repos' })).contents[0] as any).text);
       assert.ok(repos.graphs.some((g: any) => g.repo === 'wren' && g.latestCommit === WREN_COMMIT));

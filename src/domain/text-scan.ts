@@ -34,3 +34,16 @@ export function cutText(text: string, max: number): string {
   const last = text.charCodeAt(max - 1);
   return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
+
+/**
+ * `text` without the characters of `leading` at its start and of `trailing` at its end, in one pass
+ * each (a regex like /\/+$/ backtracks on a long run that does not end the text).
+ * @example trimChars('./a.ts!', './', '!') === 'a.ts'
+ */
+export function trimChars(text: string, leading: string, trailing: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && leading.includes(text[start]!)) start++;
+  while (end > start && trailing.includes(text[end - 1]!)) end--;
+  return text.slice(start, end);
+}

@@ -1,6 +1,7 @@
 import { basename } from 'node:path/posix';
 import { findPlanByTitle } from '../../db/queries/plans.js';
 import { AppError } from '../../errors.js';
+import { trimChars } from '../text-scan.js';
 import type { Context } from '../context.js';
 import { listGraphs } from '../graphs/graphs.js';
 import { resolveGraph, type ResolvedGraph } from '../graphs/resolve-graph.js';
@@ -18,7 +19,7 @@ export interface HookScope {
 /** The last folder name of a working folder, POSIX or Windows. */
 export function folderName(cwd: string | undefined): string | undefined {
   if (!cwd) return undefined;
-  const name = basename(cwd.replace(/\\/g, '/').replace(/\/+$/, ''));
+  const name = basename(trimChars(cwd.replace(/\\/g, '/'), '', '/'));
   return name || undefined;
 }
 

@@ -1,6 +1,7 @@
 import { nodeSummaries } from '../../db/queries/graphs/hook-nodes.js';
 import { findSymbols } from '../graphs/find-symbols.js';
 import { searchMemory } from '../memory/search-memory.js';
+import { trimChars } from '../text-scan.js';
 import { ContextBudget } from './context-budget.js';
 import { given, notGivenYet, type HookCall } from './hook-call.js';
 import { memoryItem, memoryLine, nodeItem, symbolLine } from './hook-lines.js';
@@ -22,7 +23,7 @@ const SYMBOLS_EACH = 2;
 export function identifiersIn(prompt: string): string[] {
   const found: string[] = [];
   const add = (word: string) => {
-    const w = word.trim().replace(/^[./]+|[.,:;!?()]+$/g, '');
+    const w = trimChars(word.trim(), './', '.,:;!?()');
     if (w.length >= 3 && w.length <= 120 && !found.includes(w)) found.push(w);
   };
   for (const m of prompt.matchAll(/`([^`\n]{2,120})`/g)) add(m[1]!);
@@ -30,7 +31,7 @@ export function identifiersIn(prompt: string): string[] {
   for (const m of unquoted.matchAll(/[A-Za-z_$][\w$]*(?:(?:\.|::|\/)[A-Za-z_$][\w$-]*)+|[A-Za-z_$][\w$]*/g)) {
     const w = m[0];
     const code =
-      /[._:/]/.test(w.replace(/^_+|_+$/g, '')) || // dotted, snake_case, a::path or a/path
+      /[._:/]/.test(trimChars(w, '_', '_')) || // dotted, snake_case, a::path or a/path
       /^[a-z]+[A-Z]/.test(w) || // camelCase
       /^[A-Z][a-z0-9]+[A-Z]/.test(w); // PascalCase with a hump (not a sentence's first word)
     if (code) add(w);

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import { fileSymbols, nodeSummaries } from '../../db/queries/graphs/hook-nodes.js';
 import { findSymbols } from '../graphs/find-symbols.js';
 import { searchMemory } from '../memory/search-memory.js';
+import { trimChars } from '../text-scan.js';
 import { ContextBudget } from './context-budget.js';
 import { given, notGivenYet, type HookCall } from './hook-call.js';
 import { memoryItem, memoryLine, nodeItem, nodeLine, symbolLine } from './hook-lines.js';
@@ -18,7 +19,7 @@ const TOOLS = new Set(['Read', 'Grep', 'Glob']);
 /** A path as the graph stores it: relative to the working folder, forward slashes, no `./`. */
 export function repoPath(file: string, cwd: string | undefined): string {
   const path = file.replace(/\\/g, '/');
-  const root = cwd?.replace(/\\/g, '/').replace(/\/+$/, '');
+  const root = cwd === undefined ? undefined : trimChars(cwd.replace(/\\/g, '/'), '', '/');
   const relative = root && path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path;
   return posix.normalize(relative).replace(/^\.\//, '');
 }
