@@ -93,6 +93,8 @@ interface Row {
     ids: number;
     hit: boolean;
     serverMs: number | null;
+    /** Every `name;dur=` entry of its Server-Timing header (hook and any parts it reports). */
+    timing: Record<string, number>;
     clientMs: number;
   } | null;
   search: {
@@ -163,7 +165,14 @@ async function hookCall(
   project: string,
   sessionId: string,
   prompt: string,
-): Promise<{ status: number; context: string; serverMs: number | null; clientMs: number; body: unknown }> {
+): Promise<{
+  status: number;
+  context: string;
+  serverMs: number | null;
+  timing: Record<string, number>;
+  clientMs: number;
+  body: unknown;
+}> {
   const t = performance.now();
   const r = await post(
     url,
@@ -185,6 +194,9 @@ async function hookCall(
     status: r.status,
     context: typeof context === 'string' ? context : '',
     serverMs: Number.isNaN(dur) ? null : dur,
+    timing: Object.fromEntries(
+      [...r.timing.matchAll(/([\w-]+);dur=([\d.]+)/g)].map((m) => [m[1]!, Number(m[2])] as const),
+    ),
     clientMs,
     body: r.body,
   };
@@ -218,6 +230,12 @@ function summary(rows: Row[], budget: number) {
           nothing_share: r3(share(hooked, (r) => r.hook!.chars === 0)),
           non_200: hooked.filter((r) => r.hook!.status !== 200).length,
           server_timing_missing: hooked.length - hookServer.length,
+          server_timing_parts: Object.fromEntries(
+            [...new Set(hooked.flatMap((r) => Object.keys(r.hook!.timing)))].map((name) => [
+              name,
+              time(hooked.map((r) => r.hook!.timing[name]).filter((x): x is number => x !== undefined)),
+            ]),
+          ),
           server_ms: time(hookServer),
           client_ms: time(hooked.map((r) => r.hook!.clientMs)),
         };
@@ -331,6 +349,7 @@ async function run(
           ids: ids.size,
           hit: [...ids].some((id) => wanted.has(id)),
           serverMs: h.serverMs,
+          timing: h.timing,
           clientMs: h.clientMs,
         };
       }
@@ -448,6 +467,13 @@ function markdown(r: Result, date: string): string {
       `| ${c} | ${g.search.questions} | ${g.hooks ? pct(g.hooks.evidence_share) : ''} | ${g.hooks ? g.hooks.mean_tokens.toFixed(1) : ''} | ${g.hooks ? pct(g.hooks.nothing_share) : ''} | ${pct(g.search.evidence_share_top10)} |`,
     );
   lines.push('', `Tokens: ${r.method.tokens}. Timing: ${r.method.timing}.`, '');
+  if (h && Object.keys(h.server_timing_parts).length > 1)
+    lines.push(
+      `The hook's Server-Timing entries, p50 / p95 ms: ${Object.entries(h.server_timing_parts)
+        .map(([name, x]) => `${name} ${ms(x)}`)
+        .join(', ')}.`,
+      '',
+    );
   if (r.targets) {
     const t = r.targets;
     lines.push(
