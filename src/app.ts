@@ -13,6 +13,7 @@ import { callerOf, clientKey, registerAuth } from './http/auth.js';
 import { closeRateLimitRedis, connectRateLimitRedis, rateLimitRedis } from './http/rate-limit-redis.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/errors.js';
 import { registerGraphUpload } from './http/graph-upload.js';
+import { registerHookRoutes } from './http/hooks.js';
 import { registerHealth } from './http/health.js';
 import { registerHostCheck } from './http/host-check.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -67,6 +68,7 @@ type AppConfig = Pick<
   | 'graphs'
   | 'graphUploads'
   | 'packet'
+  | 'hooks'
   | 'auth'
   | 'limits'
   | 'metricsToken'
@@ -181,6 +183,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     tools,
     callerOf,
   });
+  await registerHookRoutes(app, { services, settings: config.hooks, metrics, callerOf });
   const uploads = await registerGraphUpload(app, {
     services,
     callerOf,

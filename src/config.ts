@@ -164,6 +164,10 @@ const envSchema = z.object({
   DEVLENS_PACKET_CODE: flag('0'),
   DEVLENS_PACKET_ANSWER: flag('1'),
   DEVLENS_PACKET_RANKER: z.enum(['rrf', 'legacy'], { error: 'must be rrf or legacy' }).default('rrf'),
+  // Claude Code hooks (POST /api/v1/hooks/claude-code): ≤ 2,500 tokens fits Claude Code's 10,000-character cap.
+  HOOK_CONTEXT_TOKENS: int(100, 2_500, 1_500),
+  HOOK_CAPTURE: flag('0'),
+  HOOK_SESSION_TTL_HOURS: int(1, 8_760, 24),
 });
 
 /** `268435456`, `256MB`, `256 MiB`, `1GB` → bytes (binary units); null when unreadable or under 1 KiB. */
@@ -300,6 +304,15 @@ const configSchema = envSchema
       /** Bytes per second an upload's body must keep up, averaged over each window. */
       minRate: e.GRAPH_UPLOAD_MIN_RATE,
       rateWindowMs: e.GRAPH_UPLOAD_RATE_WINDOW_S * 1000,
+    },
+    /** Claude Code hooks (src/domain/hooks). */
+    hooks: {
+      /** Budget of one hook answer's context, in tokens (chars / 4). */
+      contextTokens: e.HOOK_CONTEXT_TOKENS,
+      /** Store each session's files and task changes as one `context` memory when it ends. */
+      capture: e.HOOK_CAPTURE,
+      /** How long a session's dedup records and capture are kept after its last hook. */
+      sessionTtlMs: e.HOOK_SESSION_TTL_HOURS * 3_600_000,
     },
     /** What a resolve_context packet shows (spec "Packet content toggles"). */
     packet: {

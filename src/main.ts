@@ -28,6 +28,10 @@ Commands:
             upload <file | folder> --url <server> [--repo <name>] [--commit <hash>] [--branch <name>]
             [--token <key>] (--repo defaults to the repoPath in the graph folder's meta.json, else
             to the name of the folder the commit file is in)
+  hooks     Claude Code hooks that bring the hub's context into each session:
+            hooks print --url <hub> [--token-env DSH_TOKEN] [--project <name>] [--repo <name>]
+            (the hooks block for .claude/settings.json, as JSON), hooks install … [--settings <file>]
+            (merged into ./.claude/settings.json or <file>); hooks --help for more
   help      Show this text
 
 analyze --upload and upload --url take the server as an http(s) URL (http://127.0.0.1:7000), and
@@ -172,8 +176,29 @@ export async function main(argv: string[]): Promise<number> {
       branch: { type: 'string' },
       token: { type: 'string' },
       scopes: { type: 'string' },
+      'token-env': { type: 'string' },
+      project: { type: 'string' },
+      settings: { type: 'string' },
     },
   });
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  if (positionals[0] === 'hooks') {
+    // Writes settings for Claude Code: no configuration, no database, no server.
+    const { HOOKS_USAGE, hooksCommand } = await import('./commands/hooks.js');
+    if (values.help) {
+      console.log(HOOKS_USAGE);
+      return 0;
+    }
+    return hooksCommand({
+      positionals: positionals.slice(1),
+      url: str(values.url),
+      tokenEnv: str(values['token-env']),
+      project: str(values.project),
+      repo: str(values.repo),
+      settings: str(values.settings),
+      token: values.token !== undefined,
+    });
+  }
   const command = values.help ? 'help' : values.version ? 'version' : (positionals[0] ?? 'serve');
   if (command === 'help') {
     console.log(USAGE);
@@ -185,7 +210,6 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (command === 'upload') {
     // A client of a running server: no configuration, no database.
-    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
     const { upload } = await import('./commands/upload.js');
     return upload({
       target: positionals[1],

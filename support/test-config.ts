@@ -22,6 +22,7 @@ export const testConfig = (overrides: Partial<ServerConfig> = {}): ServerConfig 
   searchWeights: loadConfig({}).searchWeights,
   graphs: { retention: 20, uploadLimit: 256 * 1024 * 1024, analyzeRoots: [] },
   packet: { meta: true, code: false, answer: true, ranker: 'rrf' },
+  hooks: { contextTokens: 1_500, capture: false, sessionTtlMs: 86_400_000 },
   graphUploads: { max: 4, perKey: 2, minRate: 10 * 1024, rateWindowMs: 10_000 },
   auth: { mode: 'off', adminToken: undefined },
   metricsToken: undefined,

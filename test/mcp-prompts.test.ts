@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { backends, type TestDb } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
-import { wrenText } from './helpers/graph-fixture.js';
+import { uploadWren } from './helpers/graph-fixture.js';
 import { createKey } from './helpers/keys.js';
 import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
 import { taskInput } from './helpers/task-input.js';
@@ -46,12 +46,7 @@ for (const backend of backends) {
         ['A learning that resume does not show.', 'learning'],
       ])
         assert.equal((await post('/api/v1/memories', { content, content_type, project: 'Apollo Lander' })).status, 201);
-      const uploaded = await fetch(`${server.url}/api/v1/graphs?repo=wren&branch=main`, {
-        method: 'POST',
-        body: wrenText,
-        headers: { 'content-type': 'application/json', ...bearer(writer) },
-      });
-      assert.equal(uploaded.status, 201, await uploaded.text());
+      await uploadWren(server.url, bearer(writer));
     });
     after(async () => {
       await server?.close();

@@ -175,10 +175,10 @@ export async function openDb(options: DbOptions): Promise<Db> {
       openChangeBus: (log) => new PostgresChangeBus(options.databaseUrl!, log),
       // Kysely ends the pool only once a query of its own has taken it; a process that used only
       // runPrepared would otherwise keep it open and never exit.
-      close: async () => {
+      close: once(async () => {
         await kysely.destroy();
         if (!pool.ended) await pool.end();
-      },
+      }),
     };
   }
   const dataDir = options.dataDir ?? 'memory://';
@@ -211,14 +211,15 @@ export async function openDb(options: DbOptions): Promise<Db> {
     kysely,
     poolStats: () => dialect.stats(),
     openChangeBus: (log) => new PgliteChangeBus(pglite, kysely, log),
-    close: async () => {
+    // Once: a second close (a test that closed the database under a running service) is a no-op.
+    close: once(async () => {
       try {
         await kysely.destroy();
         await pglite.close();
       } finally {
         lock?.release();
       }
-    },
+    }),
   };
 }
 
@@ -245,4 +246,10 @@ export async function waitForDatabase(
       await sleep(Math.min(waitMs, left));
     }
   }
+}
+
+/** `close` run once: later calls get the first call's promise. */
+function once(close: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => (closing ??= close());
 }

@@ -273,8 +273,30 @@ export interface ApiKeysTable {
   revoked_at: NullableTimestamp;
 }
 
+/** What a Claude Code hook session was already given (migrations/0013). */
+export interface HookInjectionsTable {
+  caller: string;
+  session_id: string;
+  item: string;
+  expires_at: Timestamp;
+}
+
+/** What a Claude Code hook session touched, for its capture (migrations/0013). */
+export interface HookSessionsTable {
+  caller: string;
+  session_id: string;
+  project: string | null;
+  files_read: Generated<string[]>;
+  files_edited: Generated<string[]>;
+  tasks: Generated<string[]>;
+  started_at: Generated<Date>;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   api_keys: ApiKeysTable;
+  hook_injections: HookInjectionsTable;
+  hook_sessions: HookSessionsTable;
   jobs: JobsTable;
   code_graphs: CodeGraphsTable;
   graph_commits: GraphCommitsTable;

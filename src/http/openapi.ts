@@ -95,6 +95,7 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
         { name: 'graphs', description: 'Code graphs uploaded by an analyzer job (DevLens commit files)' },
         { name: 'jobs', description: 'Background jobs (code analysis on the server)' },
         { name: 'keys', description: 'API keys (admin scope)' },
+        { name: 'hooks', description: "Claude Code's hooks served by the hub: context for the session, fail-open" },
         { name: 'tools', description: 'Every MCP tool, 1:1: body = arguments, response = structuredContent' },
         { name: 'service', description: 'Health and the API description' },
       ],

@@ -67,6 +67,22 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Claude Code hook calls by event (others: `other`) and outcome (injected, empty, skipped, failed, refused). */
+  readonly hookCalls = latencyHistogram(
+    this.registry,
+    'devstream_hook_duration_seconds',
+    'Claude Code hook calls by event and outcome (injected, empty, skipped, failed, refused)',
+    ['event', 'outcome'],
+  );
+
+  /** Characters of context the hooks gave, by event. */
+  readonly hookInjectedChars = new Counter({
+    name: 'devstream_hook_injected_characters_total',
+    help: 'Characters of additionalContext the Claude Code hooks answered with, by event',
+    labelNames: ['event'] as const,
+    registers: [this.registry],
+  });
+
   private readonly gauges = new Map<string, Gauge>();
 
   constructor() {

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -35,3 +36,13 @@ export const wrenNode = (id: string) => {
   if (!node) throw new Error(`the wren fixture has no node ${id}`);
   return node;
 };
+
+/** Uploads the wren commit as repo `wren` (branch main) to the service at `url`; fails the test unless 201. */
+export async function uploadWren(url: string, headers: Record<string, string> = {}): Promise<void> {
+  const uploaded = await fetch(`${url}/api/v1/graphs?repo=wren&branch=main`, {
+    method: 'POST',
+    body: wrenText,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+  assert.equal(uploaded.status, 201, await uploaded.text());
+}
