@@ -25,9 +25,17 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { FakeOllama } from '../support/fake-ollama.js';
 import { startService, type ServiceProcess } from './lib/child.js';
-import { startGloveOllama } from './lib/glove-ollama.js';
 import { dialect, LOCOMO_DIR, readJsonl, type Question, type Turn } from './lib/locomo.js';
 import { machine } from './lib/machine.js';
+import {
+  loadLocomo,
+  pool,
+  post,
+  spread,
+  startEmbedder,
+  waitForEmbeddings,
+  type EmbedderKind,
+} from './lib/memory-service.js';
 import { scratchPglite, scratchPostgres, type Scratch } from './lib/scratch.js';
 import { rounded, summarize, type Summary } from './lib/stats.js';
 
@@ -57,43 +65,6 @@ DATABASE_URL: a Postgres server (with pgvector) on which the benchmark may creat
 database. OLLAMA_HOST (optional): a real Ollama with OLLAMA_EMBEDDING_MODEL pulled, for the hybrid
 quality run.`;
 
-async function post(
-  url: string,
-  path: string,
-  body: unknown,
-): Promise<{ status: number; body: any; serverMs: number | null; embedMs: number }> {
-  const response = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const json = await response.json();
-  const timing = response.headers.get('server-timing') ?? '';
-  const part = (name: string) => Number(new RegExp(`${name};dur=([\\d.]+)`).exec(timing)?.[1] ?? Number.NaN);
-  const op = part('op');
-  const embed = part('embed');
-  return {
-    status: response.status,
-    body: json,
-    serverMs: Number.isNaN(op) ? null : op,
-    embedMs: Number.isNaN(embed) ? 0 : embed,
-  };
-}
-
-/** Runs `work(i)` for i in [0, n) with `concurrency` workers. */
-async function pool(n: number, concurrency: number, work: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, n) }, async () => {
-      for (;;) {
-        const i = next++;
-        if (i >= n) return;
-        await work(i);
-      }
-    }),
-  );
-}
-
 // ------------------------------------------------------------------------------------------------
 // Quality
 
@@ -103,24 +74,6 @@ interface QualityScores {
   recall10: number;
   mrr: number;
   by_category: Record<string, { questions: number; recall5: number; recall10: number; mrr: number }>;
-}
-
-/** Each conversation is stored in order (as one agent would), the conversations in parallel. */
-async function loadLocomo(url: string, turns: Turn[], concurrency: number): Promise<Map<string, string>> {
-  const memoryOf = new Map<string, string>();
-  const conversations = [...new Set(turns.map((t) => t.conv))];
-  await pool(conversations.length, concurrency, async (c) => {
-    for (const turn of turns.filter((t) => t.conv === conversations[c])) {
-      const r = await post(url, '/api/v1/memories', {
-        content: turn.content,
-        content_type: 'context',
-        project: `locomo ${turn.conv}`,
-      });
-      if (r.status !== 201) throw new Error(`store failed: ${r.status} ${JSON.stringify(r.body)}`);
-      memoryOf.set(turn.id, r.body.memory_id);
-    }
-  });
-  return memoryOf;
 }
 
 async function scoreQuestions(
@@ -157,61 +110,6 @@ async function scoreQuestions(
   const by_category: QualityScores['by_category'] = {};
   for (const c of [1, 2, 3, 4]) by_category[String(c)] = group(per.filter((r) => r.category === c));
   return { scores: { ...group(per), by_category }, method: [...methods].join('+') };
-}
-
-async function ollamaAnswers(host: string | undefined): Promise<boolean> {
-  if (!host) return false;
-  try {
-    const base = /^[a-z]+:\/\//i.test(host) ? host : `http://${host}`;
-    return (await fetch(`${base.replace(/\/+$/, '')}/api/version`, { signal: AbortSignal.timeout(2_000) })).ok;
-  } catch {
-    return false;
-  }
-}
-
-async function waitForEmbeddings(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ready = (await (await fetch(`${url}/readyz`)).json()) as { embeddings?: { queue?: { pending: number } } };
-    if (ready.embeddings?.queue?.pending === 0) return;
-    if (Date.now() > deadline) throw new Error(`embedding queue not drained: ${JSON.stringify(ready.embeddings)}`);
-    await new Promise((r) => setTimeout(r, 1_000));
-  }
-}
-
-type EmbedderKind = 'ollama' | 'glove' | 'fake';
-
-/** The embedder of the vector and hybrid runs, as the service's Ollama settings; null when there is none. */
-async function startEmbedder(
-  kind: EmbedderKind,
-): Promise<{ env: Record<string, string>; label: string; model: string; close(): Promise<void> } | null> {
-  if (kind === 'glove') {
-    const glove = await startGloveOllama();
-    return {
-      env: { OLLAMA_HOST: glove.url, OLLAMA_EMBEDDING_MODEL: glove.model },
-      label: `GloVe ${glove.dimensions}-D (${glove.model}, SIF-weighted mean)`,
-      model: glove.model,
-      close: () => glove.close(),
-    };
-  }
-  if (kind === 'fake') {
-    const fake = await new FakeOllama().start();
-    return {
-      env: { OLLAMA_HOST: fake.url, OLLAMA_EMBEDDING_MODEL: 'nomic-embed-text' },
-      label: 'fake embedder (768-D bags of hashed words, support/fake-ollama.ts)',
-      model: 'fake nomic-embed-text',
-      close: () => fake.stop(),
-    };
-  }
-  if (!(await ollamaAnswers(process.env.OLLAMA_HOST))) return null;
-  const model = process.env.OLLAMA_EMBEDDING_MODEL ?? 'nomic-embed-text';
-  return { env: {}, label: `Ollama ${model}`, model, close: async () => {} };
-}
-
-/** `n` of the questions, evenly spread over the file (so over every conversation and category). */
-function spread<T>(items: T[], n: number | undefined): T[] {
-  if (n === undefined || n >= items.length) return items;
-  return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]!);
 }
 
 async function runQuality(
