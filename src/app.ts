@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import { Authenticator } from './auth/authenticator.js';
+import { OAuthResourceServer } from './auth/oauth/resource-server.js';
 import type { Services } from './domain/context.js';
 import type { ChangeFeed } from './db/change-bus.js';
 import { AccessTracker } from './domain/memory/access-tracker.js';
@@ -18,6 +19,7 @@ import { registerHealth } from './http/health.js';
 import { registerHostCheck } from './http/host-check.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerOperationRoutes } from './http/operation-routes.js';
+import { registerResourceMetadata } from './http/resource-metadata.js';
 import { registerMcpRoutes } from './mcp/http-transport.js';
 import type { McpSessions } from './mcp/session-store.js';
 import { operations, tools } from './operations/index.js';
@@ -118,11 +120,15 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     app.addHook('onReady', () => connectRateLimitRedis(redis));
     app.addHook('onClose', () => closeRateLimitRedis(redis));
   }
+  // OAUTH_ISSUER: the IdP's access tokens beside the API keys (docs/oauth.md).
+  const oauth = config.auth.oauth ? new OAuthResourceServer(config.auth.oauth, app.log) : undefined;
   const { countMore } = await registerAuth(app, {
     isDashboardFile: (request) => dashboard.has(request),
-    authenticator: new Authenticator(db, config.auth.mode, config.auth.adminToken, app.log),
+    authenticator: new Authenticator(db, config.auth.mode, config.auth.adminToken, app.log, oauth),
+    challenge: oauth?.challenge,
     rateLimit: { max: config.limits.rateLimitMax, windowMs: config.limits.rateLimitWindowMs, redis },
   });
+  if (oauth) registerResourceMetadata(app, { challenge: oauth.challenge, resource: oauth.config.resource });
   await registerOpenApi(app, { publicUrl: config.publicUrl });
   addMetricsRoute();
 

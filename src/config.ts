@@ -53,6 +53,44 @@ const weight = (fallback: string) =>
     .transform(Number);
 
 /**
+ * An optional https URL (http only on a loopback host: a token's keys must not come over the open
+ * network in clear), without query or fragment; a trailing slash is dropped unless `keepSlash`.
+ */
+function optionalUrl(keepSlash = false) {
+  return z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? (keepSlash ? v : v.replace(/\/+$/, '')) : undefined))
+    .refine((v) => v === undefined || isSecureUrl(v), {
+      error:
+        'must be an https URL without query or fragment (http only on a loopback host), e.g. https://idp.example.org/realms/team',
+    });
+}
+
+function isSecureUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    if (url.search || url.hash || url.username || url.password) return false;
+    return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
+  } catch {
+    return false;
+  }
+}
+
+/** The hub scope of each OAuth scope name: `devstream:read=read,devstream:write=write`; null when unreadable. */
+export function parseScopeMap(text: string): ReadonlyMap<string, 'read' | 'write' | 'admin'> | null {
+  const map = new Map<string, 'read' | 'write' | 'admin'>();
+  for (const pair of text.split(',').map((p) => p.trim())) {
+    if (pair === '') continue;
+    const m = /^([^\s",=\\]{1,200})=(read|write|admin)$/.exec(pair);
+    if (!m || map.has(m[1]!)) return null;
+    map.set(m[1]!, m[2] as 'read' | 'write' | 'admin');
+  }
+  return map.size > 0 ? map : null;
+}
+
+/**
  * The service's whole configuration, read from the environment by one schema.
  * Every variable is documented in docs/configuration.md (test/docs.test.ts checks both ways).
  */
@@ -135,6 +173,37 @@ const envSchema = z.object({
     .refine((v) => v === undefined || v.length >= 32, {
       error: 'must be at least 32 characters (e.g. openssl rand -base64 32)',
     }),
+  // OAuth 2.1 resource server (docs/oauth.md): unset OAUTH_ISSUER, none of these is read.
+  // As the IdP's metadata spells its `issuer`, a trailing slash included (Auth0's has one): tokens' `iss` is compared exactly.
+  OAUTH_ISSUER: optionalUrl(true),
+  OAUTH_AUDIENCE: list,
+  OAUTH_SCOPE_MAP: z
+    .string()
+    .trim()
+    .default('devstream:read=read,devstream:write=write,devstream:admin=admin')
+    .refine((v) => parseScopeMap(v) !== null, {
+      error: 'must be comma-separated name=scope pairs, each scope read, write or admin (e.g. devstream:read=read)',
+    })
+    .transform((v) => parseScopeMap(v)!),
+  OAUTH_SUBJECT_CLAIM: list.refine((claims) => (claims ?? []).every((c) => /^[A-Za-z0-9_:./-]{1,100}$/.test(c)), {
+    error: 'must be claim names, comma-separated (e.g. email,sub)',
+  }),
+  OAUTH_PROJECTS_CLAIM: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || /^[A-Za-z0-9_:./-]{1,100}$/.test(v), { error: 'must be one claim name' }),
+  OAUTH_INTROSPECTION_URL: optionalUrl(),
+  OAUTH_INTROSPECTION_CLIENT_ID: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined)),
+  OAUTH_INTROSPECTION_CLIENT_SECRET: z
+    .string()
+    .optional()
+    .transform((v) => (v?.trim() ? v.trim() : undefined)),
   RATE_LIMIT_MAX: int(1, 1_000_000, 600),
   RATE_LIMIT_WINDOW: z
     .string()
@@ -206,7 +275,16 @@ export function parseDuration(text: string): number | null {
 export const ENV_VARS = Object.keys(envSchema.shape);
 
 /** Variables whose values must never appear in a message or a log line. */
-const SECRET_VARS = new Set(['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'METRICS_TOKEN']);
+const SECRET_VARS = new Set([
+  'DATABASE_URL',
+  'REDIS_URL',
+  'ADMIN_TOKEN',
+  'METRICS_TOKEN',
+  'OAUTH_INTROSPECTION_CLIENT_SECRET',
+]);
+
+/** How long the issuer's keys are not refetched after a fetch (jose's cooldown): an unknown `kid` buys no more. */
+const JWKS_COOLDOWN_MS = 30_000;
 
 /** The environment as the service uses it: the one schema's output, renamed for code. */
 const configSchema = envSchema
@@ -216,6 +294,31 @@ const configSchema = envSchema
         code: 'custom',
         path: ['AUTH'],
         message: `off is refused when HOST (${e.HOST}) is reachable from other machines: use AUTH=required with API keys, or HOST=127.0.0.1`,
+      });
+    }
+    if (e.OAUTH_ISSUER !== undefined) {
+      if (e.PUBLIC_URL === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['PUBLIC_URL'],
+          message: `is required when OAUTH_ISSUER is set: it is the resource id tokens must be issued for (e.g. https://hub.example.org)`,
+        });
+      if (e.AUTH === 'off')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['AUTH'],
+          message: 'off contradicts OAUTH_ISSUER (tokens would be ignored): unset AUTH, or unset OAUTH_ISSUER',
+        });
+    }
+    if (
+      e.OAUTH_INTROSPECTION_URL !== undefined &&
+      (e.OAUTH_INTROSPECTION_CLIENT_ID === undefined || e.OAUTH_INTROSPECTION_CLIENT_SECRET === undefined)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['OAUTH_INTROSPECTION_URL'],
+        message:
+          'needs OAUTH_INTROSPECTION_CLIENT_ID and OAUTH_INTROSPECTION_CLIENT_SECRET (the hub authenticates to the introspection endpoint)',
       });
     }
   })
@@ -261,12 +364,38 @@ const configSchema = envSchema
        */
       mode:
         e.AUTH ??
-        (isLoopbackHost(e.HOST) && (e.ALLOWED_HOSTS ?? []).every((h) => isLoopbackHost(h.replace(/:\d+$/, '')))
+        (e.OAUTH_ISSUER === undefined &&
+        isLoopbackHost(e.HOST) &&
+        (e.ALLOWED_HOSTS ?? []).every((h) => isLoopbackHost(h.replace(/:\d+$/, '')))
           ? 'off'
           : 'required'),
       /** A bootstrap credential with every scope (for creating the first keys). */
       adminToken: e.ADMIN_TOKEN,
-    } as { mode: 'required' | 'off'; adminToken: string | undefined },
+      /** Access tokens of the team's identity provider, beside the API keys; unset: OAuth is off. */
+      oauth:
+        e.OAUTH_ISSUER === undefined || e.PUBLIC_URL === undefined
+          ? undefined
+          : {
+              issuer: e.OAUTH_ISSUER,
+              /** This protected resource's id (RFC 9728 `resource`): PUBLIC_URL. */
+              resource: e.PUBLIC_URL,
+              /** A token's `aud` must hold one of these (RFC 8707). */
+              audiences: e.OAUTH_AUDIENCE ?? [e.PUBLIC_URL, `${e.PUBLIC_URL}/mcp`],
+              scopeMap: e.OAUTH_SCOPE_MAP,
+              /** The first of these claims a token has names the caller (created_by). */
+              subjectClaims: e.OAUTH_SUBJECT_CLAIM ?? ['email', 'sub'],
+              projectsClaim: e.OAUTH_PROJECTS_CLAIM,
+              introspection:
+                e.OAUTH_INTROSPECTION_URL === undefined
+                  ? undefined
+                  : {
+                      url: e.OAUTH_INTROSPECTION_URL,
+                      clientId: e.OAUTH_INTROSPECTION_CLIENT_ID ?? '',
+                      clientSecret: e.OAUTH_INTROSPECTION_CLIENT_SECRET ?? '',
+                    },
+              jwksCooldownMs: JWKS_COOLDOWN_MS,
+            },
+    } as { mode: 'required' | 'off'; adminToken: string | undefined; oauth?: OAuthConfig | undefined },
     limits: {
       /** Requests per key (per client address when AUTH=off) per window. */
       rateLimitMax: e.RATE_LIMIT_MAX,
@@ -328,6 +457,19 @@ const configSchema = envSchema
   }));
 
 export type Config = z.output<typeof configSchema>;
+
+/** The OAuth resource server's settings (OAUTH_*, PUBLIC_URL; docs/oauth.md). */
+export interface OAuthConfig {
+  issuer: string;
+  resource: string;
+  audiences: readonly string[];
+  scopeMap: ReadonlyMap<string, 'read' | 'write' | 'admin'>;
+  subjectClaims: readonly string[];
+  projectsClaim: string | undefined;
+  introspection: { url: string; clientId: string; clientSecret: string } | undefined;
+  /** Least time between two fetches of the issuer's JWKS (an unknown `kid` refetches once it has passed). */
+  jwksCooldownMs: number;
+}
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';

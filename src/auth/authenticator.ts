@@ -3,8 +3,9 @@ import { findLiveKeyByHash, touchApiKey } from '../db/queries/api-keys.js';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 import { AppError } from '../errors.js';
+import type { OAuthResourceServer } from './oauth/resource-server.js';
 import { SCOPES, type Caller, type Scope } from './scopes.js';
-import { bearerToken, hashToken, sameHash } from './tokens.js';
+import { bearerToken, hashToken, looksLikeApiKey, sameHash } from './tokens.js';
 
 export type AuthMode = 'required' | 'off';
 
@@ -21,7 +22,8 @@ const unauthorized = (message: string) => new AppError('UNAUTHORIZED', message);
 
 /**
  * Turns an `Authorization` header into a caller: an API key looked up by the SHA-256 of its token
- * (the token itself is never stored), or ADMIN_TOKEN. With AUTH=off everyone is ANONYMOUS.
+ * (the token itself is never stored), or ADMIN_TOKEN; with OAuth on (`oauth`), any other bearer token
+ * is the identity provider's access token (oauth/resource-server.ts). With AUTH=off everyone is ANONYMOUS.
  * Looked up on every request, so a revoked key is refused at once on every instance.
  */
 export class Authenticator {
@@ -32,6 +34,7 @@ export class Authenticator {
     readonly mode: AuthMode,
     adminToken: string | undefined,
     private readonly log: Pick<Logger, 'warn'>,
+    private readonly oauth?: OAuthResourceServer,
   ) {
     this.adminHash = adminToken === undefined ? undefined : hashToken(adminToken);
   }
@@ -51,6 +54,7 @@ export class Authenticator {
     if (this.adminHash !== undefined && sameHash(hash, this.adminHash)) {
       return { name: ADMIN_TOKEN_CALLER, scopes: new Set(SCOPES) };
     }
+    if (this.oauth && !looksLikeApiKey(token)) return this.oauth.authenticate(token);
     const key = await findLiveKeyByHash(this.db, hash);
     if (!key || !sameHash(hash, key.token_hash)) throw unauthorized('The API key is unknown or revoked');
     const now = Date.now();

@@ -26,3 +26,6 @@ export function bearerToken(header: string | string[] | undefined): string | nul
   const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(value ?? '');
   return m ? m[1]! : null;
 }
+
+/** Whether a bearer token is one of the hub's API keys by its shape (it starts with TOKEN_PREFIX), not an IdP's token. */
+export const looksLikeApiKey = (token: string): boolean => token.startsWith(TOKEN_PREFIX);

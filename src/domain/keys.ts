@@ -134,7 +134,8 @@ export async function revokeKey(ctx: Pick<Context, 'db' | 'keys'>, input: { name
  * revoked, or gone. ADMIN_TOKEN is no row and is never revoked; it lasts as long as the configuration.
  */
 export async function revokedAmong(ctx: Pick<Context, 'db'>, names: readonly string[]): Promise<string[]> {
-  const keys = names.filter((n) => n !== ADMIN_TOKEN_CALLER);
+  // Only names a key can have: not ADMIN_TOKEN, nor an access token's `token:<subject>` (http-transport.ts).
+  const keys = names.filter((n) => n !== ADMIN_TOKEN_CALLER && KeyNameSchema.safeParse(n).success);
   if (keys.length === 0) return [];
   const live = new Set(await liveKeyNames(ctx.db, keys));
   return keys.filter((n) => !live.has(n));

@@ -2,10 +2,12 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Authenticator } from '../auth/authenticator.js';
-import type { Caller } from '../auth/scopes.js';
+import type { BearerChallenge } from '../auth/oauth/challenge.js';
+import { isTokenCaller } from '../auth/oauth/claims.js';
+import { SCOPES, type Caller, type Scope } from '../auth/scopes.js';
 import { AppError } from '../errors.js';
 import { sendError } from './errors.js';
-import { isOpen } from './open-routes.js';
+import { isOpen, isResourceMetadata } from './open-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,6 +27,8 @@ export interface AuthOptions {
   rateLimit: { max: number; windowMs: number; redis?: Redis | undefined };
   /** The dashboard's own files (DashboardFiles.has): let through without credentials. */
   isDashboardFile(request: FastifyRequest): boolean;
+  /** With OAuth on: the challenges of 401s and 403s point OAuth clients at the metadata and the scopes to ask for. */
+  challenge?: BearerChallenge | undefined;
 }
 
 /**
@@ -34,22 +38,37 @@ export interface AuthOptions {
 export type CountMore = (request: FastifyRequest, reply: FastifyReply, extra: number) => Promise<void>;
 
 /**
- * Whose budget a request spends, and whose share of MCP sessions it holds: the key's name, or the
- * client address for anonymous (AUTH=off) or refused requests.
+ * Whose budget a request spends, and whose share of MCP sessions it holds: the key's name, the
+ * access token's subject (`token:`, apart from a key of the same name), or the client address for
+ * anonymous (AUTH=off) or refused requests.
  */
 export const clientKey = (request: FastifyRequest): string =>
-  request.caller?.name ? `key:${request.caller.name}` : `ip:${request.ip}`;
+  request.caller?.name
+    ? `${isTokenCaller(request.caller) ? 'token' : 'key'}:${request.caller.name}`
+    : `ip:${request.ip}`;
+
+/** The scope a FORBIDDEN error says was missing (requireScope's `details.required`), if it is one. */
+const missingScope = (error: AppError): Scope | undefined => {
+  const required = (error.details as { required?: unknown } | null)?.required;
+  return error.code === 'FORBIDDEN' && (SCOPES as readonly unknown[]).includes(required)
+    ? (required as Scope)
+    : undefined;
+};
 
 /**
  * One authentication path for REST, /mcp and everything else (design.md §1), in one onRequest
  * hook: find the caller from `Authorization: Bearer …`; count the request against the caller's
  * rate limit (the key's name; the client address for anonymous or refused requests, so guessing
  * tokens is limited too); then refuse bad credentials with 401 and `WWW-Authenticate: Bearer`.
- * Scopes are checked per operation, in `invoke` (shared with MCP).
+ * Scopes are checked per operation, in `invoke` (shared with MCP). With OAuth on (`challenge`), a
+ * 401 names the protected resource metadata and the scopes to ask for, and a 403 for a missing
+ * scope (an access token granting no hub scope at all, on any route; a REST operation's scope) says
+ * `insufficient_scope` with the IdP's name of that scope (step-up, docs/oauth.md).
  */
 export async function registerAuth(app: FastifyInstance, options: AuthOptions): Promise<{ countMore: CountMore }> {
   app.decorateRequest('caller', null);
   app.decorateRequest('authError', null);
+  const challenge = options.challenge;
   // Not `global`: the plugin would hang its check on each route, after every root hook (so after a
   // 401, and never for unknown routes). Its handler runs inside the one hook below instead.
   await app.register(rateLimit, {
@@ -77,7 +96,7 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
 
   app.addHook('onRequest', async (request, reply) => {
     // The dashboard's own files carry no data: a browser loads them before it has a key.
-    if (isOpen(request) || options.isDashboardFile(request)) return;
+    if (isOpen(request) || options.isDashboardFile(request) || (challenge && isResourceMetadata(request))) return;
     try {
       request.caller = await options.authenticator.authenticate(request.headers.authorization);
     } catch (error) {
@@ -86,9 +105,21 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     }
     await countRequest.call(app, request, reply);
     if (request.authError) {
-      return sendError(reply.header('www-authenticate', 'Bearer realm="devstream-hub"'), request.authError);
+      const scope = missingScope(request.authError);
+      const header = !challenge
+        ? 'Bearer realm="devstream-hub"'
+        : scope
+          ? challenge.insufficientScope(challenge.defaultScope)
+          : challenge.unauthorized(request.headers.authorization !== undefined);
+      return sendError(reply.header('www-authenticate', header), request.authError);
     }
   });
+  // A route's own refusal for a missing scope (thrown by requireScope), before the error handler answers it.
+  if (challenge)
+    app.addHook('onError', async (_request, reply, error) => {
+      const scope = error instanceof AppError ? missingScope(error) : undefined;
+      if (scope) reply.header('www-authenticate', challenge.insufficientScope(challenge.scopeName(scope)));
+    });
 
   const countMore: CountMore = async (request, reply, extra) => {
     if (extra <= 0) return;

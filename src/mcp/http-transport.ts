@@ -4,6 +4,7 @@ import { finished } from 'node:stream';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isTokenCaller } from '../auth/oauth/claims.js';
 import type { Caller } from '../auth/scopes.js';
 import { taskUri } from '../domain/resource-links.js';
 import { repoHeader } from '../repo-header.js';
@@ -223,7 +224,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     }
     const session = store.get(id);
     // Another key's session is answered as if it did not exist: its id reveals nothing.
-    if (!session || session.owner !== options.callerOf(request).name) {
+    if (!session || session.owner !== ownerOf(options.callerOf(request))) {
       rpcError(reply, 404, -32001, 'Session not found: it ended or expired; initialize a new session');
       return undefined;
     }
@@ -270,7 +271,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => `${options.sessionPrefix ?? ''}${randomUUID()}`,
       onsessioninitialized: (id) => {
-        store.add(id, { transport, server, owner: caller.name, holder, lastSeen: Date.now(), openStreams: 0 });
+        store.add(id, { transport, server, owner: ownerOf(caller), holder, lastSeen: Date.now(), openStreams: 0 });
       },
       onsessionclosed: (id) => {
         store.delete(id);
@@ -334,6 +335,14 @@ function listenForChanges(
     }) ?? (() => {})
   );
 }
+
+/**
+ * Whose a session is: the key's name (null with AUTH=off), or `token:<subject>` for an access
+ * token's caller, so that a key and a token subject of the same name never share sessions (and a
+ * token's sessions are not taken for a revoked key's: no key name holds a colon).
+ */
+const ownerOf = (caller: Caller): string | null =>
+  caller.name !== null && isTokenCaller(caller) ? `token:${caller.name}` : caller.name;
 
 /**
  * The tool profile a request asks for with `?tools=` on the MCP URL, else its key's default

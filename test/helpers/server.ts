@@ -16,16 +16,18 @@ export interface TestServer {
 }
 
 /**
- * The service listening on a free loopback port, over the given database; `deps` adds what buildApp
- * takes besides the database (a log stream, a shorter key recheck interval).
+ * The service listening on a free loopback port (or `port`, when its PUBLIC_URL must name it), over
+ * the given database; `deps` adds what buildApp takes besides the database (a log stream, a shorter
+ * key recheck interval).
  */
 export async function startServer(
   test: TestDb,
   overrides: Partial<ServerConfig> = {},
   deps: Omit<AppDeps, 'db' | 'schemaVersion'> = {},
+  port = 0,
 ): Promise<TestServer> {
   const app = await buildApp(testConfig(overrides), { ...deps, db: test.db, schemaVersion: test.schemaVersion });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
   return { app, url: `http://127.0.0.1:${address.port}`, close: () => app.close() };

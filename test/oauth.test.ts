@@ -1,0 +1,493 @@
+/**
+ * The hub as an OAuth 2.1 resource server (docs/oauth.md) against a real authorization server:
+ * panva's oidc-provider on loopback, issuing JWT access tokens for the hub's PUBLIC_URL (resource
+ * indicators). Discovery, the MCP SDK client's own OAuth flows (client credentials; authorization
+ * code + PKCE with the sign-in answered over HTTP), every kind of bad token refused on every route
+ * and tool, step-up on a missing scope, and API keys working beside it all.
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import {
+  Client,
+  ClientCredentialsProvider,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type OAuthClientProvider,
+  type OAuthClientMetadata,
+  type OAuthDiscoveryState,
+  type StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import { SignJWT, importJWK, type JWK } from 'jose';
+import { ConfigError, loadConfig, parseScopeMap, type OAuthConfig } from '../src/config.js';
+import { callerFromClaims, projectsOf } from '../src/auth/oauth/claims.js';
+import { operations, tools } from '../src/operations/index.js';
+import { backends, type TestDb } from './helpers/backends.js';
+import { bearer } from './helpers/bearer.js';
+import { createKey } from './helpers/keys.js';
+import {
+  DESKTOP_CLIENT,
+  MACHINE_SECRET,
+  signInWithBrowser,
+  signingKey,
+  startIdp,
+  type TestIdp,
+} from './helpers/oidc-provider.js';
+import { MCP_HEADERS, rest, startServer, type TestServer } from './helpers/server.js';
+
+const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
+const REDIRECT_URI = 'http://127.0.0.1:1/callback';
+const PARAM = '0123456789ab';
+
+/** A free loopback port (the hub's PUBLIC_URL names its port before it listens). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+const DEFAULT_SCOPE_MAP = parseScopeMap('devstream:read=read,devstream:write=write,devstream:admin=admin')!;
+
+const oauthConfig = (issuer: string, resource: string): OAuthConfig => ({
+  issuer,
+  resource,
+  audiences: [resource, `${resource}/mcp`],
+  scopeMap: DEFAULT_SCOPE_MAP,
+  subjectClaims: ['email', 'sub'],
+  projectsClaim: 'projects',
+  introspection: undefined,
+  // Refetch at once on an unknown kid (the service waits 30 s between fetches).
+  jwksCooldownMs: 0,
+});
+
+/** A JWT signed with `key` (the provider's, or one never published), for claims the provider would not issue. */
+async function signed(key: JWK, claims: Record<string, unknown>): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ iat: now, exp: now + 300, scope: 'devstream:read devstream:write', ...claims })
+    .setProtectedHeader({ alg: 'RS256', kid: key.kid!, typ: 'at+jwt' })
+    .sign(await importJWK(key, 'RS256'));
+}
+
+/** The OAuth client of a desktop app (Claude Code, VS Code): its browser is the test. */
+class DesktopClient implements OAuthClientProvider {
+  authorizationUrl: URL | undefined;
+  private saved: StoredOAuthTokens | undefined;
+  private verifier = '';
+  private discovery: OAuthDiscoveryState | undefined;
+  get redirectUrl() {
+    return REDIRECT_URI;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'desktop',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return { client_id: DESKTOP_CLIENT };
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: StoredOAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
+}
+
+/** Every REST route with a path parameter filled in, and each tool's REST mirror. */
+const restCalls = [
+  ...operations.flatMap((op) =>
+    op.routes.map((route) => ({
+      method: route.method,
+      path: `/api/v1${route.path.replace(/:\w+/g, PARAM)}`,
+      body: route.method === 'GET' || route.method === 'DELETE' ? undefined : {},
+    })),
+  ),
+  ...tools.map((op) => ({ method: 'POST', path: `/api/v1/tools/${op.name}`, body: {} })),
+  { method: 'POST', path: '/api/v1/graphs', body: {} },
+  { method: 'POST', path: '/api/v1/hooks/claude-code', body: {} },
+];
+
+describe('OAuth configuration', () => {
+  test('OAUTH_ISSUER without PUBLIC_URL is a ConfigError naming PUBLIC_URL', () => {
+    assert.throws(
+      () => loadConfig({ OAUTH_ISSUER: 'https://idp.example.org/realms/team' }),
+      (error: unknown) =>
+        error instanceof ConfigError && /PUBLIC_URL: is required when OAUTH_ISSUER is set/.test(error.message),
+    );
+  });
+
+  test('defaults, the scope map, an insecure issuer, AUTH=off and introspection without credentials', () => {
+    const config = loadConfig({ OAUTH_ISSUER: 'https://tenant.auth0.com/', PUBLIC_URL: 'https://hub.example.org/' });
+    assert.equal(config.auth.mode, 'required');
+    assert.deepEqual(config.auth.oauth?.issuer, 'https://tenant.auth0.com/');
+    assert.deepEqual(config.auth.oauth?.audiences, ['https://hub.example.org', 'https://hub.example.org/mcp']);
+    assert.deepEqual(config.auth.oauth?.subjectClaims, ['email', 'sub']);
+    assert.deepEqual(
+      [...config.auth.oauth!.scopeMap],
+      [
+        ['devstream:read', 'read'],
+        ['devstream:write', 'write'],
+        ['devstream:admin', 'admin'],
+      ],
+    );
+    assert.equal(loadConfig({}).auth.oauth, undefined);
+    const base = { OAUTH_ISSUER: 'https://idp.example.org', PUBLIC_URL: 'https://hub.example.org' };
+    for (const [env, pattern] of [
+      [
+        { OAUTH_ISSUER: 'http://idp.example.org', PUBLIC_URL: 'https://hub.example.org' },
+        /OAUTH_ISSUER: must be an https URL/,
+      ],
+      [{ ...base, AUTH: 'off' }, /AUTH: off contradicts OAUTH_ISSUER/],
+      [{ ...base, OAUTH_SCOPE_MAP: 'devstream:read=everything' }, /OAUTH_SCOPE_MAP: must be comma-separated/],
+      [{ ...base, OAUTH_INTROSPECTION_URL: 'https://idp.example.org/introspect' }, /OAUTH_INTROSPECTION_URL: needs/],
+    ] as const) {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => error instanceof ConfigError && pattern.test(error.message),
+      );
+    }
+    const secret = 'introspection-secret-value';
+    assert.throws(
+      () => loadConfig({ ...base, OAUTH_INTROSPECTION_URL: 'ftp://x', OAUTH_INTROSPECTION_CLIENT_SECRET: secret }),
+      (error: unknown) => error instanceof ConfigError && !error.message.includes(secret),
+    );
+  });
+
+  test('a token\'s projects claim: an array or a list, lower-cased; "*" is every project; absent is none', () => {
+    const config = oauthConfig('https://idp.example.org', 'https://hub.example.org');
+    const caller = callerFromClaims({ sub: 's', scope: 'devstream:read', projects: ['Alpha', 'beta'] }, config);
+    assert.deepEqual([...caller.projects!], ['alpha', 'beta']);
+    assert.deepEqual([...projectsOf({ p: 'One, two three' }, 'p')!], ['one', 'two', 'three']);
+    assert.equal(projectsOf({ p: ['a', '*'] }, 'p'), undefined);
+    assert.deepEqual([...projectsOf({}, 'p')!], []);
+    assert.equal(projectsOf({ p: ['a'] }, undefined), undefined);
+    // Scopes from `scp` (an array, as Okta) map too; an unverified email is not the name.
+    const okta = callerFromClaims({ sub: 'u1', email: 'x@y', email_verified: false, scp: ['devstream:write'] }, config);
+    assert.equal(okta.name, 'u1');
+    assert.deepEqual([...okta.scopes], ['write']);
+  });
+});
+
+for (const backend of backends) {
+  describe(`OAuth resource server (${backend.name})`, () => {
+    let database: TestDb;
+    let idp: TestIdp;
+    let server: TestServer;
+    let hub: string;
+    let keyToken: string;
+
+    before(async () => {
+      database = await backend.open();
+      hub = `http://127.0.0.1:${await freePort()}`;
+      idp = await startIdp(() => [hub, `${hub}/mcp`, 'https://other.example.org'], REDIRECT_URI);
+      server = await startServer(
+        database,
+        { publicUrl: hub, auth: { mode: 'required', adminToken: ADMIN_TOKEN, oauth: oauthConfig(idp.issuer, hub) } },
+        {},
+        Number(new URL(hub).port),
+      );
+      keyToken = await createKey(hub, ADMIN_TOKEN, 'writer-key', ['read', 'write']);
+    });
+    after(async () => {
+      await server?.close();
+      await idp?.close();
+      await database?.dispose();
+    });
+
+    test('discovery: the protected resource metadata, at the root and for /mcp, needs no credentials', async () => {
+      const root = await rest(hub, 'GET', '/.well-known/oauth-protected-resource');
+      assert.equal(root.status, 200, JSON.stringify(root.body));
+      assert.deepEqual(root.body, {
+        resource: hub,
+        authorization_servers: [idp.issuer],
+        scopes_supported: ['devstream:read', 'devstream:write', 'devstream:admin'],
+        bearer_methods_supported: ['header'],
+        resource_name: 'DevStream Hub',
+      });
+      const mcp = await rest(hub, 'GET', '/.well-known/oauth-protected-resource/mcp');
+      assert.equal(mcp.status, 200);
+      assert.equal(mcp.body.resource, `${hub}/mcp`);
+      // A 401 points there, with the scopes to ask for.
+      const refused = await rest(hub, 'GET', '/api/v1/me');
+      assert.equal(refused.status, 401);
+      assert.equal(
+        refused.headers.get('www-authenticate'),
+        `Bearer realm="devstream-hub", resource_metadata="${hub}/.well-known/oauth-protected-resource", scope="devstream:read devstream:write"`,
+      );
+      const mcpRefused = await fetch(`${hub}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: '{}' });
+      assert.equal(mcpRefused.status, 401);
+      assert.match(
+        mcpRefused.headers.get('www-authenticate')!,
+        /resource_metadata="[^"]+\/.well-known\/oauth-protected-resource"/,
+      );
+    });
+
+    test('a client-credentials token over REST: its subject is the caller, recorded as created_by', async () => {
+      const token = await idp.clientCredentials('ci-bot', 'devstream:read devstream:write', hub);
+      const me = await rest(hub, 'GET', '/api/v1/me', undefined, bearer(token));
+      assert.equal(me.status, 200, JSON.stringify(me.body));
+      assert.deepEqual(me.body, { name: 'ci-bot', scopes: ['read', 'write'] });
+      const stored = await rest(
+        hub,
+        'POST',
+        '/api/v1/memories',
+        { content: 'stored with an IdP token', content_type: 'decision', project: 'oauth' },
+        bearer(token),
+      );
+      assert.equal(stored.status, 201, JSON.stringify(stored.body));
+      const got = await rest(hub, 'GET', `/api/v1/memories/${stored.body.memory_id}`, undefined, bearer(keyToken));
+      assert.equal(got.body.memory.created_by, 'ci-bot');
+    });
+
+    test("MCP: the SDK client's client-credentials flow (401, metadata, token, retry) then tool calls", async () => {
+      const authProvider = new ClientCredentialsProvider({
+        clientId: 'ci-bot',
+        clientSecret: MACHINE_SECRET,
+        scope: 'devstream:read devstream:write',
+        expectedIssuer: idp.issuer,
+      });
+      const client = new Client({ name: 'ci', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', hub), { authProvider }));
+      try {
+        assert.ok(authProvider.tokens()?.access_token, 'the client got a token from the IdP');
+        const created = await client.callTool({
+          name: 'devstream_create_task',
+          arguments: {
+            title: 'Task by a machine client',
+            description: 'over MCP with an access token',
+            task_type: 'coding',
+            priority: 3,
+            phase_name: 'P',
+            project: 'oauth',
+          },
+        });
+        assert.ok(!created.isError, JSON.stringify(created.content));
+        const tasks = await rest(hub, 'GET', '/api/v1/tasks?project=oauth', undefined, bearer(keyToken));
+        assert.deepEqual(
+          tasks.body.tasks.map((t: { created_by: string }) => t.created_by),
+          ['ci-bot'],
+        );
+      } finally {
+        await client.close();
+      }
+    });
+
+    test("MCP: the SDK client's authorization code + PKCE flow, the sign-in answered over HTTP", async () => {
+      const authProvider = new DesktopClient();
+      const transport = new StreamableHTTPClientTransport(new URL('/mcp', hub), { authProvider });
+      const client = new Client({ name: 'desktop', version: '1.0.0' });
+      await assert.rejects(client.connect(transport), UnauthorizedError);
+      const authorization = authProvider.authorizationUrl!;
+      assert.equal(authorization.origin, idp.issuer);
+      assert.equal(authorization.searchParams.get('resource'), hub);
+      assert.equal(authorization.searchParams.get('code_challenge_method'), 'S256');
+      const callback = await signInWithBrowser(authorization, 'alice', REDIRECT_URI);
+      await transport.finishAuth(callback);
+      const again = new Client({ name: 'desktop', version: '1.0.0' });
+      await again.connect(new StreamableHTTPClientTransport(new URL('/mcp', hub), { authProvider }));
+      try {
+        const stored = await again.callTool({
+          name: 'devstream_store_memory',
+          arguments: { content: 'stored by alice, signed in', content_type: 'decision', project: 'oauth' },
+        });
+        assert.ok(!stored.isError, JSON.stringify(stored.content));
+        const me = await rest(hub, 'GET', '/api/v1/me', undefined, bearer(authProvider.tokens()!.access_token));
+        assert.deepEqual(me.body, { name: 'alice@example.org', scopes: ['read', 'write'] });
+      } finally {
+        await again.close();
+      }
+    });
+
+    test('refused tokens: wrong audience, wrong issuer, expired, not yet valid, bad signature, unknown key → 401 invalid_token', async () => {
+      const key = idp.currentKey();
+      const good = { iss: idp.issuer, aud: hub, sub: 'mallory', client_id: 'ci-bot' };
+      const now = Math.floor(Date.now() / 1000);
+      const valid = await idp.clientCredentials('ci-bot', 'devstream:read', hub);
+      const cases: Array<[string, string, RegExp]> = [
+        [
+          'another resource',
+          await idp.clientCredentials('ci-bot', 'devstream:read', 'https://other.example.org'),
+          /not issued for this resource/,
+        ],
+        ['wrong issuer', await signed(key, { ...good, iss: 'http://127.0.0.1:1' }), /not issued by/],
+        ['expired', await signed(key, { ...good, exp: now - 120 }), /expired/],
+        ['not yet valid', await signed(key, { ...good, nbf: now + 600 }), /not valid yet/],
+        ['bad signature', `${valid.slice(0, valid.lastIndexOf('.'))}.${'A'.repeat(342)}`, /signature is invalid/],
+        ['never published key', await signed(await signingKey('k1'), good), /signature is invalid/],
+        ['unknown kid', await signed(await signingKey('never'), good), /key the authorization server does not publish/],
+        ['no exp', await signed(key, { ...good, exp: undefined }), /"exp" claim/],
+        ['not a JWT', 'eyJhbGciOiJub25lIn0.e30.', /not a well-formed JWT|signing algorithm/],
+        ['opaque', 'opaque-token-without-introspection', /neither an API key nor a JWT/],
+      ];
+      for (const [label, token, message] of cases) {
+        const answer = await rest(hub, 'GET', '/api/v1/me', undefined, bearer(token));
+        assert.equal(answer.status, 401, `${label}: ${JSON.stringify(answer.body)}`);
+        assert.match(answer.body.error.message, message, label);
+        assert.match(
+          answer.headers.get('www-authenticate')!,
+          /^Bearer realm="devstream-hub", error="invalid_token", resource_metadata=/,
+        );
+      }
+      // Within the leeway (30 s) an expired token still passes.
+      const lately = await rest(
+        hub,
+        'GET',
+        '/api/v1/me',
+        undefined,
+        bearer(await signed(key, { ...good, exp: now - 5 })),
+      );
+      assert.equal(lately.status, 200, JSON.stringify(lately.body));
+    });
+
+    test('key rotation: a token of the new key is accepted (its kid fetched), one of a key never published refused', async () => {
+      const old = await idp.clientCredentials('ci-bot', 'devstream:read', hub);
+      assert.equal((await rest(hub, 'GET', '/api/v1/me', undefined, bearer(old))).status, 200);
+      const next = await signingKey('k2');
+      idp.rotate([next, idp.currentKey()]);
+      const rotated = await idp.clientCredentials('ci-bot', 'devstream:read', hub);
+      assert.equal(JSON.parse(Buffer.from(rotated.split('.')[0]!, 'base64url').toString()).kid, 'k2');
+      const me = await rest(hub, 'GET', '/api/v1/me', undefined, bearer(rotated));
+      assert.equal(me.status, 200, JSON.stringify(me.body));
+      // The old key is still published, so its tokens stay valid until they expire.
+      assert.equal((await rest(hub, 'GET', '/api/v1/me', undefined, bearer(old))).status, 200);
+      const forged = await signed(await signingKey('k3'), { iss: idp.issuer, aud: hub, sub: 'mallory' });
+      assert.equal((await rest(hub, 'GET', '/api/v1/me', undefined, bearer(forged))).status, 401);
+    });
+
+    test('step-up: a missing scope is 403 insufficient_scope naming the scope needed, on REST and /mcp', async () => {
+      const reader = await idp.clientCredentials('reader-bot', 'devstream:read', hub);
+      const write = await rest(
+        hub,
+        'POST',
+        '/api/v1/memories',
+        { content: 'a reader may not', content_type: 'decision', project: 'oauth' },
+        bearer(reader),
+      );
+      assert.equal(write.status, 403, JSON.stringify(write.body));
+      assert.equal(write.body.error.code, 'FORBIDDEN');
+      assert.equal(
+        write.headers.get('www-authenticate'),
+        `Bearer realm="devstream-hub", error="insufficient_scope", scope="devstream:write", resource_metadata="${hub}/.well-known/oauth-protected-resource"`,
+      );
+      const keys = await rest(hub, 'GET', '/api/v1/keys', undefined, bearer(reader));
+      assert.equal(keys.status, 403);
+      assert.match(keys.headers.get('www-authenticate')!, /error="insufficient_scope", scope="devstream:admin"/);
+      // A token granting none of the hub's scopes is refused at the HTTP level, on REST and /mcp alike.
+      const other = await idp.clientCredentials('other-bot', 'other', hub);
+      for (const answer of [
+        await fetch(`${hub}/api/v1/me`, { headers: bearer(other) }),
+        await fetch(`${hub}/mcp`, {
+          method: 'POST',
+          headers: { ...MCP_HEADERS, ...bearer(other) },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        }),
+      ]) {
+        assert.equal(answer.status, 403);
+        assert.match(
+          answer.headers.get('www-authenticate')!,
+          /error="insufficient_scope", scope="devstream:read devstream:write"/,
+        );
+        assert.equal(((await answer.json()) as { error: { code: string } }).error.code, 'FORBIDDEN');
+      }
+      // Over MCP, a tool the token's scopes do not cover stays a FORBIDDEN tool error (the tool result contract).
+      const client = new Client({ name: 'reader', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL('/mcp', hub), { requestInit: { headers: bearer(reader) } }),
+      );
+      try {
+        const refused = await client.callTool({
+          name: 'devstream_store_memory',
+          arguments: { content: 'no', content_type: 'decision', project: 'oauth' },
+        });
+        assert.equal(refused.isError, true);
+        assert.match(JSON.stringify(refused.content), /FORBIDDEN: .*needs the \\"write\\" scope/);
+      } finally {
+        await client.close();
+      }
+    });
+
+    test('API keys keep working beside OAuth; a revoked key is refused', async () => {
+      assert.deepEqual((await rest(hub, 'GET', '/api/v1/me', undefined, bearer(keyToken))).body, {
+        name: 'writer-key',
+        scopes: ['read', 'write'],
+      });
+      const doomed = await createKey(hub, ADMIN_TOKEN, 'doomed-key', ['read']);
+      assert.equal((await rest(hub, 'GET', '/api/v1/me', undefined, bearer(doomed))).status, 200);
+      assert.equal((await rest(hub, 'DELETE', '/api/v1/keys/doomed-key', undefined, bearer(ADMIN_TOKEN))).status, 200);
+      const refused = await rest(hub, 'GET', '/api/v1/me', undefined, bearer(doomed));
+      assert.equal(refused.status, 401);
+      assert.match(refused.body.error.message, /unknown or revoked/);
+      assert.match(refused.headers.get('www-authenticate')!, /error="invalid_token", resource_metadata=/);
+      // A token's subject that is also a key's name is another caller.
+      const bot = await idp.clientCredentials('ci-bot', 'devstream:read', hub);
+      assert.equal((await rest(hub, 'GET', '/api/v1/me', undefined, bearer(bot))).body.name, 'ci-bot');
+    });
+
+    test('hostile: every REST route and every MCP tool with each kind of bad token → 401, never 200 or 500', async () => {
+      const key = idp.currentKey();
+      const good = {
+        iss: idp.issuer,
+        aud: hub,
+        sub: 'mallory',
+        scope: 'devstream:read devstream:write devstream:admin',
+      };
+      const now = Math.floor(Date.now() / 1000);
+      const bad: Record<string, string> = {
+        audience: await idp.clientCredentials('ci-bot', 'devstream:read devstream:write', 'https://other.example.org'),
+        issuer: await signed(key, { ...good, iss: 'https://evil.example.org' }),
+        expired: await signed(key, { ...good, exp: now - 3600 }),
+        signature: `${(await signed(key, good)).slice(0, -8)}AAAAAAAA`,
+        unknownKey: await signed(await signingKey('rogue'), good),
+        alg: `${Buffer.from('{"alg":"HS256","kid":"k1"}').toString('base64url')}.${Buffer.from(JSON.stringify({ ...good, exp: now + 60 })).toString('base64url')}.c2ln`,
+        none: `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(good)).toString('base64url')}.`,
+        garbage: 'a.b.c',
+        revokedKey: 'dsh_' + 'x'.repeat(43),
+      };
+      for (const [kind, token] of Object.entries(bad)) {
+        for (const call of restCalls) {
+          const answer = await rest(hub, call.method, call.path, call.body, bearer(token));
+          assert.equal(
+            answer.status,
+            401,
+            `${kind} ${call.method} ${call.path}: ${answer.status} ${JSON.stringify(answer.body)}`,
+          );
+        }
+        for (const tool of tools) {
+          const answer = await fetch(`${hub}/mcp`, {
+            method: 'POST',
+            headers: { ...MCP_HEADERS, ...bearer(token) },
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'tools/call',
+              params: { name: tool.name, arguments: {} },
+            }),
+          });
+          assert.equal(answer.status, 401, `${kind} tool ${tool.name}`);
+          assert.match(answer.headers.get('www-authenticate')!, /error="invalid_token"/);
+        }
+      }
+    });
+  });
+}
