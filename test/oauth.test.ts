@@ -491,3 +491,86 @@ for (const backend of backends) {
     });
   });
 }
+
+describe('OAuth: opaque tokens by RFC 7662 introspection', () => {
+  let database: TestDb;
+  let idp: TestIdp;
+  let server: TestServer;
+  let introspection: import('node:http').Server;
+  let hub: string;
+  const asked: Array<{ authorization: string | undefined; token: string | null }> = [];
+  const now = () => Math.floor(Date.now() / 1000);
+  /** What the introspection endpoint answers for each opaque token. */
+  const answers: Record<string, () => Record<string, unknown>> = {
+    'opaque-good': () => ({
+      active: true,
+      scope: 'devstream:read devstream:write',
+      sub: 'opaque-user',
+      exp: now() + 300,
+    }),
+    'opaque-inactive': () => ({ active: false }),
+    'opaque-expired': () => ({ active: true, scope: 'devstream:read', sub: 'late', exp: now() - 600 }),
+    'opaque-other-aud': () => ({ active: true, scope: 'devstream:read', sub: 'x', aud: 'https://other.example.org' }),
+  };
+
+  before(async () => {
+    database = await backends[0]!.open();
+    hub = `http://127.0.0.1:${await freePort()}`;
+    idp = await startIdp(() => [hub], REDIRECT_URI);
+    const { createServer: createHttpServer } = await import('node:http');
+    introspection = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const token = new URLSearchParams(body).get('token');
+        asked.push({ authorization: req.headers.authorization, token });
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify(answers[token ?? '']?.() ?? { active: false }));
+      });
+    });
+    await new Promise<void>((resolve) => introspection.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(introspection.address() as { port: number }).port}/introspect`;
+    server = await startServer(
+      database,
+      {
+        publicUrl: hub,
+        auth: {
+          mode: 'required',
+          adminToken: ADMIN_TOKEN,
+          oauth: {
+            ...oauthConfig(idp.issuer, hub),
+            introspection: { url, clientId: 'hub', clientSecret: 'hub-secret-0123456789' },
+          },
+        },
+      },
+      {},
+      Number(new URL(hub).port),
+    );
+  });
+  after(async () => {
+    await server?.close();
+    await idp?.close();
+    await new Promise((resolve) => introspection?.close(resolve));
+    await database?.dispose();
+  });
+
+  test('an active opaque token is the introspected subject with its scopes; inactive, expired or foreign ones are 401', async () => {
+    const me = await rest(hub, 'GET', '/api/v1/me', undefined, bearer('opaque-good'));
+    assert.equal(me.status, 200, JSON.stringify(me.body));
+    assert.equal(me.body.name, 'opaque-user');
+    assert.deepEqual(me.body.scopes, ['read', 'write']);
+    const last = asked.at(-1)!;
+    assert.equal(last.token, 'opaque-good');
+    assert.equal(last.authorization, `Basic ${Buffer.from('hub:hub-secret-0123456789').toString('base64')}`);
+    // Cached: a second request does not ask again.
+    const count = asked.length;
+    assert.equal((await rest(hub, 'GET', '/api/v1/me', undefined, bearer('opaque-good'))).status, 200);
+    assert.equal(asked.length, count);
+    for (const token of ['opaque-inactive', 'opaque-expired', 'opaque-other-aud', 'opaque-unknown']) {
+      const refused = await rest(hub, 'GET', '/api/v1/tasks', undefined, bearer(token));
+      assert.equal(refused.status, 401, `${token}: ${JSON.stringify(refused.body)}`);
+      assert.match(refused.headers.get('www-authenticate') ?? '', /error="invalid_token"/, token);
+    }
+  });
+});
