@@ -8,7 +8,12 @@ export interface IssuerMetadata {
 /** Longest wait for the authorization server's metadata or keys. */
 export const FETCH_TIMEOUT_MS = 5_000;
 
-const noSlash = (url: string) => url.replace(/\/+$/, '');
+/** `url` without its trailing slashes (a loop: /\/+$/ backtracks on a long run of them). */
+function noSlash(url: string): string {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === '/') end--;
+  return url.slice(0, end);
+}
 
 /**
  * The metadata URLs of `issuer`, in the order tried: RFC 8414 (the well-known name inserted before
