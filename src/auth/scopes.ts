@@ -13,6 +13,10 @@ export interface Caller {
   name: string | null;
   scopes: ReadonlySet<Scope>;
   toolProfile?: ToolProfileName;
+  /** Projects this caller may see (lower-cased titles); undefined: every project. */
+  projects?: ReadonlySet<string> | undefined;
+  /** Code graphs (repo names, lower-cased) this caller may see; undefined: every graph. */
+  repos?: ReadonlySet<string> | undefined;
 }
 
 /** Throws FORBIDDEN unless the caller holds `scope`; `what` names the refused action. */
