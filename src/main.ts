@@ -23,8 +23,8 @@ Commands:
             [--token <key>] [--branch <name>] [--include <glob>]… [--exclude <glob>]… [--quiet]
             (--repo defaults to the folder's name)
   keys      Manage API keys in DATABASE_URL: keys create <name> [--scopes read,write,admin]
-            [--profile core|all], keys list [--all], keys revoke <name> (with embedded PGlite:
-            use /api/v1/keys)
+            [--profile core|all] [--projects a,b] [--repos x,y], keys list [--all],
+            keys revoke <name> (with embedded PGlite: use /api/v1/keys)
   upload    Upload a DevLens commit file or graph folder to a server:
             upload <file | folder> --url <server> [--repo <name>] [--commit <hash>] [--branch <name>]
             [--token <key>] (--repo defaults to the repoPath in the graph folder's meta.json, else
@@ -181,6 +181,8 @@ export async function main(argv: string[]): Promise<number> {
       project: { type: 'string' },
       settings: { type: 'string' },
       profile: { type: 'string' },
+      projects: { type: 'string' },
+      repos: { type: 'string' },
     },
   });
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -242,6 +244,8 @@ export async function main(argv: string[]): Promise<number> {
       positionals: positionals.slice(1),
       scopes: typeof values.scopes === 'string' ? values.scopes : undefined,
       profile: typeof values.profile === 'string' ? values.profile : undefined,
+      projects: str(values.projects),
+      repos: str(values.repos),
       all: values.all === true,
     });
   }

@@ -109,14 +109,18 @@ for (const backend of backends) {
     test('GET /api/v1/me names the key and its scopes (what the dashboard adapts to)', async () => {
       const reader = await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(tokens.reader!));
       assert.equal(reader.status, 200, JSON.stringify(reader.body));
-      assert.deepEqual(reader.body, { name: 'reader', scopes: ['read'] });
+      assert.deepEqual(reader.body, { name: 'reader', scopes: ['read'], projects: null, repos: null });
       assert.deepEqual((await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(tokens.writer!))).body, {
         name: 'writer',
         scopes: ['read', 'write'],
+        projects: null,
+        repos: null,
       });
       assert.deepEqual((await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(ADMIN_TOKEN))).body, {
         name: 'ADMIN_TOKEN',
         scopes: ['read', 'write', 'admin'],
+        projects: null,
+        repos: null,
       });
       // An admin-only key may not read, so it is told which scope it lacks.
       const keeper = await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(tokens.keeper!));

@@ -106,8 +106,28 @@ describe('the devstream-hub command', () => {
         const badProfile = await cli(['keys', 'create', 'odd-bot', '--profile', 'most'], env);
         assert.equal(badProfile.code, 1);
         assert.match(badProfile.stderr, /VALIDATION_ERROR: profile/);
+        const scoped = await cli(
+          [
+            'keys',
+            'create',
+            'contractor',
+            '--scopes',
+            'read,write',
+            '--projects',
+            'Shop Web, Payments',
+            '--repos',
+            'shop-web',
+          ],
+          env,
+        );
+        assert.equal(scoped.code, 0, scoped.stderr);
+        assert.match(scoped.stdout, /limited to projects Shop Web, Payments and repos shop-web\./);
+        const badProjects = await cli(['keys', 'create', 'odd-bot', '--projects', ','], env);
+        assert.equal(badProjects.code, 1);
+        assert.match(badProjects.stderr, /VALIDATION_ERROR: projects/);
         const listed = await cli(['keys', 'list'], env);
         assert.match(listed.stdout, /^ci-bot\s+read,write\s+tools all\s+created .* last used never$/m);
+        assert.match(listed.stdout, /^contractor\s+read,write\s.* projects Shop Web,Payments {2}repos shop-web$/m);
         assert.match(listed.stdout, /^core-bot\s+read\s+tools core\s+created /m);
         assert.ok(!listed.stdout.includes('odd-bot'), 'the refused key was not made');
         assert.ok(!listed.stdout.includes(token!), 'list shows no tokens');

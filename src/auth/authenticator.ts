@@ -67,6 +67,8 @@ export class Authenticator {
       name: key.name,
       scopes: new Set(key.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s))),
       ...(key.tool_profile ? { toolProfile: key.tool_profile } : {}),
+      ...(key.projects ? { projects: new Set(key.projects.map((p) => p.toLowerCase())) } : {}),
+      ...(key.repos ? { repos: new Set(key.repos.map((r) => r.toLowerCase())) } : {}),
     };
   }
 }

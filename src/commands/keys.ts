@@ -7,8 +7,16 @@ import { parseInput } from '../operations/operation.js';
 
 export const KEYS_USAGE = `Usage: devstream-hub keys create <name> [--scopes read,write,admin]   (default scopes: read)
                              [--profile core|all]   (its MCP sessions' default tools; ?tools= wins)
+                             [--projects a,b] [--repos x,y]   (limit the key to these projects / code graphs)
        devstream-hub keys list [--all]                                   (--all: revoked keys too)
        devstream-hub keys revoke <name>`;
+
+/** `a, b,,c` → `['a', 'b', 'c']`. */
+const commaList = (value: string) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** The caller rows record for keys made here (created_by). */
 const CLI_CALLER = { name: 'cli', scopes: new Set(['read', 'write', 'admin'] as const) };
@@ -21,7 +29,14 @@ const CLI_CALLER = { name: 'cli', scopes: new Set(['read', 'write', 'admin'] as 
 export async function keysCommand(
   config: Config,
   open: () => Promise<Db>,
-  args: { positionals: string[]; scopes?: string; profile?: string; all: boolean },
+  args: {
+    positionals: string[];
+    scopes?: string | undefined;
+    profile?: string | undefined;
+    projects?: string | undefined;
+    repos?: string | undefined;
+    all: boolean;
+  },
 ): Promise<number> {
   const [action, name] = args.positionals;
   if (action !== 'create' && action !== 'list' && action !== 'revoke') {
@@ -42,16 +57,19 @@ export async function keysCommand(
     if (action === 'create') {
       const input = parseInput(createKeyOp, {
         name,
-        scopes: (args.scopes ?? 'read')
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
+        scopes: commaList(args.scopes ?? 'read'),
         ...(args.profile === undefined ? {} : { profile: args.profile }),
+        ...(args.projects === undefined ? {} : { projects: commaList(args.projects) }),
+        ...(args.repos === undefined ? {} : { repos: commaList(args.repos) }),
       });
       const key = await createKey(ctx, input);
       const tools = key.profile ? ` and tool profile ${key.profile}` : '';
+      const limits = [
+        ...(key.projects ? [`projects ${key.projects.join(', ')}`] : []),
+        ...(key.repos ? [`repos ${key.repos.join(', ')}`] : []),
+      ];
       console.log(
-        `Created API key "${key.name}" with scopes ${key.scopes.join(', ')}${tools}. Its token, shown only now:\n\n${key.token}\n`,
+        `Created API key "${key.name}" with scopes ${key.scopes.join(', ')}${tools}${limits.length ? `, limited to ${limits.join(' and ')}` : ''}. Its token, shown only now:\n\n${key.token}\n`,
       );
     } else if (action === 'list') {
       const { keys } = await listKeys(ctx, parseInput(listKeysOp, { include_revoked: args.all }));
@@ -59,8 +77,12 @@ export async function keysCommand(
       for (const k of keys) {
         const state = k.revoked_at ? `revoked ${k.revoked_at}` : `last used ${k.last_used_at ?? 'never'}`;
         const tools = `tools ${k.profile ?? 'all'}`;
+        const limits = [
+          ...(k.projects ? [`projects ${k.projects.join(',')}`] : []),
+          ...(k.repos ? [`repos ${k.repos.join(',')}`] : []),
+        ];
         console.log(
-          `${k.name.padEnd(24)} ${k.scopes.join(',').padEnd(16)} ${tools.padEnd(10)} created ${k.created_at}  ${state}`,
+          `${k.name.padEnd(24)} ${k.scopes.join(',').padEnd(16)} ${tools.padEnd(10)} created ${k.created_at}  ${state}${limits.length ? `  ${limits.join('  ')}` : ''}`,
         );
       }
     } else {

@@ -273,6 +273,10 @@ export interface ApiKeysTable {
   revoked_at: NullableTimestamp;
   /** The default MCP tool profile; null: none set (all). */
   tool_profile: 'all' | 'core' | null;
+  /** The projects (titles) the key may see; null: every project (migrations/0014). */
+  projects: string[] | null;
+  /** The code graphs (repo names) the key may see; null: every graph. */
+  repos: string[] | null;
 }
 
 /** What a Claude Code hook session was already given (migrations/0013). */

@@ -6,6 +6,7 @@ import { analyzablePath, type AnalyzeParams } from './analyze-params.js';
 import type { Context } from './context.js';
 import { newId } from './ids.js';
 import { iso, isoOrNull } from './iso-date.js';
+import { maySeeRepo, requireRepo } from './visibility.js';
 
 export const JobSchema = z.object({
   jobId: z.string(),
@@ -48,18 +49,17 @@ function present(row: JobRow): Job {
 
 /**
  * Queues the analysis of a folder the server can read (inside ANALYZE_ROOTS; checked now, and
- * again when the job runs). The graph is stored under `repo`, by default the folder's name.
+ * again when the job runs). The graph is stored under `repo`, by default the folder's name: one
+ * outside the caller's repos is FORBIDDEN, as its upload would be.
  */
 export async function queueAnalysis(
   ctx: Pick<Context, 'db' | 'jobs' | 'caller'>,
   input: { path: string; repo?: string | undefined; branch?: string | undefined },
 ): Promise<Job> {
   const path = await analyzablePath(input.path, ctx.jobs.analyzeRoots);
-  const params: AnalyzeParams = {
-    path,
-    repo: input.repo ?? basename(path),
-    ...(input.branch ? { branch: input.branch } : {}),
-  };
+  const repo = input.repo ?? basename(path);
+  requireRepo(ctx.caller, repo);
+  const params: AnalyzeParams = { path, repo, ...(input.branch ? { branch: input.branch } : {}) };
   const row = await insertJob(ctx.db, { id: newId(), kind: 'analyze', params, createdBy: ctx.caller.name });
   ctx.jobs.queued();
   return present(row);
@@ -69,9 +69,12 @@ export async function queueAnalysis(
 export const GetJobResultSchema = z.object({ job: JobSchema });
 export type GetJobResult = z.output<typeof GetJobResultSchema>;
 
-export async function getJob(ctx: Pick<Context, 'db'>, input: { jobId: string }): Promise<GetJobResult> {
+/** One job; NOT_FOUND for a job of a repo the caller may not see, as for none. */
+export async function getJob(ctx: Pick<Context, 'db' | 'caller'>, input: { jobId: string }): Promise<GetJobResult> {
   const row = await findJob(ctx.db, input.jobId.toLowerCase());
-  if (!row) throw notFound(`job ${input.jobId} not found`);
+  const repo = row?.params.repo;
+  if (!row || (ctx.caller.repos !== undefined && !(typeof repo === 'string' && maySeeRepo(ctx.caller, repo))))
+    throw notFound(`job ${input.jobId} not found`);
   return { job: present(row) };
 }
 

@@ -7,10 +7,11 @@ import { insertApiKey, listApiKeys, liveKeyNames, revokeApiKey, type ApiKeyRow }
 import { notifyChange } from '../db/change-events.js';
 import { fromDbError, isDbError } from '../db/errors.js';
 import { AppError, notFound } from '../errors.js';
-import { pattern } from './fields.js';
+import { name as nameField, pattern } from './fields.js';
 import type { Context } from './context.js';
 import { newId } from './ids.js';
 import { iso, isoOrNull } from './iso-date.js';
+import { requireProject, requireRepo } from './visibility.js';
 
 /** 1-64 letters, digits, dots, dashes or underscores, starting with a letter or digit. */
 export const KeyNameSchema = pattern(
@@ -28,6 +29,22 @@ export const ScopesSchema = z
   .max(3)
   .transform((scopes) => SCOPES.filter((s) => scopes.includes(s)));
 
+/** Names a key may be limited to at most, per kind. */
+export const MAX_KEY_LIMITS = 100;
+
+/** A list of names (projects or repos) a key is limited to: 1-100, each once (any case; the first spelling kept). */
+const limitList = (what: 'project' | 'repo') =>
+  z
+    .array(nameField(what))
+    .min(1, `name at least one ${what} (leave ${what}s out for every ${what})`)
+    .max(MAX_KEY_LIMITS, `at most ${MAX_KEY_LIMITS} ${what}s`)
+    .transform((names) => names.filter((n, i) => names.findIndex((m) => m.toLowerCase() === n.toLowerCase()) === i));
+
+/** The projects a key may see and write (exact titles, any case). */
+export const KeyProjectsSchema = limitList('project');
+/** The code graphs a key may see and upload (repo names, any case). */
+export const KeyReposSchema = limitList('repo');
+
 /** A key's default MCP tool profile, as its create input names it. */
 export const ProfileSchema = z.enum(TOOL_PROFILE_NAMES);
 
@@ -40,6 +57,8 @@ export const ApiKeySchema = z.object({
   name: z.string(),
   scopes: z.array(z.enum(SCOPES)),
   profile: profileOut,
+  projects: z.array(z.string()).nullable().describe('The projects the key is limited to; null: every project'),
+  repos: z.array(z.string()).nullable().describe('The code graphs (repos) the key is limited to; null: every graph'),
   created_by: z.string().nullable(),
   created_at: z.string(),
   last_used_at: z.string().nullable().describe('Recorded at most once a minute'),
@@ -52,6 +71,8 @@ function toApiKey(row: ApiKeyRow): ApiKey {
     name: row.name,
     scopes: SCOPES.filter((s) => row.scopes.includes(s)),
     profile: row.tool_profile,
+    projects: row.projects,
+    repos: row.repos,
     created_by: row.created_by,
     created_at: iso(row.created_at),
     last_used_at: isoOrNull(row.last_used_at),
@@ -64,16 +85,33 @@ export const CreateKeyResultSchema = z.object({
   name: z.string(),
   scopes: z.array(z.enum(SCOPES)),
   profile: profileOut,
+  projects: z.array(z.string()).nullable().describe('The projects the key is limited to; null: every project'),
+  repos: z.array(z.string()).nullable().describe('The code graphs (repos) the key is limited to; null: every graph'),
   token: z.string().describe('Bearer token (dsh_…); shown once'),
   created_at: z.string(),
 });
 export type CreateKeyResult = z.output<typeof CreateKeyResultSchema>;
 
-/** A new key; its token is in this answer only (the database keeps a hash). */
+/**
+ * A new key; its token is in this answer only (the database keeps a hash). A caller limited to
+ * projects or repos makes keys within its own limits only: what it leaves out it passes on, and a
+ * project or repo beyond them is FORBIDDEN (a limited admin key cannot mint an unlimited one).
+ */
 export async function createKey(
   ctx: Pick<Context, 'db' | 'caller'>,
-  input: { name: string; scopes: (typeof SCOPES)[number][]; profile?: ToolProfileName | undefined },
+  input: {
+    name: string;
+    scopes: (typeof SCOPES)[number][];
+    profile?: ToolProfileName | undefined;
+    projects?: string[] | undefined;
+    repos?: string[] | undefined;
+  },
 ): Promise<CreateKeyResult> {
+  const { caller } = ctx;
+  const projects = input.projects ?? (caller.projects ? [...caller.projects] : null);
+  const repos = input.repos ?? (caller.repos ? [...caller.repos] : null);
+  for (const p of input.projects ?? []) requireProject(caller, p, 'projects');
+  for (const r of input.repos ?? []) requireRepo(caller, r, 'repos');
   const token = newToken();
   try {
     // The key and its announcement (key-changed, to every instance) commit together.
@@ -85,12 +123,15 @@ export async function createKey(
         scopes: input.scopes,
         createdBy: ctx.caller.name,
         toolProfile: input.profile ?? null,
+        projects,
+        repos,
       });
       await notifyChange(trx, { type: 'key-changed', name: inserted.name });
       return inserted;
     });
     const key = toApiKey(row);
-    return { name: key.name, scopes: key.scopes, profile: key.profile, token, created_at: key.created_at };
+    const { name, scopes, profile, created_at } = key;
+    return { name, scopes, profile, projects: key.projects, repos: key.repos, token, created_at };
   } catch (error) {
     if (isDbError(error) && fromDbError(error).code === 'CONFLICT') {
       throw new AppError('CONFLICT', `An API key named "${input.name}" exists (revoked keys keep their names)`, {

@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
 import type { Caller } from '../auth/scopes.js';
-import type { Services } from '../domain/context.js';
+import type { Context, Services } from '../domain/context.js';
 import { graphMeta, listGraphs } from '../domain/graphs/graphs.js';
 import { findMemory } from '../domain/memory/get-memory.js';
 import { getTask } from '../domain/tasks/get-task.js';
@@ -11,8 +11,8 @@ const META = /^devlens:\/\/graph\/([A-Za-z0-9._-]{1,64})\/meta$/;
 /** `devstream://{kind}/{id}`: a task, plan or memory. */
 const ITEM = /^devstream:\/\/(task|plan|memory)\/([^/]{1,64})$/;
 
-/** Each kind's reader: the item, or null when there is none (or the id cannot be one). */
-const ITEMS: Record<string, (services: Services, id: string) => Promise<object | null>> = {
+/** Each kind's reader: the item, or null when there is none, the caller may not see it, or the id cannot be one. */
+const ITEMS: Record<string, (ctx: Pick<Context, 'db' | 'caller'>, id: string) => Promise<object | null>> = {
   task: getTask,
   plan: findPlanSummary,
   memory: findMemory,
@@ -31,9 +31,11 @@ export const subscribedTo = (server: Server, uri: string): boolean => subscripti
  * which a client may subscribe to — `resources/subscribe` in the 2025 era, a `subscriptions/listen`
  * filter in the 2026 one; a plan, `devstream://plan/{id}` (as devstream_list_plans lists it); a
  * memory, `devstream://memory/{id}` (as devstream_get_memory gives it). An unknown id is
- * ResourceNotFoundError (SEP-2164), in both eras.
+ * ResourceNotFoundError (SEP-2164), in both eras; so is one of a project or graph the caller's key
+ * is not limited to (they read with the caller, domain/visibility.ts).
  */
 export function registerResources(server: Server, services: Services, era: 'legacy' | 'modern', caller: Caller): void {
+  const reader = { db: services.db, caller };
   // What resources hold (tasks, plans, memories, graphs) is what the read scope reads.
   const mayRead = () => {
     if (caller.scopes.has('read')) return;
@@ -48,6 +50,9 @@ export function registerResources(server: Server, services: Services, era: 'lega
     subscriptions.set(server, uris);
     server.setRequestHandler('resources/subscribe', async (request) => {
       mayRead();
+      // A limited key hears only of items it may read: updates of another project's task would tell it the task exists.
+      const item = caller.projects === undefined ? null : ITEM.exec(request.params.uri);
+      if (item && !(await ITEMS[item[1]!]!(reader, item[2]!))) return {};
       // At most a thousand per session: a client cannot grow the server's memory without bound.
       if (uris.size < 1000) uris.add(request.params.uri);
       return {};
@@ -63,7 +68,7 @@ export function registerResources(server: Server, services: Services, era: 'lega
 
   server.setRequestHandler('resources/list', async () => {
     mayRead();
-    const { graphs } = await listGraphs(services);
+    const { graphs } = await listGraphs(reader);
     return {
       resources: [
         {
@@ -114,15 +119,15 @@ export function registerResources(server: Server, services: Services, era: 'lega
   server.setRequestHandler('resources/read', async (request) => {
     mayRead();
     const { uri } = request.params;
-    if (uri === REPOS) return json(uri, await listGraphs(services));
+    if (uri === REPOS) return json(uri, await listGraphs(reader));
     const item = ITEM.exec(uri);
     if (item) {
-      const found = await ITEMS[item[1]!]!(services, item[2]!);
+      const found = await ITEMS[item[1]!]!(reader, item[2]!);
       if (!found) throw new ResourceNotFoundError(uri);
       return json(uri, found);
     }
     const id = META.exec(uri)?.[1];
-    const meta = id ? await graphMeta(services, id) : null;
+    const meta = id ? await graphMeta(reader, id) : null;
     if (!meta) throw new ResourceNotFoundError(uri);
     return json(uri, meta);
   });

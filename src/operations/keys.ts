@@ -3,6 +3,8 @@ import {
   createKey,
   CreateKeyResultSchema,
   KeyNameSchema,
+  KeyProjectsSchema,
+  KeyReposSchema,
   listKeys,
   ListKeysResultSchema,
   revokeKey,
@@ -14,6 +16,21 @@ import { SCOPES } from '../auth/scopes.js';
 import { defineOperation } from './operation.js';
 
 // Key management is for people and scripts with an admin key, over REST (and the CLI): not MCP tools.
+
+/** A key's scopes, tool profile and limits in words: `read, write; tools: core; projects: a, b`. */
+function describeKey(k: {
+  scopes: string[];
+  profile: string | null;
+  projects: string[] | null;
+  repos: string[] | null;
+}): string {
+  return [
+    k.scopes.join(', '),
+    ...(k.profile ? [`tools: ${k.profile}`] : []),
+    ...(k.projects ? [`projects: ${k.projects.join(', ')}`] : []),
+    ...(k.repos ? [`repos: ${k.repos.join(', ')}`] : []),
+  ].join('; ');
+}
 
 export const createKeyOp = defineOperation({
   name: 'devstream_create_key',
@@ -27,6 +44,12 @@ export const createKeyOp = defineOperation({
     profile: ProfileSchema.optional().describe(
       "The key's default MCP tool profile: core (six tools) or all; ?tools= on the MCP URL wins (default: all)",
     ),
+    projects: KeyProjectsSchema.optional().describe(
+      'Limit the key to these projects (exact titles, any case; 1-100): it sees and writes nothing else (default: every project)',
+    ),
+    repos: KeyReposSchema.optional().describe(
+      'Limit the key to these code graphs (repo names, any case; 1-100) (default: every graph)',
+    ),
   }),
   output: CreateKeyResultSchema,
   scope: 'admin',
@@ -34,8 +57,7 @@ export const createKeyOp = defineOperation({
   tool: false,
   routes: [{ method: 'POST', path: '/keys', status: 201 }],
   handler: createKey,
-  render: (out) =>
-    `API key "${out.name}" (${out.scopes.join(', ')}${out.profile ? `; tools: ${out.profile}` : ''}): ${out.token}`,
+  render: (out) => `API key "${out.name}" (${describeKey(out)}): ${out.token}`,
 });
 
 export const listKeysOp = defineOperation({
@@ -50,8 +72,7 @@ export const listKeysOp = defineOperation({
   tool: false,
   routes: [{ method: 'GET', path: '/keys' }],
   handler: listKeys,
-  render: (out) =>
-    out.keys.map((k) => `${k.name} (${k.scopes.join(', ')}${k.profile ? `; tools: ${k.profile}` : ''})`).join('\n'),
+  render: (out) => out.keys.map((k) => `${k.name} (${describeKey(k)})`).join('\n'),
 });
 
 export const revokeKeyOp = defineOperation({
@@ -73,7 +94,7 @@ export const whoamiOp = defineOperation({
   name: 'devstream_whoami',
   title: 'Who am I',
   description:
-    'The API key this request carries: its name (null when AUTH=off) and its scopes. For clients that adapt to what the key may do, like the dashboard.',
+    'The API key this request carries: its name (null when AUTH=off), its scopes and the projects and code graphs it is limited to. For clients that adapt to what the key may do, like the dashboard.',
   action: 'identifying the caller',
   input: z.strictObject({}),
   output: z.object({
@@ -82,12 +103,25 @@ export const whoamiOp = defineOperation({
       .nullable()
       .describe('The key name rows record as created_by; ADMIN_TOKEN for the bootstrap credential; null when AUTH=off'),
     scopes: z.array(z.enum(SCOPES)),
+    projects: z
+      .array(z.string())
+      .nullable()
+      .describe('The projects the key is limited to (lower-cased titles); null: every project'),
+    repos: z
+      .array(z.string())
+      .nullable()
+      .describe('The code graphs the key is limited to (lower-cased repo names); null: every graph'),
   }),
   scope: 'read',
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   tool: false,
   routes: [{ method: 'GET', path: '/me' }],
-  handler: async (ctx) => ({ name: ctx.caller.name, scopes: SCOPES.filter((s) => ctx.caller.scopes.has(s)) }),
+  handler: async ({ caller }) => ({
+    name: caller.name,
+    scopes: SCOPES.filter((s) => caller.scopes.has(s)),
+    projects: caller.projects ? [...caller.projects] : null,
+    repos: caller.repos ? [...caller.repos] : null,
+  }),
   render: (out) => `${out.name ?? 'anonymous (AUTH=off)'}: ${out.scopes.join(', ')}`,
 });
 

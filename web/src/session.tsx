@@ -5,7 +5,7 @@ import type { paths } from './schema';
 export type Me = paths['/api/v1/me']['get']['responses']['200']['content']['application/json'];
 export type Scope = Me['scopes'][number];
 
-export const MeContext = createContext<Me>({ name: null, scopes: ['read'] });
+export const MeContext = createContext<Me>({ name: null, scopes: ['read'], projects: null, repos: null });
 
 /** Whether the signed-in key holds `scope`: pages show write controls only to keys that may use them. */
 export function useCan(scope: Scope): boolean {

@@ -10,6 +10,8 @@ export interface ApiKeyRow {
   last_used_at: Date | null;
   revoked_at: Date | null;
   tool_profile: 'all' | 'core' | null;
+  projects: string[] | null;
+  repos: string[] | null;
 }
 
 const columns = [
@@ -21,6 +23,8 @@ const columns = [
   'last_used_at',
   'revoked_at',
   'tool_profile',
+  'projects',
+  'repos',
 ] as const;
 
 export async function insertApiKey(
@@ -32,6 +36,8 @@ export async function insertApiKey(
     scopes: string[];
     createdBy: string | null;
     toolProfile: 'all' | 'core' | null;
+    projects: string[] | null;
+    repos: string[] | null;
   },
 ): Promise<ApiKeyRow> {
   return db
@@ -43,6 +49,8 @@ export async function insertApiKey(
       scopes: key.scopes,
       created_by: key.createdBy,
       tool_profile: key.toolProfile,
+      projects: key.projects,
+      repos: key.repos,
     })
     .returning(columns)
     .executeTakeFirstOrThrow();

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, PlanStatus } from '../schema.js';
+import { inProjects, type ProjectScope } from './project-scope.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -101,14 +102,18 @@ const planColumns = [
   'updated_at',
 ] as const;
 
-/** One page of plans, highest priority first then newest, and the number of all matching plans. */
+/** One page of plans (of `projects`), highest priority first then newest, and the number of all matching plans. */
 export async function listPlans(
   db: Db,
-  filter: { status?: PlanStatus | undefined },
+  filter: { status?: PlanStatus | undefined; projects?: ProjectScope },
   page: { limit: number; offset: number },
 ) {
-  let rows = db.selectFrom('intervention_plans').select(planColumns);
-  let count = db.selectFrom('intervention_plans').select((eb) => eb.fn.countAll<number>().as('n'));
+  const visible = inProjects(sql.ref('id'), filter.projects);
+  let rows = db.selectFrom('intervention_plans').select(planColumns).where(visible);
+  let count = db
+    .selectFrom('intervention_plans')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(visible);
   if (filter.status) {
     rows = rows.where('status', '=', filter.status);
     count = count.where('status', '=', filter.status);
@@ -126,8 +131,14 @@ export async function listPlans(
   return { plans, total: Number(total.n) };
 }
 
-export async function getPlan(db: Db, id: string) {
-  return db.selectFrom('intervention_plans').select(planColumns).where('id', '=', id).executeTakeFirst();
+/** One plan by id; undefined when there is none (in `projects`). */
+export async function getPlan(db: Db, id: string, projects?: ProjectScope) {
+  return db
+    .selectFrom('intervention_plans')
+    .select(planColumns)
+    .where('id', '=', id)
+    .where(inProjects(sql.ref('id'), projects))
+    .executeTakeFirst();
 }
 
 /**

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, TaskStatus, TaskType } from '../schema.js';
+import { inProjects, type ProjectScope } from './project-scope.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -30,6 +31,8 @@ export interface TaskFilter {
   minPriority?: number | undefined;
   /** Exact phase name, case-insensitive. */
   phase?: string | undefined;
+  /** Only tasks of these projects (the caller's limit). */
+  projects?: ProjectScope;
 }
 
 function selectTasks(db: Db) {
@@ -72,14 +75,15 @@ export async function listTasks(
     rows = rows.where('t.priority', '>=', filter.minPriority);
     count = count.where('t.priority', '>=', filter.minPriority);
   }
-  if (filter.project !== undefined || filter.phase !== undefined) {
-    const { project, phase } = filter;
+  if (filter.project !== undefined || filter.phase !== undefined || filter.projects !== undefined) {
+    const { project, phase, projects } = filter;
     const phaseIds = db
       .selectFrom('phases as ph')
       .innerJoin('intervention_plans as p', 'p.id', 'ph.plan_id')
       .select('ph.id')
       .$if(project !== undefined, (q) => q.where(sql`lower(p.title)`, '=', sql`lower(${project})`))
-      .$if(phase !== undefined, (q) => q.where(sql`lower(ph.name)`, '=', sql`lower(${phase})`));
+      .$if(phase !== undefined, (q) => q.where(sql`lower(ph.name)`, '=', sql`lower(${phase})`))
+      .$if(projects !== undefined, (q) => q.where(inProjects(sql.ref('p.id'), projects)));
     rows = rows.where('t.phase_id', 'in', phaseIds);
     count = count.where('t.phase_id', 'in', phaseIds);
   }
@@ -96,9 +100,12 @@ export async function listTasks(
   return { rows: found, total: Number(total.n) };
 }
 
-/** One task by id, with its phase and project names; undefined when there is none. */
-export async function getTaskRow(db: Db, id: string): Promise<TaskRow | undefined> {
-  return (await selectTasks(db).where('t.id', '=', id).executeTakeFirst()) as TaskRow | undefined;
+/** One task by id, with its phase and project names; undefined when there is none (in `projects`). */
+export async function getTaskRow(db: Db, id: string, projects?: ProjectScope): Promise<TaskRow | undefined> {
+  return (await selectTasks(db)
+    .where('t.id', '=', id)
+    .where(inProjects(sql.ref('p.id'), projects))
+    .executeTakeFirst()) as TaskRow | undefined;
 }
 
 export async function tasksOfPlan(db: Db, planId: string): Promise<TaskRow[]> {
@@ -154,17 +161,21 @@ export async function insertTaskIntoNamedPhase(
  * Sets a task's status in one statement: locks the row, sets `started_at` on the first move to
  * active and `completed_at` on the first move to a closing status, records the change (with the
  * caller's notes) in task_status_history, and returns the task with its previous status.
- * Returns undefined when no task has this id.
+ * Returns undefined, having written nothing, when no task has this id (in `projects`).
  */
 export async function updateTaskStatus(
   db: Db,
-  change: { id: string; status: TaskStatus; notes: string | null; createdBy: string | null },
+  change: { id: string; status: TaskStatus; notes: string | null; createdBy: string | null; projects?: ProjectScope },
 ): Promise<(TaskRow & { previous_status: TaskStatus }) | undefined> {
-  const { id, status, notes, createdBy } = change;
+  const { id, status, notes, createdBy, projects } = change;
+  const visible =
+    projects === undefined
+      ? sql`true`
+      : sql`phase_id in (select ph.id from phases ph where ${inProjects(sql.ref('ph.plan_id'), projects)})`;
   const closing = status === 'completed' || status === 'failed' || status === 'skipped';
   const result = await sql<TaskRow & { previous_status: TaskStatus }>`
     with old as (
-      select id, status from micro_tasks where id = ${id} for update
+      select id, status from micro_tasks where id = ${id} and ${visible} for update
     ), upd as (
       update micro_tasks t
          set status = ${status},

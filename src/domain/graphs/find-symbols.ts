@@ -54,7 +54,7 @@ export function symbolQuery(query: string, limit: number) {
 
 /** `find_symbols`: cheap symbol lookup by name, path fragment or concept words (spec: devlens-mcp-reference.md). */
 export async function findSymbols(
-  ctx: Pick<Context, 'db' | 'defaultRepo' | 'graphs' | 'memory' | 'timing'>,
+  ctx: Pick<Context, 'db' | 'caller' | 'defaultRepo' | 'graphs' | 'memory' | 'timing'>,
   input: { query: string; limit: number; repo?: string },
 ): Promise<FindSymbolsResult> {
   const graph = await resolveGraph(ctx, input.repo);

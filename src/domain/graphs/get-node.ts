@@ -58,7 +58,7 @@ function ref(n: Neighbour): NodeRef {
  * NOT_FOUND with the closest symbols as suggestions.
  */
 export async function getNode(
-  ctx: Pick<Context, 'db' | 'defaultRepo'>,
+  ctx: Pick<Context, 'db' | 'caller' | 'defaultRepo'>,
   input: { node: string; include?: NodePart[]; repo?: string },
 ): Promise<GetNodeResult> {
   const graph = await resolveGraph(ctx, input.repo);

@@ -4,6 +4,7 @@ import { deleteGraph as deleteGraphRows, listGraphs as listGraphRows } from '../
 import { notFound } from '../../errors.js';
 import type { Context } from '../context.js';
 import { isoOrNull } from '../iso-date.js';
+import { visibleRepos } from '../visibility.js';
 
 export const GraphSummarySchema = z.object({
   graphId: z.string(),
@@ -21,9 +22,13 @@ export type GraphSummary = z.output<typeof GraphSummarySchema>;
 export const ListGraphsResultSchema = z.object({ graphs: z.array(GraphSummarySchema) });
 export type ListGraphsResult = z.output<typeof ListGraphsResultSchema>;
 
-/** Every uploaded graph with its latest commit (the one analyzed last). */
-export async function listGraphs(ctx: Pick<Context, 'db'>): Promise<ListGraphsResult> {
-  const rows = await listGraphRows(ctx.db);
+/**
+ * Every uploaded graph the caller may see, with its latest commit (the one analyzed last). Every
+ * read of a graph starts here (resolveGraph, graphMeta, the `repo` tool, resources, completions,
+ * hooks), so a graph outside the caller's repos is absent everywhere.
+ */
+export async function listGraphs(ctx: Pick<Context, 'db' | 'caller'>): Promise<ListGraphsResult> {
+  const rows = await listGraphRows(ctx.db, visibleRepos(ctx.caller));
   return {
     graphs: rows.map((r) => ({
       graphId: r.graph_id,
@@ -42,16 +47,21 @@ export async function listGraphs(ctx: Pick<Context, 'db'>): Promise<ListGraphsRe
 export const DeleteGraphResultSchema = z.object({ success: z.boolean(), graphId: z.string() });
 export type DeleteGraphResult = z.output<typeof DeleteGraphResultSchema>;
 
-/** Deletes a graph and every commit of it. */
-export async function deleteGraph(ctx: Pick<Context, 'db'>, input: { graphId: string }): Promise<DeleteGraphResult> {
-  if (!(await deleteGraphRows(ctx.db, input.graphId)))
+/** Deletes a graph and every commit of it; one the caller may not see is NOT_FOUND, and stays. */
+export async function deleteGraph(
+  ctx: Pick<Context, 'db' | 'caller'>,
+  input: { graphId: string },
+): Promise<DeleteGraphResult> {
+  const visible =
+    ctx.caller.repos === undefined || (await listGraphs(ctx)).graphs.some((g) => g.graphId === input.graphId);
+  if (!visible || !(await deleteGraphRows(ctx.db, input.graphId)))
     throw notFound(`graphId: no graph with id "${input.graphId}"`, { graphId: input.graphId });
   return { success: true, graphId: input.graphId };
 }
 
 /** One graph's summary with its latest commit's statistics and branch; null when there is no such graph. */
 export async function graphMeta(
-  ctx: Pick<Context, 'db'>,
+  ctx: Pick<Context, 'db' | 'caller'>,
   graphId: string,
 ): Promise<(GraphSummary & { branch: string | null; stats: unknown }) | null> {
   const { graphs } = await listGraphs(ctx);

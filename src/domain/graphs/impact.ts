@@ -87,7 +87,7 @@ export async function walk(
 
 /** `impact`: what depends on a node (upstream), what it depends on (downstream), or what a commit range changed. */
 export async function impact(
-  ctx: Pick<Context, 'db' | 'defaultRepo'>,
+  ctx: Pick<Context, 'db' | 'caller' | 'defaultRepo'>,
   input: { target?: string; direction: Direction; radius: number; from?: string; to?: string; repo?: string },
 ): Promise<ImpactResult> {
   if ((input.from === undefined) !== (input.to === undefined)) {

@@ -45,7 +45,7 @@ export const MAX_PACKET_NODES = 20;
  * for it (packet-code.ts), and the bodies take the room left: code gives way first.
  */
 export async function resolveContext(
-  ctx: Pick<Context, 'db' | 'defaultRepo' | 'graphs' | 'packet' | 'memory' | 'timing'>,
+  ctx: Pick<Context, 'db' | 'caller' | 'defaultRepo' | 'graphs' | 'packet' | 'memory' | 'timing'>,
   input: {
     task: string;
     intent: Intent;

@@ -54,7 +54,7 @@ function describe(graphs: GraphSummary[]): string {
  * or the graph's latest.
  */
 export async function resolveGraph(
-  ctx: Pick<Context, 'db' | 'defaultRepo'>,
+  ctx: Pick<Context, 'db' | 'defaultRepo' | 'caller'>,
   repo?: string,
   commitHash?: string,
 ): Promise<ResolvedGraph> {

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { notifyChange } from '../../db/change-events.js';
 import { findGraph } from '../../db/queries/graphs/catalogue.js';
+import { maySeeRepo, requireRepo } from '../visibility.js';
 import {
   applyNodeScores,
   applyRetention,
@@ -89,8 +90,12 @@ export async function uploadGraph(
   const parsed = UploadQuerySchema.safeParse(rawQuery ?? {});
   if (!parsed.success) throw validationError(toFieldIssues(parsed.error));
   const query = parsed.data;
+  requireRepo(deps.caller, query.repo);
 
-  const existing = await findGraph(deps.db, { repo: query.repo, graphId: query.graphId });
+  // Graphs of repos the caller may not see are not named to it, even in a conflict.
+  const existing = (await findGraph(deps.db, { repo: query.repo, graphId: query.graphId })).filter((g) =>
+    maySeeRepo(deps.caller, g.repo),
+  );
   const byRepo = existing.find((g) => g.repo.toLowerCase() === query.repo.toLowerCase());
   if (query.graphId !== undefined && existing.some((g) => g.graph_id === query.graphId && g !== byRepo)) {
     throw new AppError('CONFLICT', `graphId "${query.graphId}" belongs to another repo`, {

@@ -2,6 +2,7 @@ import { addTouches, takeTouches } from '../../db/queries/hook-sessions.js';
 import { storeMemory } from '../memory/store-memory.js';
 import type { HookCall } from './hook-call.js';
 import { repoPath } from './tool-context.js';
+import { maySeeProject } from '../visibility.js';
 
 /** Tools that change a file, and the one that reads one. */
 const EDITING = new Set(['Edit', 'MultiEdit', 'Write', 'NotebookEdit']);
@@ -51,7 +52,8 @@ const list = (items: string[]) =>
 
 /**
  * SessionEnd with HOOK_CAPTURE=1: the session's files and task changes as one `context` memory in
- * its project (never the transcript); nothing when it touched nothing. The record goes either way.
+ * its project (never the transcript); nothing when it touched nothing, or when the caller may not
+ * write to the project (refused silently: a hook never fails a session). The record goes either way.
  */
 export async function storeCapture(call: HookCall): Promise<string | undefined> {
   if (!call.session) return undefined;
@@ -59,6 +61,8 @@ export async function storeCapture(call: HookCall): Promise<string | undefined> 
   if (!touched) return undefined;
   const { filesEdited, filesRead, tasks } = touched;
   if (filesEdited.length + filesRead.length + tasks.length === 0) return undefined;
+  const project = touched.project ?? call.scope.project;
+  if (!maySeeProject(call.ctx.caller, project)) return undefined;
   const lines = [
     `Claude Code session ${call.session.sessionId.slice(0, 36)} (${touched.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC` +
       `${call.input.reason ? `, ended: ${call.input.reason}` : ''}${call.ctx.caller.name ? `, key ${call.ctx.caller.name}` : ''}).`,
@@ -69,7 +73,7 @@ export async function storeCapture(call: HookCall): Promise<string | undefined> 
   const stored = await storeMemory(call.ctx, {
     content: lines.join('\n').slice(0, CAPTURE_CHARS),
     content_type: 'context',
-    project: touched.project ?? call.scope.project,
+    project,
     keywords: ['claude-code-session'],
   });
   return stored.memory_id;

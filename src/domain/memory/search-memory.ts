@@ -5,6 +5,7 @@ import type { ContentType } from '../../db/schema.js';
 import type { Context } from '../context.js';
 import { normalizeKeywords } from './classify.js';
 import { SearchHitSchema, toHit } from './model.js';
+import { visibleProjects } from '../visibility.js';
 
 export interface SearchMemoryInput {
   query: string;
@@ -37,8 +38,8 @@ export function candidatesFor(limit: number): number {
 
 /**
  * Hybrid search (vector + keyword, fused by score) over live memories, or keyword-only when the query
- * cannot be embedded. Filters apply inside both branches before their limits; an unknown project
- * matches nothing. Every hit's access count goes up by one (written within a second, in a batch).
+ * cannot be embedded. Filters apply inside both branches before their limits; an unknown project,
+ * or one the caller may not see, matches nothing. Every hit's access count goes up by one (written within a second, in a batch).
  */
 export async function searchMemory(ctx: Context, input: SearchMemoryInput): Promise<SearchMemoryResult> {
   const { embedder, weights } = ctx.memory;
@@ -47,6 +48,7 @@ export async function searchMemory(ctx: Context, input: SearchMemoryInput): Prom
   ctx.timing('embed', performance.now() - embedStarted);
   const filters: SearchFilters = {
     project: input.project,
+    projects: visibleProjects(ctx.caller),
     content_type: input.content_type,
     keywords: input.keywords ? normalizeKeywords(input.keywords) : undefined,
     created_after: input.created_after,

@@ -12,6 +12,7 @@ import type { Context } from '../context.js';
 import { newId } from '../ids.js';
 import { contentHash, detectFormat, importanceScore, normalizeKeywords } from './classify.js';
 import { iso } from '../iso-date.js';
+import { writeProject } from '../visibility.js';
 
 export interface StoreMemoryInput {
   content: string;
@@ -40,13 +41,13 @@ export const StoreMemoryResultSchema = z.object({
 export type StoreMemoryResult = z.output<typeof StoreMemoryResultSchema>;
 
 /**
- * Stores a memory in a project (DEFAULT_PROJECT when none; created when no project has that exact
- * name, case-insensitive). The embedding is asked for first; when the embedder is down, slow or
+ * Stores a memory in a project (DEFAULT_PROJECT when none, see writeProject; created when no
+ * project has that exact name, case-insensitive; FORBIDDEN outside the caller's projects). The embedding is asked for first; when the embedder is down, slow or
  * failing the memory is stored without a vector, queued for the worker, and already findable by
  * keyword. Storing content already stored in the project returns the existing memory.
  */
 export async function storeMemory(ctx: Context, input: StoreMemoryInput): Promise<StoreMemoryResult> {
-  const project = input.project ?? ctx.defaultProject;
+  const project = writeProject(ctx.caller, input.project, ctx.defaultProject);
   const keywords = normalizeKeywords(input.keywords ?? []);
   const hash = contentHash(input.content);
 

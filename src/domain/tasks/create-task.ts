@@ -10,6 +10,7 @@ import type { Context } from '../context.js';
 import { newId } from '../ids.js';
 import { TaskSchema } from './model.js';
 import { toTask } from './serialize.js';
+import { writeProject } from '../visibility.js';
 
 export interface CreateTaskInput {
   title: string;
@@ -31,13 +32,14 @@ export const CreateTaskResultSchema = z.object({
 export type CreateTaskResult = z.output<typeof CreateTaskResultSchema>;
 
 /**
- * Creates a pending task in the named phase of the named project (DEFAULT_PROJECT when none),
- * creating the project and the phase when no existing one has that exact name (case-insensitive).
+ * Creates a pending task in the named phase of the named project (DEFAULT_PROJECT when none, see
+ * writeProject), creating the project and the phase when no existing one has that exact name
+ * (case-insensitive). A project the caller is not limited to is FORBIDDEN, existing or not.
  * Either the task exists afterwards, or nothing was written: when project and phase exist (the
  * common case) it is one INSERT; otherwise one transaction creates what is missing, then the task.
  */
 export async function createTask(ctx: Context, input: CreateTaskInput): Promise<CreateTaskResult> {
-  const projectTitle = input.project ?? ctx.defaultProject;
+  const projectTitle = writeProject(ctx.caller, input.project, ctx.defaultProject);
   const createdBy = ctx.caller.name;
   const task = {
     id: newId(),

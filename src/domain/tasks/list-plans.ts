@@ -8,6 +8,7 @@ import { PlanDetailSchema, PlanSummarySchema, type PhaseSummary, type PlanSummar
 import { groupBy } from '../group-by.js';
 import { iso } from '../iso-date.js';
 import { toTask } from './serialize.js';
+import { visibleProjects } from '../visibility.js';
 
 type PlanRow = NonNullable<Awaited<ReturnType<typeof queryPlan>>>;
 type PhaseRow = Awaited<ReturnType<typeof phasesWithCounts>>[number];
@@ -60,12 +61,13 @@ function summarize(plan: PlanRow, phaseRows: PhaseRow[]): PlanSummary {
 export const ListPlansResultSchema = z.object({ plans: z.array(PlanSummarySchema), total: z.number().int() });
 export type ListPlansResult = z.output<typeof ListPlansResultSchema>;
 
-/** Plans with their phases and progress figures; counts come from one grouped query per page. */
+/** Plans the caller may see with their phases and progress figures; counts come from one grouped query per page. */
 export async function listPlans(
   ctx: Context,
   input: { status?: PlanStatus | undefined; limit: number; offset: number },
 ): Promise<ListPlansResult> {
-  const { plans, total } = await queryPlans(ctx.db, { status: input.status }, input);
+  const filter = { status: input.status, projects: visibleProjects(ctx.caller) };
+  const { plans, total } = await queryPlans(ctx.db, filter, input);
   const phases = await phasesWithCounts(
     ctx.db,
     plans.map((p) => p.id),
@@ -79,11 +81,12 @@ const PLAN_ID = /^[0-9a-f]{12}$/;
 
 /**
  * One plan as devstream_list_plans lists it (its phases with their task counts, not the tasks):
- * the `devstream://plan/{id}` resource. Null when there is none, or the id cannot be one.
+ * the `devstream://plan/{id}` resource. Null when there is none, the caller may not see it, or the
+ * id cannot be one.
  */
-export async function findPlanSummary(ctx: Pick<Context, 'db'>, id: string): Promise<PlanSummary | null> {
+export async function findPlanSummary(ctx: Pick<Context, 'db' | 'caller'>, id: string): Promise<PlanSummary | null> {
   if (!PLAN_ID.test(id)) return null;
-  const plan = await queryPlan(ctx.db, id);
+  const plan = await queryPlan(ctx.db, id, visibleProjects(ctx.caller));
   return plan ? summarize(plan, await phasesWithCounts(ctx.db, [id])) : null;
 }
 
@@ -91,10 +94,10 @@ export async function findPlanSummary(ctx: Pick<Context, 'db'>, id: string): Pro
 export const GetPlanResultSchema = z.object({ plan: PlanDetailSchema });
 export type GetPlanResult = z.output<typeof GetPlanResultSchema>;
 
-/** One plan with its phases and every task in them. */
+/** One plan with its phases and every task in them; NOT_FOUND for one the caller may not see. */
 export async function getPlan(ctx: Context, input: { id: string }): Promise<GetPlanResult> {
   const id = input.id.toLowerCase();
-  const plan = await queryPlan(ctx.db, id);
+  const plan = await queryPlan(ctx.db, id, visibleProjects(ctx.caller));
   if (!plan) throw notFound(`id: no plan with id "${id}"`, { id });
   const [phases, tasks] = await Promise.all([phasesWithCounts(ctx.db, [id]), tasksOfPlan(ctx.db, id)]);
   const summary = summarize(plan, phases);

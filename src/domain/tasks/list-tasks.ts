@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { listTasks as queryTasks, type TaskFilter } from '../../db/queries/tasks.js';
 import type { Context } from '../context.js';
+import { visibleProjects } from '../visibility.js';
 import { TaskSchema } from './model.js';
 import { toTask } from './serialize.js';
 
@@ -13,8 +14,12 @@ export interface ListTasksInput extends TaskFilter {
 export const ListTasksResultSchema = z.object({ tasks: z.array(TaskSchema), total: z.number().int() });
 export type ListTasksResult = z.output<typeof ListTasksResultSchema>;
 
-/** Tasks matching every given filter; `total` counts all matches, `tasks` is one page of them. */
+/**
+ * Tasks matching every given filter, of the projects the caller may see; `total` counts all
+ * matches, `tasks` is one page of them.
+ */
 export async function listTasks(ctx: Context, input: ListTasksInput): Promise<ListTasksResult> {
-  const { rows, total } = await queryTasks(ctx.db, input, { limit: input.limit, offset: input.offset });
+  const filter = { ...input, projects: visibleProjects(ctx.caller) };
+  const { rows, total } = await queryTasks(ctx.db, filter, { limit: input.limit, offset: input.offset });
   return { tasks: rows.map(toTask), total };
 }

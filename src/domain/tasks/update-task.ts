@@ -10,6 +10,7 @@ import { newId } from '../ids.js';
 import { contentHash } from '../memory/classify.js';
 import { TaskSchema } from './model.js';
 import { toTask } from './serialize.js';
+import { visibleProjects } from '../visibility.js';
 
 export interface UpdateTaskInput {
   task_id: string;
@@ -35,7 +36,14 @@ export type UpdateTaskResult = z.output<typeof UpdateTaskResultSchema>;
 export async function updateTask(ctx: Context, input: UpdateTaskInput): Promise<UpdateTaskResult> {
   const id = input.task_id.toLowerCase();
   const notes = input.notes?.trim() ? input.notes : undefined;
-  const change = { id, status: input.status, notes: notes ?? null, createdBy: ctx.caller.name };
+  // A task of a project the caller may not see is NOT_FOUND, as if absent.
+  const change = {
+    id,
+    status: input.status,
+    notes: notes ?? null,
+    createdBy: ctx.caller.name,
+    projects: visibleProjects(ctx.caller),
+  };
   if (notes === undefined) {
     const row = await updateTaskStatus(ctx.db, change);
     if (!row) throw notFound(`task_id: no task with id "${id}"`, { task_id: id });

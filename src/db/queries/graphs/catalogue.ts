@@ -30,8 +30,12 @@ export interface GraphSummaryRow {
   commits: number;
 }
 
-/** Every graph with its latest commit (the one analyzed last). */
-export async function listGraphs(db: Db): Promise<GraphSummaryRow[]> {
+/**
+ * Every graph with its latest commit (the one analyzed last); with `repos` (lower-cased names, the
+ * caller's limit), only those graphs.
+ */
+export async function listGraphs(db: Db, repos?: readonly string[]): Promise<GraphSummaryRow[]> {
+  const visible = repos === undefined ? sql`true` : sql`lower(g.repo) = any(${[...repos]}::text[])`;
   const rows = await sql<GraphSummaryRow>`
     select g.graph_id, g.repo, l.commit_hash as latest_commit, l.analyzed_at, l.uploaded_at,
            l.node_count as nodes, l.edge_count as edges,
@@ -40,6 +44,7 @@ export async function listGraphs(db: Db): Promise<GraphSummaryRow[]> {
       left join lateral (
         select commit_hash, analyzed_at, uploaded_at, node_count, edge_count from graph_commits c
          where c.graph_id = g.graph_id order by analyzed_at desc, uploaded_at desc limit 1) l on true
+     where ${visible}
      order by lower(g.repo)`.execute(db);
   return rows.rows;
 }

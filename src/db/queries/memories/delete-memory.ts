@@ -1,20 +1,25 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../schema.js';
+import { inProjects, type ProjectScope } from '../project-scope.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 /**
  * Deletes a memory: the row stays as a tombstone (id, author, dates) but its content, keywords,
  * hash and vector are erased, so a secret stored by mistake is gone. Its project's title (null: none);
- * undefined when no live memory has this id.
+ * undefined, having written nothing, when no live memory (of `projects`) has this id.
  */
-export async function deleteMemory(db: Db, id: string): Promise<{ project: string | null } | undefined> {
+export async function deleteMemory(
+  db: Db,
+  id: string,
+  projects?: ProjectScope,
+): Promise<{ project: string | null } | undefined> {
   const result = await sql<{ project: string | null }>`
     with del as (
       update semantic_memory
          set archived_at = now(), content = '', keywords = '{}', content_hash = '',
              embedding = null, embedding_model = null, embedding_dims = null
-       where id = ${id} and archived_at is null
+       where id = ${id} and archived_at is null and ${inProjects(sql.ref('project_id'), projects)}
       returning id, project_id
     ), job as (
       delete from embedding_jobs where memory_id in (select id from del)

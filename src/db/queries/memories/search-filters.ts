@@ -1,9 +1,12 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ContentType } from '../../schema.js';
+import { inProjects, type ProjectScope } from '../project-scope.js';
 
 export interface SearchFilters {
   /** Exact project title, case-insensitive; an unknown project matches nothing. */
   project?: string | undefined;
+  /** Only memories of these projects (the caller's limit, lower-cased titles); undefined: every project. */
+  projects?: ProjectScope;
   content_type?: ContentType | undefined;
   /** Memories carrying every one of these keywords (stored lowercase). */
   keywords?: string[] | undefined;
@@ -26,6 +29,7 @@ export function filterSql(f: SearchFilters, { indexable = true } = {}): RawBuild
       sql`${col('project_id', "|| ''")} = (select id from intervention_plans where lower(title) = lower(${f.project}))`,
     );
   }
+  if (f.projects !== undefined) parts.push(inProjects(col('project_id', "|| ''"), f.projects));
   if (f.content_type !== undefined) parts.push(sql`${col('content_type', "|| ''")} = ${f.content_type}`);
   if (f.keywords !== undefined && f.keywords.length > 0)
     parts.push(sql`${col('keywords', "|| '{}'::text[]")} @> ${f.keywords}::text[]`);
