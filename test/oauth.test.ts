@@ -25,6 +25,7 @@ import { operations, tools } from '../src/operations/index.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
 import { createKey } from './helpers/keys.js';
+import { taskInput } from './helpers/task-input.js';
 import {
   DESKTOP_CLIENT,
   MACHINE_SECRET,
@@ -425,6 +426,41 @@ for (const backend of backends) {
       } finally {
         await client.close();
       }
+    });
+
+    test("a token's projects claim limits it as a key's projects do: lists, searches and ids of other projects are not its own", async () => {
+      const post = (path: string, body: unknown) => rest(hub, 'POST', path, body, bearer(keyToken));
+      for (const project of ['Alpha', 'Gamma']) {
+        assert.equal((await post('/api/v1/tasks', taskInput({ title: `${project} task`, project }))).status, 201);
+        assert.equal(
+          (
+            await post('/api/v1/memories', {
+              content: `${project} retries back off`,
+              content_type: 'decision',
+              project,
+            })
+          ).status,
+          201,
+        );
+      }
+      const all = await rest(hub, 'GET', '/api/v1/tasks?limit=100', undefined, bearer(keyToken));
+      const gamma = all.body.tasks.find((t: { project: string }) => t.project === 'Gamma');
+      const token = await signed(idp.currentKey(), { iss: idp.issuer, aud: hub, sub: 'limited', projects: ['alpha'] });
+      const tasks = await rest(hub, 'GET', '/api/v1/tasks?limit=100', undefined, bearer(token));
+      assert.equal(tasks.status, 200, JSON.stringify(tasks.body));
+      assert.deepEqual([...new Set(tasks.body.tasks.map((t: { project: string }) => t.project))], ['Alpha']);
+      const found = await rest(hub, 'POST', '/api/v1/memories/search', { query: 'retries back off' }, bearer(token));
+      assert.deepEqual([...new Set(found.body.results.map((m: { project: string }) => m.project))], ['Alpha']);
+      const hidden = await rest(hub, 'PATCH', `/api/v1/tasks/${gamma.id}`, { status: 'active' }, bearer(token));
+      assert.equal(hidden.status, 404, JSON.stringify(hidden.body));
+      const outside = await rest(
+        hub,
+        'POST',
+        '/api/v1/tasks',
+        taskInput({ title: 'x', project: 'Gamma' }),
+        bearer(token),
+      );
+      assert.equal(outside.status, 403, JSON.stringify(outside.body));
     });
 
     test('API keys keep working beside OAuth; a revoked key is refused', async () => {
