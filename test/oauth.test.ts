@@ -248,7 +248,7 @@ for (const backend of backends) {
       const token = await idp.clientCredentials('ci-bot', 'devstream:read devstream:write', hub);
       const me = await rest(hub, 'GET', '/api/v1/me', undefined, bearer(token));
       assert.equal(me.status, 200, JSON.stringify(me.body));
-      assert.deepEqual(me.body, { name: 'ci-bot', scopes: ['read', 'write'] });
+      assert.deepEqual(me.body, { name: 'ci-bot', scopes: ['read', 'write'], projects: null, repos: null });
       const stored = await rest(
         hub,
         'POST',
@@ -310,11 +310,23 @@ for (const backend of backends) {
       try {
         const stored = await again.callTool({
           name: 'devstream_store_memory',
-          arguments: { content: 'stored by alice, signed in', content_type: 'decision', project: 'oauth' },
+          arguments: { content: 'stored by alice, signed in', content_type: 'decision', project: 'Alpha' },
         });
         assert.ok(!stored.isError, JSON.stringify(stored.content));
+        // Her token's projects claim (Alpha, beta) limits her as a limited key is.
+        const outside = await again.callTool({
+          name: 'devstream_store_memory',
+          arguments: { content: 'not hers to write', content_type: 'decision', project: 'oauth' },
+        });
+        assert.ok(outside.isError);
+        assert.match(JSON.stringify(outside.content), /FORBIDDEN: project: .*"alpha", "beta"/);
         const me = await rest(hub, 'GET', '/api/v1/me', undefined, bearer(authProvider.tokens()!.access_token));
-        assert.deepEqual(me.body, { name: 'alice@example.org', scopes: ['read', 'write'] });
+        assert.deepEqual(me.body, {
+          name: 'alice@example.org',
+          scopes: ['read', 'write'],
+          projects: ['alpha', 'beta'],
+          repos: null,
+        });
       } finally {
         await again.close();
       }
@@ -467,6 +479,8 @@ for (const backend of backends) {
       assert.deepEqual((await rest(hub, 'GET', '/api/v1/me', undefined, bearer(keyToken))).body, {
         name: 'writer-key',
         scopes: ['read', 'write'],
+        projects: null,
+        repos: null,
       });
       const doomed = await createKey(hub, ADMIN_TOKEN, 'doomed-key', ['read']);
       assert.equal((await rest(hub, 'GET', '/api/v1/me', undefined, bearer(doomed))).status, 200);

@@ -74,11 +74,12 @@ export async function startIdp(resources: () => string[], redirectUri: string): 
       accountId: id,
       claims: () => ({ sub: id, email: `${id}@example.org`, email_verified: true }),
     }),
-    // Access tokens name the account's email too (the hub's default subject claim).
+    // Access tokens name the account's email too (the hub's default subject claim) and its projects;
+    // machine clients' tokens may see every project (`*`).
     extraTokenClaims: (_ctx, token) =>
       'accountId' in token && typeof token.accountId === 'string'
         ? { email: `${token.accountId}@example.org`, projects: ['Alpha', 'beta'] }
-        : undefined,
+        : { projects: ['*'] },
     features: {
       devInteractions: { enabled: true },
       clientCredentials: { enabled: true },
