@@ -319,7 +319,7 @@ for (const backend of backends) {
           arguments: { content: 'not hers to write', content_type: 'decision', project: 'oauth' },
         });
         assert.ok(outside.isError);
-        assert.match(JSON.stringify(outside.content), /FORBIDDEN: project: .*"alpha", "beta"/);
+        assert.match((outside.content as Array<{ text: string }>)[0]!.text, /FORBIDDEN: project: .*"alpha", "beta"/);
         const me = await rest(hub, 'GET', '/api/v1/me', undefined, bearer(authProvider.tokens()!.access_token));
         assert.deepEqual(me.body, {
           name: 'alice@example.org',
