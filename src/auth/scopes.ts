@@ -17,13 +17,18 @@ export interface Caller {
   projects?: ReadonlySet<string> | undefined;
   /** Code graphs (repo names, lower-cased) this caller may see; undefined: every graph. */
   repos?: ReadonlySet<string> | undefined;
+  /** Set for a caller made from the identity provider's access token (not an API key or ADMIN_TOKEN). */
+  viaToken?: true;
 }
+
+/** What the caller's credential is called in a refusal: "this API key", or "this access token". */
+export const credentialOf = (caller: Caller): string => (caller.viaToken ? 'this access token' : 'this API key');
 
 /** Throws FORBIDDEN unless the caller holds `scope`; `what` names the refused action. */
 export function requireScope(caller: Caller, scope: Scope, what: string): void {
   if (caller.scopes.has(scope)) return;
   const held = [...caller.scopes].join(', ') || 'none';
-  throw new AppError('FORBIDDEN', `${what} needs the "${scope}" scope; this API key has: ${held}`, {
+  throw new AppError('FORBIDDEN', `${what} needs the "${scope}" scope; ${credentialOf(caller)} has: ${held}`, {
     details: { required: scope, scopes: [...caller.scopes] },
   });
 }

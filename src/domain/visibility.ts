@@ -1,4 +1,4 @@
-import type { Caller } from '../auth/scopes.js';
+import { credentialOf, type Caller } from '../auth/scopes.js';
 import { AppError, validationError } from '../errors.js';
 
 /**
@@ -40,7 +40,7 @@ export function requireProject(caller: Caller, title: string, field = 'project')
   if (maySeeProject(caller, title)) return;
   throw new AppError(
     'FORBIDDEN',
-    `${field}: this API key is limited to the projects ${listed(caller.projects!)}; "${title}" is not one of them`,
+    `${field}: ${credentialOf(caller)} is limited to the projects ${listed(caller.projects!)}; "${title}" is not one of them`,
     { details: { field, projects: [...caller.projects!] } },
   );
 }
@@ -50,7 +50,7 @@ export function requireRepo(caller: Caller, repo: string, field = 'repo'): void 
   if (maySeeRepo(caller, repo)) return;
   throw new AppError(
     'FORBIDDEN',
-    `${field}: this API key is limited to the code graphs ${listed(caller.repos!)}; "${repo}" is not one of them`,
+    `${field}: ${credentialOf(caller)} is limited to the code graphs ${listed(caller.repos!)}; "${repo}" is not one of them`,
     { details: { field, repos: [...caller.repos!] } },
   );
 }
@@ -80,7 +80,7 @@ export function writeProject(caller: Caller, named: string | undefined, defaultP
     throw validationError([
       {
         field: 'project',
-        message: `name the project: this API key is limited to the projects ${listed(caller.projects!)}, and DEFAULT_PROJECT ("${defaultProject}") is not one of them`,
+        message: `name the project: ${credentialOf(caller)} is limited to the projects ${listed(caller.projects!)}, and DEFAULT_PROJECT ("${defaultProject}") is not one of them`,
       },
     ]);
   }

@@ -1,5 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
-import type { Caller } from '../auth/scopes.js';
+import { credentialOf, type Caller } from '../auth/scopes.js';
 import type { Context, Services } from '../domain/context.js';
 import { graphMeta, listGraphs } from '../domain/graphs/graphs.js';
 import { findMemory } from '../domain/memory/get-memory.js';
@@ -42,7 +42,7 @@ export function registerResources(server: Server, services: Services, era: 'lega
     const held = [...caller.scopes].join(', ') || 'none';
     throw new ProtocolError(
       ProtocolErrorCode.InvalidRequest,
-      `FORBIDDEN: reading resources needs the "read" scope; this API key has: ${held}`,
+      `FORBIDDEN: reading resources needs the "read" scope; ${credentialOf(caller)} has: ${held}`,
     );
   };
   if (era === 'legacy') {

@@ -2,11 +2,11 @@ import type { OAuthConfig } from '../../config.js';
 import { AppError } from '../../errors.js';
 import type { Caller, Scope } from '../scopes.js';
 
-/** The callers made from access tokens (not API keys): their rate limits and MCP sessions are kept apart from keys'. */
-const tokenCallers = new WeakSet<Caller>();
-
-/** Whether `caller` came from an IdP's access token (not an API key or ADMIN_TOKEN). */
-export const isTokenCaller = (caller: Caller): boolean => tokenCallers.has(caller);
+/**
+ * Whether `caller` came from an IdP's access token (not an API key or ADMIN_TOKEN): its rate limits
+ * and MCP sessions are kept apart from keys'.
+ */
+export const isTokenCaller = (caller: Caller): boolean => caller.viaToken === true;
 
 /** Longest caller name taken from a token (it is recorded as created_by). */
 const MAX_SUBJECT = 200;
@@ -83,7 +83,5 @@ export function callerFromClaims(claims: Claims, config: OAuthConfig): Caller {
       { details: { required: 'read', scopes: [] } },
     );
   const projects = projectsOf(claims, config.projectsClaim);
-  const caller: Caller = { name, scopes, ...(projects ? { projects } : {}) };
-  tokenCallers.add(caller);
-  return caller;
+  return { name, scopes, viaToken: true, ...(projects ? { projects } : {}) };
 }
