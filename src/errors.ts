@@ -25,6 +25,11 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'The request body is not JSON.' },
   AUTO_CREATE_FAILED: { status: 500, summary: 'A missing project or phase could not be created.' },
   DATABASE_ERROR: { status: 500, summary: 'The database failed the operation (503 when it is unreachable).' },
+  AUTH_UNAVAILABLE: {
+    status: 503,
+    summary:
+      'The identity provider (OAUTH_ISSUER, or its introspection endpoint) did not answer, so the access token could not be checked; retry after Retry-After (API keys are unaffected).',
+  },
   SHUTTING_DOWN: {
     status: 503,
     summary: 'The service is shutting down; retry (after Retry-After, or on another instance).',

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { loadConfig } from '../src/config.js';
 import { revokeKey } from '../src/domain/keys.js';
+import { ANONYMOUS } from '../src/auth/authenticator.js';
 import { KEY_RECHECK_MS as DEFAULT_KEY_RECHECK_MS } from '../src/mcp/session-store.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
@@ -347,7 +348,7 @@ for (const backend of backends) {
         const otherStream = await openStream(rechecking.url, otherToken, otherSession);
         try {
           // What `devstream-hub keys revoke` does: the domain function on its own connection, no service to tell.
-          await revokeKey({ db: database.db.kysely }, { name: 'cli-doomed' });
+          await revokeKey({ db: database.db.kysely, caller: ANONYMOUS }, { name: 'cli-doomed' });
           // One interval, plus a check's own time on a loaded machine.
           await within(stream.ended, SHORT_RECHECK_MS + 5_000, 'the stream of a key revoked in the database ended');
           assert.equal(await ping(rechecking.url, token, session), 401);

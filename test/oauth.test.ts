@@ -624,3 +624,59 @@ describe('OAuth: opaque tokens by RFC 7662 introspection', () => {
     }
   });
 });
+
+describe('OAuth: an identity provider that does not answer', () => {
+  let database: TestDb;
+  let server: TestServer;
+  let hub: string;
+
+  before(async () => {
+    database = await backends[0]!.open();
+    hub = `http://127.0.0.1:${await freePort()}`;
+    // Nothing listens on these ports: discovery, the key set and introspection all fail to connect.
+    const down = `http://127.0.0.1:${await freePort()}`;
+    server = await startServer(
+      database,
+      {
+        publicUrl: hub,
+        auth: {
+          mode: 'required',
+          adminToken: ADMIN_TOKEN,
+          oauth: {
+            ...oauthConfig(down, hub),
+            introspection: { url: `${down}/introspect`, clientId: 'hub', clientSecret: 'hub-secret-0123456789' },
+          },
+        },
+      },
+      {},
+      Number(new URL(hub).port),
+    );
+  });
+  after(async () => {
+    await server?.close();
+    await database?.dispose();
+  });
+
+  test('a token that cannot be checked is 503 AUTH_UNAVAILABLE with Retry-After, not a 401; API keys still work', async () => {
+    const jwt = await signed(await signingKey('k1'), { iss: 'http://127.0.0.1:1', aud: hub, sub: 'someone' });
+    for (const [label, token] of [
+      ['JWT', jwt],
+      ['opaque', 'opaque-token-while-the-idp-is-down'],
+    ] as const) {
+      const answer = await rest(hub, 'GET', '/api/v1/tasks', undefined, bearer(token));
+      assert.equal(answer.status, 503, `${label}: ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.body.error.code, 'AUTH_UNAVAILABLE', label);
+      assert.match(answer.body.error.message, /cannot be checked now/, label);
+      assert.equal(answer.headers.get('retry-after'), '5', label);
+      assert.equal(answer.headers.get('www-authenticate'), null, `${label}: no challenge, the token is not known bad`);
+      const mcp = await fetch(`${hub}/mcp`, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, ...bearer(token) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      assert.equal(mcp.status, 503, `${label} over /mcp`);
+    }
+    const key = await createKey(hub, ADMIN_TOKEN, 'still-works', ['read']);
+    assert.equal((await rest(hub, 'GET', '/api/v1/tasks', undefined, bearer(key))).status, 200);
+  });
+});

@@ -435,12 +435,27 @@ for (const backend of backends) {
         await bad({ repos: 'wren' }, 'repos');
       },
       devstream_list_keys: async () => {
+        // A limited admin key sees only keys within its own limits (Apollo, wren): not the unlimited
+        // key, nor one that also reaches kestrel or Cygnus.
         const [body] = ok(await call('devstream_list_keys', 'limitedAdmin'));
-        const byName = Object.fromEntries(body.keys.map((k: any) => [k.name, k]));
+        const names = body.keys.map((k: any) => k.name);
+        assert.ok(names.includes('limited-admin'), JSON.stringify(names));
+        for (const hidden of ['full', 'limited', 'limited-two'])
+          assert.ok(
+            !names.includes(hidden),
+            `${hidden} is beyond the limited admin's limits: ${JSON.stringify(names)}`,
+          );
+        const all = await rest(server.url, 'GET', '/api/v1/keys', undefined, bearer(ADMIN));
+        const byName = Object.fromEntries(all.body.keys.map((k: any) => [k.name, k]));
         assert.deepEqual([byName.limited.projects, byName.limited.repos], [['Apollo'], ['wren', 'kestrel']]);
         assert.deepEqual([byName.full.projects, byName.full.repos], [null, null]);
       },
       devstream_revoke_key: async () => {
+        // A key beyond its limits is absent to it (404), and stays live.
+        refused(await call('devstream_revoke_key', 'limitedAdmin', { name: 'full' }), 'NOT_FOUND');
+        refused(await call('devstream_revoke_key', 'limitedAdmin', { name: 'limited' }), 'NOT_FOUND');
+        assert.equal((await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(full))).status, 200);
+        assert.equal((await rest(server.url, 'GET', '/api/v1/me', undefined, bearer(limited))).status, 200);
         ok(await call('devstream_revoke_key', 'limitedAdmin', { name: 'child' }));
       },
       devstream_whoami: async () => {

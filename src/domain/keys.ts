@@ -1,9 +1,16 @@
 import { z } from 'zod';
 import { ADMIN_TOKEN_CALLER } from '../auth/authenticator.js';
-import { SCOPES } from '../auth/scopes.js';
+import { SCOPES, type Caller } from '../auth/scopes.js';
 import { TOOL_PROFILE_NAMES, type ToolProfileName } from '../auth/tool-profiles.js';
 import { newToken, hashToken } from '../auth/tokens.js';
-import { insertApiKey, listApiKeys, liveKeyNames, revokeApiKey, type ApiKeyRow } from '../db/queries/api-keys.js';
+import {
+  findLiveKeyByName,
+  insertApiKey,
+  listApiKeys,
+  liveKeyNames,
+  revokeApiKey,
+  type ApiKeyRow,
+} from '../db/queries/api-keys.js';
 import { notifyChange } from '../db/change-events.js';
 import { fromDbError, isDbError } from '../db/errors.js';
 import { AppError, notFound } from '../errors.js';
@@ -146,9 +153,28 @@ export async function createKey(
 export const ListKeysResultSchema = z.object({ keys: z.array(ApiKeySchema) });
 export type ListKeysResult = z.output<typeof ListKeysResultSchema>;
 
-export async function listKeys(ctx: Pick<Context, 'db'>, input: { include_revoked: boolean }): Promise<ListKeysResult> {
+/**
+ * Whether a caller may see and revoke this key: an unlimited caller every key; one limited to
+ * projects or repos only keys limited within its own limits (what it could have made itself), so a
+ * limited admin neither learns of nor revokes the keys of other projects.
+ */
+function withinLimits(caller: Caller, row: Pick<ApiKeyRow, 'projects' | 'repos'>): boolean {
+  const within = (limits: ReadonlySet<string> | undefined, names: string[] | null) =>
+    limits === undefined || (names !== null && names.every((n) => limits.has(n.toLowerCase())));
+  return within(caller.projects, row.projects) && within(caller.repos, row.repos);
+}
+
+/** Every key the caller may see (withinLimits), revoked ones too when asked. */
+export async function listKeys(
+  ctx: Pick<Context, 'db' | 'caller'>,
+  input: { include_revoked: boolean },
+): Promise<ListKeysResult> {
   const rows = await listApiKeys(ctx.db);
-  return { keys: rows.filter((r) => input.include_revoked || r.revoked_at === null).map(toApiKey) };
+  return {
+    keys: rows
+      .filter((r) => (input.include_revoked || r.revoked_at === null) && withinLimits(ctx.caller, r))
+      .map(toApiKey),
+  };
 }
 
 /** What `devstream_revoke_key` returns (DELETE /api/v1/keys/{name}). */
@@ -156,12 +182,18 @@ export const RevokeKeyResultSchema = z.object({ success: z.boolean(), key: ApiKe
 export type RevokeKeyResult = z.output<typeof RevokeKeyResultSchema>;
 
 /**
- * Revokes the key, and tells every instance (key-revoked, sent at commit: the CLI's revocations
+ * Revokes the key (one the caller may see: withinLimits), and tells every instance (key-revoked, sent at commit: the CLI's revocations
  * too); the running service (ctx.keys) also ends its own open MCP sessions at once.
  */
-export async function revokeKey(ctx: Pick<Context, 'db' | 'keys'>, input: { name: string }): Promise<RevokeKeyResult> {
+export async function revokeKey(
+  ctx: Pick<Context, 'db' | 'keys' | 'caller'>,
+  input: { name: string },
+): Promise<RevokeKeyResult> {
   const row = await ctx.db.transaction().execute(async (trx) => {
-    const revoked = await revokeApiKey(trx, input.name);
+    // A key beyond a limited caller's limits is answered as absent (withinLimits): its name reveals nothing.
+    const live = await findLiveKeyByName(trx, input.name);
+    if (!live || !withinLimits(ctx.caller, live)) return undefined;
+    const revoked = await revokeApiKey(trx, live.name);
     if (revoked) await notifyChange(trx, { type: 'key-revoked', name: revoked.name });
     return revoked;
   });

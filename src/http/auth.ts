@@ -47,6 +47,9 @@ export const clientKey = (request: FastifyRequest): string =>
     ? `${isTokenCaller(request.caller) ? 'token' : 'key'}:${request.caller.name}`
     : `ip:${request.ip}`;
 
+/** Seconds a client waits before retrying a token the IdP could not check (AUTH_UNAVAILABLE). */
+const AUTH_RETRY_AFTER_S = 5;
+
 /** The scope a FORBIDDEN error says was missing (requireScope's `details.required`), if it is one. */
 const missingScope = (error: AppError): Scope | undefined => {
   const required = (error.details as { required?: unknown } | null)?.required;
@@ -105,6 +108,9 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     }
     await countRequest.call(app, request, reply);
     if (request.authError) {
+      // The IdP is down: retry soon (a 503, no challenge: the token is not known to be bad).
+      if (request.authError.code === 'AUTH_UNAVAILABLE')
+        return sendError(reply.header('retry-after', AUTH_RETRY_AFTER_S), request.authError);
       const scope = missingScope(request.authError);
       const header = !challenge
         ? 'Bearer realm="devstream-hub"'

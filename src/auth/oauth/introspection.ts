@@ -3,7 +3,7 @@ import { AppError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { hashToken } from '../tokens.js';
 import { FETCH_TIMEOUT_MS } from './discovery.js';
-import { LEEWAY_S } from './jwt-verifier.js';
+import { LEEWAY_S, unchecked } from './jwt-verifier.js';
 import type { Claims } from './claims.js';
 
 /** An active token's answer is reused this long at most (and never past its `exp`). */
@@ -80,7 +80,7 @@ export class Introspector {
       return body as Claims;
     } catch (error) {
       this.log.warn({ err: error }, 'OAuth: token introspection failed');
-      throw refused('it cannot be checked: the introspection endpoint did not answer');
+      throw unchecked('the introspection endpoint did not answer');
     }
   }
 

@@ -28,6 +28,13 @@ const ALGORITHMS = [
 const refused = (message: string) => new AppError('UNAUTHORIZED', `The access token is refused: ${message}`);
 
 /**
+ * The token could not be checked (the IdP is down or slow): not the token's fault, so not a 401,
+ * which would send a client through sign-in again; a 503 to retry (http/auth.ts adds Retry-After).
+ */
+export const unchecked = (what: string) =>
+  new AppError('AUTH_UNAVAILABLE', `The access token cannot be checked now: ${what}; retry shortly`);
+
+/**
  * Checks JWT access tokens of the issuer (RFC 9068 profile): found by discovery (RFC 8414, else
  * OpenID Connect), its JWKS fetched with jose's `createRemoteJWKSet` (cached; refetched on an
  * unknown `kid`, at most once per `jwksCooldownMs`), then the signature, `iss`, `exp`/`nbf` with
@@ -61,13 +68,16 @@ export class JwtVerifier {
     return this.keys;
   }
 
-  /** The token's verified claims, or an UNAUTHORIZED AppError naming what was wrong (never the token). */
+  /**
+   * The token's verified claims, or an UNAUTHORIZED AppError naming what was wrong (never the token);
+   * AUTH_UNAVAILABLE when the issuer's metadata or keys cannot be fetched.
+   */
   async verify(token: string): Promise<JWTPayload> {
     let keys;
     try {
       keys = await this.issuerKeys();
     } catch {
-      throw refused("it cannot be checked: the authorization server's metadata is unreachable");
+      throw unchecked("the authorization server's metadata is unreachable");
     }
     try {
       const { payload } = await jwtVerify(token, keys.jwks, {
@@ -99,8 +109,8 @@ export class JwtVerifier {
       return refused('its signing algorithm is not accepted');
     if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid)
       return refused('it is not a well-formed JWT');
-    // The key set could not be fetched (timeout, an error status, not JSON): the token is unchecked, so refused.
+    // The key set could not be fetched (timeout, an error status, not JSON): the token is unchecked, not bad.
     this.log.warn({ err: error }, "OAuth: could not fetch the authorization server's keys");
-    return refused("it cannot be checked: the authorization server's keys are unreachable");
+    return unchecked("the authorization server's keys are unreachable");
   }
 }

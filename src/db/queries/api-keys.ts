@@ -73,6 +73,17 @@ export async function findLiveKeyByHash(
     .executeTakeFirst();
 }
 
+/** The live key with this name (any case), locked until the transaction ends (its revocation follows). */
+export async function findLiveKeyByName(db: Kysely<Database>, name: string): Promise<ApiKeyRow | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .select(columns)
+    .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()))
+    .where('revoked_at', 'is', null)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
 /** Revokes the key with this name (any case); undefined when there is no live key of that name. */
 export async function revokeApiKey(db: Kysely<Database>, name: string): Promise<ApiKeyRow | undefined> {
   return db
