@@ -218,6 +218,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     countMore,
     metrics,
     faults,
+    challenge: oauth?.challenge,
   });
   // A key revoked anywhere (another instance, the CLI) ends its MCP sessions here at once, as a
   // local revocation does (which closes them before this event arrives; closing none is harmless).

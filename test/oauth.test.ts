@@ -9,8 +9,10 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import {
+  auth,
   Client,
   ClientCredentialsProvider,
+  InsufficientScopeError,
   StreamableHTTPClientTransport,
   UnauthorizedError,
   type OAuthClientProvider,
@@ -34,7 +36,8 @@ import {
   startIdp,
   type TestIdp,
 } from './helpers/oidc-provider.js';
-import { MCP_HEADERS, rest, startServer, type TestServer } from './helpers/server.js';
+import { rawInitialize, rawMcp } from './helpers/mcp-raw.js';
+import { connectMcp, MCP_HEADERS, rest, startServer, type TestServer } from './helpers/server.js';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
 const REDIRECT_URI = 'http://127.0.0.1:1/callback';
@@ -423,20 +426,104 @@ for (const backend of backends) {
         );
         assert.equal(((await answer.json()) as { error: { code: string } }).error.code, 'FORBIDDEN');
       }
-      // Over MCP, a tool the token's scopes do not cover stays a FORBIDDEN tool error (the tool result contract).
-      const client = new Client({ name: 'reader', version: '1.0.0' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL('/mcp', hub), { requestInit: { headers: bearer(reader) } }),
+      // Over MCP, in both eras: a call needing a scope the token lacks is an HTTP 403 insufficient_scope
+      // naming it (the SDK client raises InsufficientScopeError when it cannot sign in again itself);
+      // what the token may do still works. `repo` analyze with a path needs write, from its arguments.
+      for (const era of ['legacy', 'modern'] as const) {
+        const { client } = await connectMcp(hub, '/mcp', bearer(reader), { era });
+        try {
+          const listed = await client.callTool({ name: 'devstream_list_tasks', arguments: {} });
+          assert.ok(!listed.isError, `${era}: ${JSON.stringify(listed.content)}`);
+          for (const [name, args] of [
+            ['devstream_store_memory', { content: 'no', content_type: 'decision', project: 'oauth' }],
+            ['repo', { action: 'analyze', path: '/tmp' }],
+          ] as const) {
+            await assert.rejects(
+              client.callTool({ name, arguments: args }),
+              (error: unknown) => error instanceof InsufficientScopeError && error.requiredScope === 'devstream:write',
+              `${era} ${name}`,
+            );
+          }
+        } finally {
+          await client.close();
+        }
+      }
+      // The answer itself, as a client without the SDK sees it.
+      const sessionId = await rawInitialize(hub, { headers: bearer(reader) });
+      const raw = await rawMcp(
+        hub,
+        {
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'devstream_create_task', arguments: taskInput({ title: 'no' }) },
+        },
+        { sessionId, headers: bearer(reader) },
       );
+      assert.equal(raw.status, 403, raw.text);
+      assert.equal(
+        raw.headers.get('www-authenticate'),
+        `Bearer realm="devstream-hub", error="insufficient_scope", scope="devstream:write", resource_metadata="${hub}/.well-known/oauth-protected-resource"`,
+      );
+      assert.equal(raw.json.id, 7);
+      assert.match(
+        raw.json.error.message,
+        /^FORBIDDEN: devstream_create_task needs the "write" scope \(devstream:write\); this access token has: read$/,
+      );
+      // An API key cannot step up: its call is the tool's FORBIDDEN result, as before.
+      const readerKey = await createKey(hub, ADMIN_TOKEN, 'reader-key', ['read']);
+      const { client: keyClient } = await connectMcp(hub, '/mcp', bearer(readerKey));
       try {
-        const refused = await client.callTool({
+        const refused = await keyClient.callTool({
           name: 'devstream_store_memory',
           arguments: { content: 'no', content_type: 'decision', project: 'oauth' },
         });
         assert.equal(refused.isError, true);
-        assert.match(JSON.stringify(refused.content), /FORBIDDEN: .*needs the \\"write\\" scope/);
+        assert.match(
+          JSON.stringify(refused.content),
+          /FORBIDDEN: .*needs the \\"write\\" scope; this API key has: read/,
+        );
       } finally {
-        await client.close();
+        await keyClient.close();
+      }
+    });
+
+    test('step-up with the SDK client: a user signed in for read is sent back to sign in for write, then the call succeeds', async () => {
+      const authProvider = new DesktopClient();
+      const mcpUrl = new URL('/mcp', hub);
+      // Signed in with the read scope only (as a client asking for less than the hub suggests would be).
+      assert.equal(await auth(authProvider, { serverUrl: mcpUrl, scope: 'devstream:read' }), 'REDIRECT');
+      const first = await signInWithBrowser(authProvider.authorizationUrl!, 'bob', REDIRECT_URI);
+      assert.equal(
+        await auth(authProvider, { serverUrl: mcpUrl, authorizationCode: first.get('code')!, iss: first.get('iss')! }),
+        'AUTHORIZED',
+      );
+      assert.equal(authProvider.tokens()!.scope, 'devstream:read');
+      const store = {
+        name: 'devstream_store_memory',
+        arguments: { content: 'stored by bob after step-up', content_type: 'decision', project: 'Alpha' },
+      };
+      const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider });
+      const client = new Client({ name: 'desktop', version: '1.0.0' });
+      await client.connect(transport);
+      authProvider.authorizationUrl = undefined;
+      // The 403 insufficient_scope sends the client to the IdP again, for the union of its scopes and the one needed.
+      await assert.rejects(client.callTool(store), UnauthorizedError);
+      await client.close();
+      const stepUp = authProvider.authorizationUrl!;
+      assert.ok(stepUp, 'the client was sent to sign in again');
+      const asked = stepUp.searchParams.get('scope')!.split(' ');
+      assert.ok(asked.includes('devstream:read') && asked.includes('devstream:write'), asked.join(' '));
+      const second = await signInWithBrowser(stepUp, 'bob', REDIRECT_URI);
+      await transport.finishAuth(second);
+      const again = new Client({ name: 'desktop', version: '1.0.0' });
+      await again.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider }));
+      try {
+        const stored = await again.callTool(store);
+        assert.ok(!stored.isError, JSON.stringify(stored.content));
+        assert.match(authProvider.tokens()!.scope!, /devstream:write/);
+      } finally {
+        await again.close();
       }
     });
 

@@ -4,8 +4,11 @@ import { finished } from 'node:stream';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { BearerChallenge } from '../auth/oauth/challenge.js';
 import { isTokenCaller } from '../auth/oauth/claims.js';
-import type { Caller } from '../auth/scopes.js';
+import { credentialOf, type Caller, type Scope } from '../auth/scopes.js';
+import { neededScope } from '../operations/invoke.js';
+import type { AnyOperation } from '../operations/operation.js';
 import { taskUri } from '../domain/resource-links.js';
 import { repoHeader } from '../repo-header.js';
 import { createMcpServer, createModernMcpServer, TOOL_PROFILES, type McpDeps, type ToolProfile } from './server.js';
@@ -32,6 +35,11 @@ export interface McpHttpOptions extends McpDeps {
    * first; the HTTP request itself was counted by the auth hook), throwing RATE_LIMITED when they do not fit.
    */
   countMore?(request: FastifyRequest, reply: FastifyReply, extra: number): Promise<void>;
+  /**
+   * With OAuth on: an access token's request that needs a scope the token lacks is an HTTP 403
+   * `insufficient_scope` naming it (step-up: the client asks the IdP for it and retries).
+   */
+  challenge?: BearerChallenge | undefined;
 }
 
 /** Not in the OpenAPI document: /mcp speaks JSON-RPC, described by the MCP specification. */
@@ -62,6 +70,33 @@ const KNOWN_METHODS = new Set([
   'notifications/cancelled',
 ]);
 const methodLabel = (method: unknown) => (typeof method === 'string' && KNOWN_METHODS.has(method) ? method : 'other');
+
+/** Requests that read what resources hold: the read scope's, as tools that read are. */
+const READ_METHODS = new Set(['resources/list', 'resources/read', 'resources/templates/list', 'resources/subscribe']);
+
+/** The first message of a POST that needs a scope the caller lacks: what it is, the scope, its id. */
+function missingScope(
+  body: unknown,
+  caller: Caller,
+  tools: ReadonlyMap<string, AnyOperation>,
+): { what: string; scope: Scope; id: unknown } | undefined {
+  const messages = Array.isArray(body) ? body : [body];
+  for (const message of messages.slice(0, 1000)) {
+    if (typeof message !== 'object' || message === null) continue;
+    const { method, params, id } = message as {
+      method?: unknown;
+      params?: { name?: unknown; arguments?: unknown };
+      id?: unknown;
+    };
+    let needed: { what: string; scope: Scope } | undefined;
+    if (method === 'tools/call' && typeof params?.name === 'string') {
+      const op = tools.get(params.name);
+      if (op) needed = { what: op.name, scope: neededScope(op, params.arguments) };
+    } else if (typeof method === 'string' && READ_METHODS.has(method)) needed = { what: method, scope: 'read' };
+    if (needed && !caller.scopes.has(needed.scope)) return { ...needed, id: id ?? null };
+  }
+  return undefined;
+}
 
 /** The era labels of devstream_mcp_requests_total. */
 const MODERN_ERA = '2026-07-28';
@@ -97,6 +132,34 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   const countBatch = async (request: FastifyRequest, reply: FastifyReply) => {
     if (Array.isArray(request.body) && request.body.length > 1)
       await options.countMore?.(request, reply, request.body.length - 1);
+  };
+
+  const toolsByName = new Map(options.tools.map((op) => [op.name, op]));
+  /**
+   * Step-up (MCP authorization, "scope challenge handling"): with OAuth on, an access token's
+   * request that needs a scope the token lacks is answered here, before the SDK, with HTTP 403 and
+   * `WWW-Authenticate: Bearer error="insufficient_scope", scope="<the IdP's name of it>"`, so that the
+   * client can ask the IdP for it and retry; true when answered. An API key cannot step up: its
+   * calls get the tool's FORBIDDEN result, as before.
+   */
+  const refusedForScope = (request: FastifyRequest, reply: FastifyReply, caller: Caller): boolean => {
+    const challenge = options.challenge;
+    if (!challenge || !isTokenCaller(caller)) return false;
+    const missing = missingScope(request.body, caller, toolsByName);
+    if (!missing) return false;
+    const name = challenge.scopeName(missing.scope);
+    const held = [...caller.scopes].join(', ') || 'none';
+    const message = `FORBIDDEN: ${missing.what} needs the "${missing.scope}" scope (${name}); ${credentialOf(caller)} has: ${held}`;
+    void reply
+      .code(403)
+      .header('www-authenticate', challenge.insufficientScope(name))
+      .header('content-type', 'application/json')
+      .send({
+        jsonrpc: '2.0',
+        error: { code: -32000, message, data: { code: 'FORBIDDEN', required: missing.scope, scope: name } },
+        id: missing.id,
+      });
+    return true;
   };
 
   /** Hands the request over to the SDK (which answers it on the raw response). */
@@ -141,6 +204,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     options.metrics?.mcpRequests.inc({ era: MODERN_ERA, method: methodLabel(method) });
     request.log = request.log.child({ mcp: { era: MODERN_ERA, method, name } });
     const caller = options.callerOf(request);
+    if (refusedForScope(request, reply, caller)) return;
     const profile = toolProfile(request, reply, caller);
     if (!profile) return;
     const principal: Principal = { caller, defaultRepo: sessionRepo(request), profile };
@@ -172,6 +236,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     app.post('/mcp', MCP_ROUTE, async (request, reply) => {
       if (!(await isLegacy(request))) return serveModern(request, reply);
       const caller = options.callerOf(request);
+      if (refusedForScope(request, reply, caller)) return reply;
       const profile = toolProfile(request, reply, caller);
       if (!profile) return reply;
       await countBatch(request, reply);
@@ -255,6 +320,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     if (request.headers['mcp-session-id'] !== undefined) {
       const session = sessionOf(request, reply);
       if (!session) return reply;
+      if (refusedForScope(request, reply, options.callerOf(request))) return reply;
       await countBatch(request, reply);
       await handoff(request, reply, session.transport);
       return reply;

@@ -1,6 +1,6 @@
 import type { Context } from '../domain/context.js';
 import { fromDbError, isDbError } from '../db/errors.js';
-import { requireScope } from '../auth/scopes.js';
+import { requireScope, type Scope } from '../auth/scopes.js';
 import { AppError } from '../errors.js';
 import { parseInput, type AnyOperation } from './operation.js';
 
@@ -22,6 +22,17 @@ export async function invoke(
   } catch (error) {
     throw toAppError(error, op.action);
   }
+}
+
+/**
+ * The scope a call of `op` with these raw arguments needs, as `invoke` will check it: the
+ * operation's own, or the one its arguments make it need (`scopeFor`: `repo` analyze is write) when
+ * they are valid. For refusing a call before it is handed over (MCP step-up, http-transport.ts).
+ */
+export function neededScope(op: AnyOperation, raw: unknown): Scope {
+  if (!op.scopeFor) return op.scope;
+  const parsed = op.input.safeParse(raw ?? {});
+  return parsed.success ? op.scopeFor(parsed.data as never) : op.scope;
 }
 
 /** Any thrown value as a catalogue error; database failures are mapped by SQLSTATE. */
