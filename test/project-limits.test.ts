@@ -11,6 +11,7 @@ import { bearer } from './helpers/bearer.js';
 import { eventually } from './helpers/eventually.js';
 import { wrenText } from './helpers/graph-fixture.js';
 import { createKey } from './helpers/keys.js';
+import { NOTIFICATION_WAIT_MS } from './helpers/mcp-notifications.js';
 import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
 import { taskInput } from './helpers/task-input.js';
 
@@ -517,6 +518,60 @@ for (const backend of backends) {
         `devstream://memory/${ids.memA}`,
       ])
         assert.equal((await limitedMcp.readResource({ uri })).contents.length, 1, uri);
+    });
+
+    it('resource updates: a limited key hears only its own tasks, on a 2026 listen stream and a 2025 subscription', async () => {
+      const own = `devstream://task/${ids.taskA}`;
+      const other = `devstream://task/${ids.taskB}`;
+      const { client: modern } = await connectMcp(server.url, '/mcp', bearer(limited), { era: 'modern' });
+      const { client: legacy } = await connectMcp(server.url, '/mcp', bearer(limited));
+      try {
+        const heard: Record<string, string[]> = { modern: [], legacy: [] };
+        const ownHeard = (label: 'modern' | 'legacy', client: Client) =>
+          new Promise<void>((resolve) =>
+            client.setNotificationHandler('notifications/resources/updated', (n) => {
+              heard[label]!.push(n.params.uri);
+              if (n.params.uri === own) resolve();
+            }),
+          );
+        const both = Promise.all([ownHeard('modern', modern), ownHeard('legacy', legacy)]);
+        // The other project's task is dropped from the listen filter: the acknowledgement shows what is honoured.
+        const subscription = await modern.listen({ resourceSubscriptions: [other, own] });
+        assert.deepEqual(subscription.honoredFilter.resourceSubscriptions, [own]);
+        await legacy.subscribeResource({ uri: other });
+        await legacy.subscribeResource({ uri: own });
+        await new Promise((resolve) => setTimeout(resolve, 200)); // the 2025 session's GET stream opens
+        // The other task changes first, then the key's own: each stream hears the second only.
+        // The other task changes first, then the key's own (each put back after): each stream hears the second only.
+        const statusOf = async (id: string | undefined) =>
+          (await rest(server.url, 'GET', '/api/v1/tasks?limit=100', undefined, bearer(full))).body.tasks.find(
+            (t: { id: string }) => t.id === id,
+          ).status as string;
+        const patch = async (id: string | undefined, status: string) => {
+          const changed = await rest(server.url, 'PATCH', `/api/v1/tasks/${id}`, { status }, bearer(full));
+          assert.equal(changed.status, 200, JSON.stringify(changed.body));
+        };
+        const was = { a: await statusOf(ids.taskA), b: await statusOf(ids.taskB) };
+        await patch(ids.taskB, was.b === 'active' ? 'pending' : 'active');
+        await patch(ids.taskA, was.a === 'active' ? 'pending' : 'active');
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          both,
+          new Promise((_, reject) => {
+            timer = setTimeout(
+              () => reject(new Error(`no update of ${own}: ${JSON.stringify(heard)}`)),
+              NOTIFICATION_WAIT_MS,
+            );
+          }),
+        ]).finally(() => clearTimeout(timer));
+        assert.deepEqual(heard, { modern: [own], legacy: [own] });
+        await subscription.close();
+        await patch(ids.taskB, was.b);
+        await patch(ids.taskA, was.a);
+      } finally {
+        await modern.close();
+        await legacy.close();
+      }
     });
 
     it('prompts and completions: only the key’s projects and repos', async () => {

@@ -11,6 +11,7 @@ import { neededScope } from '../operations/invoke.js';
 import type { AnyOperation } from '../operations/operation.js';
 import { taskUri } from '../domain/resource-links.js';
 import { repoHeader } from '../repo-header.js';
+import { audibleUris } from './resources.js';
 import { createMcpServer, createModernMcpServer, TOOL_PROFILES, type McpDeps, type ToolProfile } from './server.js';
 import { SessionStore, type McpSessions, type Session } from './session-store.js';
 
@@ -162,6 +163,22 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     return true;
   };
 
+  /**
+   * A `subscriptions/listen` hears updates of the resources its caller may read only: the SDK's
+   * listen streams deliver every published event their filter names, so the filter is narrowed
+   * here, before the SDK sees it (its acknowledgement then shows what is honoured).
+   */
+  const narrowListen = async (body: unknown, caller: Caller) => {
+    const params = (body as { method?: unknown; params?: { notifications?: { resourceSubscriptions?: unknown } } })
+      ?.params;
+    const uris = params?.notifications?.resourceSubscriptions;
+    if ((body as { method?: unknown })?.method !== 'subscriptions/listen' || !Array.isArray(uris)) return;
+    const strings = uris.filter((u): u is string => typeof u === 'string');
+    // Anything but a list of strings is left as is: the SDK refuses it (-32602).
+    if (strings.length !== uris.length) return;
+    params!.notifications!.resourceSubscriptions = await audibleUris(options.services, caller, strings);
+  };
+
   /** Hands the request over to the SDK (which answers it on the raw response). */
   const hijack = (request: FastifyRequest, reply: FastifyReply) => {
     // Headers set before the hand-off (x-ratelimit-*, x-request-id) go out with the SDK's answer.
@@ -207,6 +224,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     if (refusedForScope(request, reply, caller)) return;
     const profile = toolProfile(request, reply, caller);
     if (!profile) return;
+    await narrowListen(request.body, caller);
     const principal: Principal = { caller, defaultRepo: sessionRepo(request), profile };
     const auth: AuthInfo = {
       token: '',

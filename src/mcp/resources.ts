@@ -24,6 +24,29 @@ const subscriptions = new WeakMap<Server, Set<string>>();
 /** Whether this 2025-era session's server subscribed to `uri`. */
 export const subscribedTo = (server: Server, uri: string): boolean => subscriptions.get(server)?.has(uri) ?? false;
 
+/** Resource URIs a client may subscribe to at most (a session, or a listen stream). */
+const MAX_SUBSCRIPTIONS = 1000;
+
+/**
+ * Of the URIs a 2026-era `subscriptions/listen` asks to hear updates of, the ones this caller may:
+ * none without the read scope; for a caller limited to projects, only the items it may read now
+ * (an update of another project's task would tell it the task exists), as `resources/subscribe`
+ * decides in the 2025 era. At most MAX_SUBSCRIPTIONS.
+ */
+export async function audibleUris(services: Services, caller: Caller, uris: readonly string[]): Promise<string[]> {
+  if (!caller.scopes.has('read')) return [];
+  const asked = [...new Set(uris)].slice(0, MAX_SUBSCRIPTIONS);
+  if (caller.projects === undefined) return asked;
+  const reader = { db: services.db, caller };
+  const seen = await Promise.all(
+    asked.map(async (uri) => {
+      const item = ITEM.exec(uri);
+      return item ? (await ITEMS[item[1]!]!(reader, item[2]!)) !== null : true;
+    }),
+  );
+  return asked.filter((_, i) => seen[i]);
+}
+
 /**
  * DevLens's resources: `devlens://repos` (every uploaded graph, as the `repo` tool lists them) and
  * `devlens://graph/{graphId}/meta` (one graph's latest commit with its statistics); and DevStream's
@@ -54,7 +77,7 @@ export function registerResources(server: Server, services: Services, era: 'lega
       const item = caller.projects === undefined ? null : ITEM.exec(request.params.uri);
       if (item && !(await ITEMS[item[1]!]!(reader, item[2]!))) return {};
       // At most a thousand per session: a client cannot grow the server's memory without bound.
-      if (uris.size < 1000) uris.add(request.params.uri);
+      if (uris.size < MAX_SUBSCRIPTIONS) uris.add(request.params.uri);
       return {};
     });
     server.setRequestHandler('resources/unsubscribe', async (request) => {
