@@ -26,6 +26,14 @@ const list = z
           .filter(Boolean),
   );
 
+/** One claim name of a token (OAUTH_PROJECTS_CLAIM, OAUTH_REPOS_CLAIM); empty: unset. */
+const claimName = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined))
+  .refine((v) => v === undefined || /^[A-Za-z0-9_:./-]{1,100}$/.test(v), { error: 'must be one claim name' });
+
 const int = (min: number, max: number, fallback: number) =>
   z
     .string()
@@ -188,12 +196,8 @@ const envSchema = z.object({
   OAUTH_SUBJECT_CLAIM: list.refine((claims) => (claims ?? []).every((c) => /^[A-Za-z0-9_:./-]{1,100}$/.test(c)), {
     error: 'must be claim names, comma-separated (e.g. email,sub)',
   }),
-  OAUTH_PROJECTS_CLAIM: z
-    .string()
-    .trim()
-    .optional()
-    .transform((v) => (v ? v : undefined))
-    .refine((v) => v === undefined || /^[A-Za-z0-9_:./-]{1,100}$/.test(v), { error: 'must be one claim name' }),
+  OAUTH_PROJECTS_CLAIM: claimName,
+  OAUTH_REPOS_CLAIM: claimName,
   OAUTH_INTROSPECTION_URL: optionalUrl(),
   OAUTH_INTROSPECTION_CLIENT_ID: z
     .string()
@@ -385,6 +389,7 @@ const configSchema = envSchema
               /** The first of these claims a token has names the caller (created_by). */
               subjectClaims: e.OAUTH_SUBJECT_CLAIM ?? ['email', 'sub'],
               projectsClaim: e.OAUTH_PROJECTS_CLAIM,
+              reposClaim: e.OAUTH_REPOS_CLAIM,
               introspection:
                 e.OAUTH_INTROSPECTION_URL === undefined
                   ? undefined
@@ -466,6 +471,8 @@ export interface OAuthConfig {
   scopeMap: ReadonlyMap<string, 'read' | 'write' | 'admin'>;
   subjectClaims: readonly string[];
   projectsClaim: string | undefined;
+  /** A claim naming the code graphs (repos) a token may see; unset: every graph. */
+  reposClaim?: string | undefined;
   introspection: { url: string; clientId: string; clientSecret: string } | undefined;
   /** Least time between two fetches of the issuer's JWKS (an unknown `kid` refetches once it has passed). */
   jwksCooldownMs: number;

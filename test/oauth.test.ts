@@ -6,7 +6,6 @@
  * and tool, step-up on a missing scope, and API keys working beside it all.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import {
   auth,
@@ -21,8 +20,8 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { SignJWT, importJWK, type JWK } from 'jose';
-import { ConfigError, loadConfig, parseScopeMap, type OAuthConfig } from '../src/config.js';
-import { callerFromClaims, projectsOf } from '../src/auth/oauth/claims.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { callerFromClaims, limitOf } from '../src/auth/oauth/claims.js';
 import { operations, tools } from '../src/operations/index.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
@@ -30,7 +29,9 @@ import { createKey } from './helpers/keys.js';
 import { taskInput } from './helpers/task-input.js';
 import {
   DESKTOP_CLIENT,
+  freePort,
   MACHINE_SECRET,
+  oauthConfig,
   signInWithBrowser,
   signingKey,
   startIdp,
@@ -42,29 +43,6 @@ import { connectMcp, MCP_HEADERS, rest, startServer, type TestServer } from './h
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
 const REDIRECT_URI = 'http://127.0.0.1:1/callback';
 const PARAM = '0123456789ab';
-
-/** A free loopback port (the hub's PUBLIC_URL names its port before it listens). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
-const DEFAULT_SCOPE_MAP = parseScopeMap('devstream:read=read,devstream:write=write,devstream:admin=admin')!;
-
-const oauthConfig = (issuer: string, resource: string): OAuthConfig => ({
-  issuer,
-  resource,
-  audiences: [resource, `${resource}/mcp`],
-  scopeMap: DEFAULT_SCOPE_MAP,
-  subjectClaims: ['email', 'sub'],
-  projectsClaim: 'projects',
-  introspection: undefined,
-  // Refetch at once on an unknown kid (the service waits 30 s between fetches).
-  jwksCooldownMs: 0,
-});
 
 /** A JWT signed with `key` (the provider's, or one never published), for claims the provider would not issue. */
 async function signed(key: JWK, claims: Record<string, unknown>): Promise<string> {
@@ -178,14 +156,21 @@ describe('OAuth configuration', () => {
     );
   });
 
-  test('a token\'s projects claim: an array or a list, lower-cased; "*" is every project; absent is none', () => {
+  test('a token\'s projects (and repos) claim: an array or a list, lower-cased; "*" is every project; absent is none', () => {
     const config = oauthConfig('https://idp.example.org', 'https://hub.example.org');
     const caller = callerFromClaims({ sub: 's', scope: 'devstream:read', projects: ['Alpha', 'beta'] }, config);
     assert.deepEqual([...caller.projects!], ['alpha', 'beta']);
-    assert.deepEqual([...projectsOf({ p: 'One, two three' }, 'p')!], ['one', 'two', 'three']);
-    assert.equal(projectsOf({ p: ['a', '*'] }, 'p'), undefined);
-    assert.deepEqual([...projectsOf({}, 'p')!], []);
-    assert.equal(projectsOf({ p: ['a'] }, undefined), undefined);
+    assert.deepEqual([...limitOf({ p: 'One, two three' }, 'p')!], ['one', 'two', 'three']);
+    assert.equal(limitOf({ p: ['a', '*'] }, 'p'), undefined);
+    assert.deepEqual([...limitOf({}, 'p')!], []);
+    assert.equal(limitOf({ p: ['a'] }, undefined), undefined);
+    // OAUTH_REPOS_CLAIM limits the code graphs the same way; unset, every graph.
+    assert.equal(caller.repos, undefined);
+    const withRepos = callerFromClaims(
+      { sub: 's', scope: 'devstream:read', projects: '*', repos: 'Wren kestrel' },
+      { ...config, reposClaim: 'repos' },
+    );
+    assert.deepEqual([withRepos.projects, [...withRepos.repos!]], [undefined, ['wren', 'kestrel']]);
     // Scopes from `scp` (an array, as Okta) map too; an unverified email is not the name.
     const okta = callerFromClaims({ sub: 'u1', email: 'x@y', email_verified: false, scp: ['devstream:write'] }, config);
     assert.equal(okta.name, 'u1');

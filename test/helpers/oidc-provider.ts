@@ -1,8 +1,34 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import Provider, { errors, type Configuration } from 'oidc-provider';
+import { parseScopeMap, type OAuthConfig } from '../../src/config.js';
+
+/** A free loopback port (the hub's PUBLIC_URL names its port before it listens). */
+export async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+const DEFAULT_SCOPE_MAP = parseScopeMap('devstream:read=read,devstream:write=write,devstream:admin=admin')!;
+
+/** The hub's OAuth settings for a test IdP: its issuer, the hub's URL as the resource, the default scope map, claim `projects`. */
+export const oauthConfig = (issuer: string, resource: string): OAuthConfig => ({
+  issuer,
+  resource,
+  audiences: [resource, `${resource}/mcp`],
+  scopeMap: DEFAULT_SCOPE_MAP,
+  subjectClaims: ['email', 'sub'],
+  projectsClaim: 'projects',
+  introspection: undefined,
+  // Refetch at once on an unknown kid (the service waits 30 s between fetches).
+  jwksCooldownMs: 0,
+});
 
 /** The hub scopes the test IdP knows, and one that maps to none (`other`). */
 export const IDP_SCOPES = 'devstream:read devstream:write devstream:admin other';
@@ -40,7 +66,20 @@ export interface TestIdp {
  * and the development login and consent pages (answered by the tests over HTTP). Accounts are
  * named by their login; their tokens carry `email` = `<login>@example.org`.
  */
-export async function startIdp(resources: () => string[], redirectUri: string): Promise<TestIdp> {
+export async function startIdp(
+  resources: () => string[],
+  redirectUri: string,
+  options: {
+    /** More machine clients: each one's scopes and the claims its tokens carry (default: `projects: ['*']`). */
+    machineClients?: Record<string, { scope: string; claims: Record<string, unknown> }>;
+  } = {},
+): Promise<TestIdp> {
+  const machines: Record<string, { scope: string; claims: Record<string, unknown> }> = {
+    ...Object.fromEntries(
+      Object.entries(MACHINE_CLIENTS).map(([id, scope]) => [id, { scope, claims: { projects: ['*'] } }]),
+    ),
+    ...options.machineClients,
+  };
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -49,7 +88,7 @@ export async function startIdp(resources: () => string[], redirectUri: string): 
 
   const configuration = (): Configuration => ({
     clients: [
-      ...Object.entries(MACHINE_CLIENTS).map(([client_id, scope]) => ({
+      ...Object.entries(machines).map(([client_id, { scope }]) => ({
         client_id,
         client_secret: MACHINE_SECRET,
         grant_types: ['client_credentials'],
@@ -75,11 +114,11 @@ export async function startIdp(resources: () => string[], redirectUri: string): 
       claims: () => ({ sub: id, email: `${id}@example.org`, email_verified: true }),
     }),
     // Access tokens name the account's email too (the hub's default subject claim) and its projects;
-    // machine clients' tokens may see every project (`*`).
+    // machine clients' tokens carry their client's claims (by default every project: `*`).
     extraTokenClaims: (_ctx, token) =>
       'accountId' in token && typeof token.accountId === 'string'
         ? { email: `${token.accountId}@example.org`, projects: ['Alpha', 'beta'] }
-        : { projects: ['*'] },
+        : (machines[(token as { clientId?: string }).clientId ?? '']?.claims ?? {}),
     features: {
       devInteractions: { enabled: true },
       clientCredentials: { enabled: true },

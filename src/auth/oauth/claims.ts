@@ -53,11 +53,11 @@ export function subjectOf(claims: Claims, names: readonly string[]): string | un
 }
 
 /**
- * The projects a token may see, from OAUTH_PROJECTS_CLAIM (an array, or a space- or comma-separated
- * string), lower-cased; `*` among them: every project. When the claim is configured and the token
- * lacks it, none: a limit that is configured is never lifted by leaving it out.
+ * The names a token's limit claim lists (OAUTH_PROJECTS_CLAIM, OAUTH_REPOS_CLAIM: an array, or a
+ * space- or comma-separated string), lower-cased; `*` among them: no limit. When the claim is
+ * configured and the token lacks it, none: a limit that is configured is never lifted by leaving it out.
  */
-export function projectsOf(claims: Claims, claim: string | undefined): ReadonlySet<string> | undefined {
+export function limitOf(claims: Claims, claim: string | undefined): ReadonlySet<string> | undefined {
   if (claim === undefined) return undefined;
   const names = words(claims[claim]).map((p) => p.trim().toLowerCase());
   return names.includes('*') ? undefined : new Set(names);
@@ -65,7 +65,7 @@ export function projectsOf(claims: Claims, claim: string | undefined): ReadonlyS
 
 /**
  * The caller a verified token's claims make: its subject (recorded as created_by), its mapped
- * scopes, its projects. Throws UNAUTHORIZED without a subject and FORBIDDEN (an HTTP-level 403 with
+ * scopes, its projects and repos. Throws UNAUTHORIZED without a subject and FORBIDDEN (an HTTP-level 403 with
  * `insufficient_scope`, see http/auth.ts) when it grants none of the hub's scopes.
  */
 export function callerFromClaims(claims: Claims, config: OAuthConfig): Caller {
@@ -82,6 +82,7 @@ export function callerFromClaims(claims: Claims, config: OAuthConfig): Caller {
       `The access token grants none of this hub's scopes (${[...config.scopeMap.keys()].join(', ')})`,
       { details: { required: 'read', scopes: [] } },
     );
-  const projects = projectsOf(claims, config.projectsClaim);
-  return { name, scopes, viaToken: true, ...(projects ? { projects } : {}) };
+  const projects = limitOf(claims, config.projectsClaim);
+  const repos = limitOf(claims, config.reposClaim);
+  return { name, scopes, viaToken: true, ...(projects ? { projects } : {}), ...(repos ? { repos } : {}) };
 }
