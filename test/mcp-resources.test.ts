@@ -132,7 +132,7 @@ for (const backend of backends) {
         }
       });
 
-      it(`${era}: a key without the read scope reads no resource and lists none`, async () => {
+      it(`${era}: a key without the read scope reads no resource, prompt or completion and lists none`, async () => {
         const client = (await connectMcp(server.url, '/mcp', bearer(writeOnly), { era })).client;
         try {
           for (const uri of [`devstream://memory/${memoryIds[0]}`, `devstream://plan/${planId}`, 'devlens://repos'])
@@ -142,6 +142,15 @@ for (const backend of backends) {
               uri,
             );
           await assert.rejects(client.listResources(), /FORBIDDEN/);
+          // Prompts and completions read the same data: refused too (a write-only key once read tasks through them).
+          await assert.rejects(
+            client.getPrompt({ name: 'resume', arguments: { project: 'Resources' } }),
+            /FORBIDDEN: getting a prompt needs the "read" scope; this API key has: write/,
+          );
+          await assert.rejects(
+            client.complete({ ref: { type: 'ref/prompt', name: 'resume' }, argument: { name: 'project', value: '' } }),
+            /FORBIDDEN: completing a prompt argument needs the "read" scope/,
+          );
         } finally {
           await client.close();
         }

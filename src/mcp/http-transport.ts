@@ -72,8 +72,15 @@ const KNOWN_METHODS = new Set([
 ]);
 const methodLabel = (method: unknown) => (typeof method === 'string' && KNOWN_METHODS.has(method) ? method : 'other');
 
-/** Requests that read what resources hold: the read scope's, as tools that read are. */
-const READ_METHODS = new Set(['resources/list', 'resources/read', 'resources/templates/list', 'resources/subscribe']);
+/** Requests that read what the hub holds (resources, prompts, completions): the read scope's, as tools that read are. */
+const READ_METHODS = new Set([
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'resources/subscribe',
+  'prompts/get',
+  'completion/complete',
+]);
 
 /** The first message of a POST that needs a scope the caller lacks: what it is, the scope, its id. */
 function missingScope(

@@ -13,6 +13,7 @@ import { validationError } from '../errors.js';
 import { resolveContextOp } from '../operations/devlens.js';
 import { invoke, toAppError } from '../operations/invoke.js';
 import { listTasksOp } from '../operations/tasks.js';
+import { requireRead } from './read-scope.js';
 
 /** How far back `resume` looks for decisions and errors when no `since` is given. */
 const RESUME_DAYS = 14;
@@ -117,13 +118,14 @@ export function registerPrompts(server: Server, contextOf: () => Context): void 
   server.setRequestHandler('prompts/get', async (request) => {
     const prompt = PROMPTS.find((p) => p.name === request.params.name);
     if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+    const ctx = contextOf();
+    requireRead(ctx.caller, 'getting a prompt');
     const parsed = prompt.input.safeParse(request.params.arguments ?? {});
     if (!parsed.success)
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
         `Invalid arguments of prompt ${prompt.name}: ${validationError(toFieldIssues(parsed.error)).message}`,
       );
-    const ctx = contextOf();
     try {
       return await getPrompt(ctx, prompt.name, parsed.data as Record<string, string | undefined>);
     } catch (thrown) {
@@ -144,6 +146,8 @@ export function registerPrompts(server: Server, contextOf: () => Context): void 
     if (ref.type !== 'ref/prompt' || !PROMPTS.some((p) => p.name === ref.name)) return none;
     const prefix = argument.value.slice(0, 200);
     const ctx = contextOf();
+    // Project and repo names are what the read scope lists.
+    requireRead(ctx.caller, 'completing a prompt argument');
     if (argument.name === 'project') {
       const { titles, total } = await projectNamesStarting(ctx, prefix, MAX_COMPLETIONS);
       return { completion: { values: titles, total, hasMore: total > titles.length } };

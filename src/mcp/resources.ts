@@ -1,10 +1,11 @@
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
-import { credentialOf, type Caller } from '../auth/scopes.js';
+import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
+import type { Caller } from '../auth/scopes.js';
 import type { Context, Services } from '../domain/context.js';
 import { graphMeta, listGraphs } from '../domain/graphs/graphs.js';
 import { findMemory } from '../domain/memory/get-memory.js';
 import { getTask } from '../domain/tasks/get-task.js';
 import { findPlanSummary } from '../domain/tasks/list-plans.js';
+import { requireRead } from './read-scope.js';
 
 const REPOS = 'devlens://repos';
 const META = /^devlens:\/\/graph\/([A-Za-z0-9._-]{1,64})\/meta$/;
@@ -59,15 +60,7 @@ export async function audibleUris(services: Services, caller: Caller, uris: read
  */
 export function registerResources(server: Server, services: Services, era: 'legacy' | 'modern', caller: Caller): void {
   const reader = { db: services.db, caller };
-  // What resources hold (tasks, plans, memories, graphs) is what the read scope reads.
-  const mayRead = () => {
-    if (caller.scopes.has('read')) return;
-    const held = [...caller.scopes].join(', ') || 'none';
-    throw new ProtocolError(
-      ProtocolErrorCode.InvalidRequest,
-      `FORBIDDEN: reading resources needs the "read" scope; ${credentialOf(caller)} has: ${held}`,
-    );
-  };
+  const mayRead = () => requireRead(caller, 'reading resources');
   if (era === 'legacy') {
     const uris = new Set<string>();
     subscriptions.set(server, uris);
