@@ -15,7 +15,8 @@ import { ROOT, serve, type ServedProcess } from './helpers/service.js';
  * ReDoS checker and the scanners' equivalence are in test/unit/text-scanners.test.ts): pathological
  * text in every field a regex reads (node code, name, id, path, summaries, security note; memory content, keywords and queries; search queries; repository
  * files for the analyzer) is answered in bounded time over real HTTP, on both backends, while
- * /healthz keeps answering within a second. Deterministic: fixed seeds.
+ * /healthz keeps answering (within 5 s: a blocked event loop, as the old code's, held it for tens of
+ * seconds). Deterministic: fixed seeds.
  *
  * The time bounds are far apart from what the old code took (53 s for 200,000 newlines, a packet
  * over a 200,000-`<` summary ~20 s per node shown) and from what the new code takes (well under a
@@ -26,8 +27,12 @@ import { ROOT, serve, type ServedProcess } from './helpers/service.js';
 const SEED = 20_261_219;
 /** Longest wait for one answer; the old code took tens of seconds to minutes on these inputs. */
 const ANSWER_MS = 20_000;
-/** Slowest /healthz allowed while hostile work runs. */
-const HEALTHZ_MS = 1_000;
+/**
+ * Slowest /healthz allowed while hostile work runs: a bound for failure, far from both what a blocked
+ * loop takes (tens of seconds) and what a loaded 2-core machine adds to a healthy one (1 s once failed
+ * with three other jobs running). How fast /healthz answers is not this test's claim.
+ */
+const HEALTHZ_MS = 5_000;
 /** Length of each pathological value: big enough that quadratic work takes tens of seconds. */
 const SIZE = 200_000;
 
