@@ -30,7 +30,7 @@ Commands:
             [--token <key>] (--repo defaults to the repoPath in the graph folder's meta.json, else
             to the name of the folder the commit file is in)
   hooks     Claude Code hooks that bring the hub's context into each session:
-            hooks print --url <hub> [--token-env DSH_TOKEN] [--project <name>] [--repo <name>]
+            hooks print --url <hub> [--token-env DEVSTREAM_TOKEN] [--project <name>] [--repo <name>]
             (the hooks block for .claude/settings.json, as JSON), hooks install … [--settings <file>]
             (merged into ./.claude/settings.json or <file>); hooks --help for more
   help      Show this text

@@ -89,7 +89,7 @@ const parse = (stdout: string) => JSON.parse(stdout) as { hooks: HooksBlock };
 const only = <T>(block: HooksBlock, event: string) => block[event]![0]!.hooks[0] as T;
 
 describe('devstream-hub hooks print', () => {
-  test('prints only JSON: HTTP hooks with the bearer header from DSH_TOKEN, SessionStart as a curl command hook', async () => {
+  test('prints only JSON: HTTP hooks with the bearer header from DEVSTREAM_TOKEN, SessionStart as a curl command hook', async () => {
     const r = await cli(['hooks', 'print', '--url', 'https://hub.example.com'], {});
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
@@ -110,8 +110,8 @@ describe('devstream-hub hooks print', () => {
             {
               type: 'http',
               url: endpoint,
-              headers: { Authorization: 'Bearer $DSH_TOKEN' },
-              allowedEnvVars: ['DSH_TOKEN'],
+              headers: { Authorization: 'Bearer $DEVSTREAM_TOKEN' },
+              allowedEnvVars: ['DEVSTREAM_TOKEN'],
               timeout: 5,
             },
           ],
@@ -126,7 +126,7 @@ describe('devstream-hub hooks print', () => {
             type: 'command',
             command:
               `c=$(git rev-parse HEAD 2>/dev/null); ` +
-              `curl -fsS -m 3 -X POST -H "Authorization: Bearer $DSH_TOKEN" -H 'Content-Type: application/json' ` +
+              `curl -fsS -m 3 -X POST -H "Authorization: Bearer $DEVSTREAM_TOKEN" -H 'Content-Type: application/json' ` +
               `--data-binary @- '${endpoint}'"\${c:+?commit=$c}" 2>/dev/null || true`,
             timeout: 5,
           },
@@ -161,7 +161,7 @@ describe('devstream-hub hooks print', () => {
     const command = only<CommandHook>(hooks, 'SessionStart').command;
     assert.ok(command.includes(`-H "Authorization: Bearer $SHOP_HUB_KEY"`), command);
     assert.ok(command.includes(` '${url}'"\${c:+&commit=$c}" `), command);
-    assert.ok(!r.stdout.includes('DSH_TOKEN'), 'the default variable is gone');
+    assert.ok(!r.stdout.includes('DEVSTREAM_TOKEN'), 'the default variable is gone');
   });
 
   test('--help describes print and install; the main usage lists hooks', async () => {
@@ -174,7 +174,7 @@ describe('devstream-hub hooks print', () => {
       '--settings',
       '--project',
       '--repo',
-      'DSH_TOKEN',
+      'DEVSTREAM_TOKEN',
     ])
       assert.ok(help.stdout.includes(text), `hooks --help mentions ${text}`);
     const usage = await cli(['help'], {});
@@ -215,8 +215,8 @@ describe('devstream-hub hooks print', () => {
       [{ url: 'https://hub.example.com/?repo=x' }, /^--url must be the hub's base URL, without a query or #fragment/],
       [{ url: 'https://hub.example.com/#top' }, /^--url must be the hub's base URL, without a query or #fragment/],
       [
-        { url, tokenEnv: '$DSH_TOKEN' },
-        /^--token-env must be the name of a shell variable .*: got "\$DSH_TOKEN"; without the \$: DSH_TOKEN$/,
+        { url, tokenEnv: '$DEVSTREAM_TOKEN' },
+        /^--token-env must be the name of a shell variable .*: got "\$DEVSTREAM_TOKEN"; without the \$: DEVSTREAM_TOKEN$/,
       ],
       [{ url, tokenEnv: '1KEY' }, /^--token-env must be the name of a shell variable .*: got "1KEY"$/],
       [{ url, tokenEnv: 'MY-KEY' }, /^--token-env must be the name of a shell variable/],
@@ -240,7 +240,7 @@ describe('devstream-hub hooks print', () => {
     assert.match(err.pop()!, /^Unknown hooks action "add"/);
     assert.equal(out.length, 0, 'nothing on stdout');
     // Names that are fine, DSH_ prefix included.
-    for (const tokenEnv of ['DSH_TOKEN', '_k', 'dsh_team_key', 'Shop2']) {
+    for (const tokenEnv of ['DEVSTREAM_TOKEN', '_k', 'dsh_team_key', 'Shop2']) {
       assert.equal(await hooksCommand({ positionals: ['print'], url, tokenEnv }), 0, tokenEnv);
       assert.ok(out.pop()!.includes(`"Bearer $${tokenEnv}"`), tokenEnv);
     }
@@ -255,7 +255,10 @@ describe('devstream-hub hooks install', () => {
     const dir = await tempDir();
     const first = await cliIn(dir, ['hooks', 'install', '--url', 'http://127.0.0.1:7000']);
     assert.equal(first.code, 0, first.stderr);
-    assert.match(first.stdout, /^Created \.claude\/settings\.json: DevStream Hub hooks for 6 events; .*\$DSH_TOKEN$/m);
+    assert.match(
+      first.stdout,
+      /^Created \.claude\/settings\.json: DevStream Hub hooks for 6 events; .*\$DEVSTREAM_TOKEN$/m,
+    );
     const file = join(dir, '.claude', 'settings.json');
     const text = await readFile(file, 'utf8');
     assert.deepEqual(JSON.parse(text), { hooks: block });
@@ -369,7 +372,7 @@ describe('the SessionStart command, run by bash', () => {
     assert.equal(r.code, 0, r.stderr);
     const command = only<CommandHook>(parse(r.stdout).hooks, 'SessionStart').command;
     const before = hub.requests.length;
-    const run = await runBash(command, SESSION_START, { DSH_TOKEN: TOKEN }, tmpdir());
+    const run = await runBash(command, SESSION_START, { DEVSTREAM_TOKEN: TOKEN }, tmpdir());
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, ANSWER);
     assert.equal(hub.requests.length, before + 1);
@@ -397,7 +400,7 @@ describe('the SessionStart command, run by bash', () => {
       assert.equal(run.code, 0);
       assert.equal(run.stdout, '');
       assert.equal(run.stderr, '');
-      assert.equal(refusing.requests[0]!.headers.authorization?.trim(), 'Bearer', 'no DSH_TOKEN: no key');
+      assert.equal(refusing.requests[0]!.headers.authorization?.trim(), 'Bearer', 'no DEVSTREAM_TOKEN: no key');
     } finally {
       await refusing.close();
     }
@@ -409,21 +412,21 @@ describe('the SessionStart command, run by bash', () => {
       claudeCodeHooks({ url: hookEndpoint(`http://127.0.0.1:${port}`) }),
       'SessionStart',
     ).command;
-    const run = await runBash(command, SESSION_START, { DSH_TOKEN: TOKEN }, tmpdir());
+    const run = await runBash(command, SESSION_START, { DEVSTREAM_TOKEN: TOKEN }, tmpdir());
     assert.equal(run.code, 0);
     assert.equal(run.stdout, '');
     assert.equal(run.stderr, '');
     assert.ok(run.ms < 10_000, `did not hang (${Math.round(run.ms)} ms)`);
   });
 
-  test("the plugin's commands take the hub from DEVSTREAM_HUB_URL and the key from DSH_TOKEN", async () => {
+  test("the plugin's commands take the hub from DEVSTREAM_HUB_URL and the key from DEVSTREAM_TOKEN", async () => {
     const plugin = JSON.parse(await readFile(join(PLUGIN, 'hooks', 'hooks.json'), 'utf8')) as { hooks: HooksBlock };
     for (const event of ['SessionStart', 'PreToolUse']) {
       const input = JSON.stringify({ session_id: 's', cwd: '/src/shop', hook_event_name: event, tool_name: 'Read' });
       const run = await runBash(
         only<CommandHook>(plugin.hooks, event).command,
         input,
-        { DEVSTREAM_HUB_URL: hub.url, DSH_TOKEN: TOKEN },
+        { DEVSTREAM_HUB_URL: hub.url, DEVSTREAM_TOKEN: TOKEN },
         tmpdir(),
       );
       assert.equal(run.code, 0, run.stderr);
@@ -437,7 +440,7 @@ describe('the SessionStart command, run by bash', () => {
 });
 
 describe('the Claude Code plugin folder', () => {
-  test('hooks/hooks.json is what the generator gives for DEVSTREAM_HUB_URL and DSH_TOKEN', async () => {
+  test('hooks/hooks.json is what the generator gives for DEVSTREAM_HUB_URL and DEVSTREAM_TOKEN', async () => {
     const committed = await readFile(join(PLUGIN, 'hooks', 'hooks.json'), 'utf8');
     assert.equal(
       committed,
@@ -472,14 +475,14 @@ describe('the Claude Code plugin folder', () => {
     assert.equal(manifest.name, 'devstream-hub');
     assert.equal(manifest.version, pkg.version);
     assert.match(manifest.description, /DEVSTREAM_HUB_URL/);
-    assert.match(manifest.description, /DSH_TOKEN/);
+    assert.match(manifest.description, /DEVSTREAM_TOKEN/);
     const mcp = JSON.parse(await readFile(join(PLUGIN, '.mcp.json'), 'utf8'));
     assert.deepEqual(mcp, {
       mcpServers: {
         'devstream-hub': {
           type: 'http',
           url: '${DEVSTREAM_HUB_URL}/mcp',
-          headers: { Authorization: 'Bearer ${DSH_TOKEN}' },
+          headers: { Authorization: 'Bearer ${DEVSTREAM_TOKEN}' },
         },
       },
     });

@@ -340,19 +340,19 @@ for (const backend of backends) {
             .hooks[0] as CommandHook
         ).command;
       const stdin = JSON.stringify(input('SessionStart', { session_id: 's-curl', source: 'startup', cwd: checkout }));
-      const live = await runBash(command(server.url), stdin, { DSH_TOKEN: reader }, checkout);
+      const live = await runBash(command(server.url), stdin, { DEVSTREAM_TOKEN: reader }, checkout);
       assert.equal(live.code, 0, live.stderr);
       const text = contextOf({ status: 200, body: JSON.parse(live.stdout), headers: new Headers() }, 'SessionStart');
       assert.match(text, /project "Apollo Lander"/);
       assert.match(text, /Wire the retry budget/);
       assert.ok(text.includes(`this session is at ${head.slice(0, 12)}`), text);
       // A wrong key (401) and a stopped hub: nothing printed, exit 0, within curl's 3 s.
-      const refused = await runBash(command(server.url), stdin, { DSH_TOKEN: 'dsh_wrong' }, checkout);
+      const refused = await runBash(command(server.url), stdin, { DEVSTREAM_TOKEN: 'dsh_wrong' }, checkout);
       assert.deepEqual([refused.code, refused.stdout], [0, '']);
       const stopped = await startServer(database);
       const stoppedUrl = stopped.url;
       await stopped.close();
-      const down = await runBash(command(stoppedUrl), stdin, { DSH_TOKEN: reader }, checkout);
+      const down = await runBash(command(stoppedUrl), stdin, { DEVSTREAM_TOKEN: reader }, checkout);
       assert.deepEqual([down.code, down.stdout], [0, '']);
       assert.ok(down.ms < 10_000, `${down.ms} ms`);
     });

@@ -9,7 +9,7 @@
 export const HOOK_PATH = '/api/v1/hooks/claude-code';
 
 /** The environment variable the hooks read the API key from, unless told otherwise. */
-export const DEFAULT_TOKEN_ENV = 'DSH_TOKEN';
+export const DEFAULT_TOKEN_ENV = 'DEVSTREAM_TOKEN';
 
 /** The environment variable the plugin reads the hub's base URL from. */
 export const PLUGIN_URL_ENV = 'DEVSTREAM_HUB_URL';
@@ -131,7 +131,7 @@ export function claudeCodeHooks(target: HookTarget, tokenEnv: string = DEFAULT_T
   return block;
 }
 
-/** The plugin's hooks/hooks.json, as committed: URL from DEVSTREAM_HUB_URL, key from DSH_TOKEN. */
+/** The plugin's hooks/hooks.json, as committed: URL from DEVSTREAM_HUB_URL, key from DEVSTREAM_TOKEN. */
 export function pluginHooksFile(): { description: string; hooks: HooksBlock } {
   return {
     description:

@@ -16,8 +16,8 @@ import { serverUrlProblem } from './upload.js';
 
 export const DEFAULT_SETTINGS = '.claude/settings.json';
 
-export const HOOKS_USAGE = `Usage: devstream-hub hooks print   --url <hub> [--token-env DSH_TOKEN] [--project <name>] [--repo <name>]
-       devstream-hub hooks install --url <hub> [--token-env DSH_TOKEN] [--project <name>] [--repo <name>]
+export const HOOKS_USAGE = `Usage: devstream-hub hooks print   --url <hub> [--token-env DEVSTREAM_TOKEN] [--project <name>] [--repo <name>]
+       devstream-hub hooks install --url <hub> [--token-env DEVSTREAM_TOKEN] [--project <name>] [--repo <name>]
                                    [--settings ${DEFAULT_SETTINGS}]
 
 Claude Code hooks that send each event to the hub (POST <hub>${HOOK_PATH}) and add the

@@ -12,7 +12,7 @@ export function runBash(
 ): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const base = { ...process.env };
   for (const key of Object.keys(base))
-    if (/_proxy$/i.test(key) || key === 'DSH_TOKEN' || key === 'DEVSTREAM_HUB_URL') delete base[key];
+    if (/_proxy$/i.test(key) || key === 'DEVSTREAM_TOKEN' || key === 'DEVSTREAM_HUB_URL') delete base[key];
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', command], { env: { ...base, ...env }, ...(cwd ? { cwd } : {}) });
