@@ -1,13 +1,15 @@
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { buildApp } from './app.js';
 import { ConfigError, isLoopbackHost, loadConfig, type Config } from './config.js';
-import { pino } from 'pino';
 import { loggerOptions } from './logger.js';
-import { openMigrated } from './commands/open-migrated.js';
 import { unavailableLogEveryMs } from './operations/fault-log.js';
 import { VERSION } from './version.js';
+
+// The service (app, database, drivers) is imported by the commands that need it, when they run:
+// the client commands (hooks, upload, analyze, help) start without loading it.
+const openMigrated = async (...args: Parameters<typeof import('./commands/open-migrated.js').openMigrated>) =>
+  (await import('./commands/open-migrated.js')).openMigrated(...args);
 
 const USAGE = `devstream-hub ${VERSION}
 
@@ -47,6 +49,7 @@ function where(config: Config): string {
 const SAME_SIGNAL_MS = 1_000;
 
 async function serve(config: Config): Promise<void> {
+  const [{ buildApp }, { pino }] = await Promise.all([import('./app.js'), import('pino')]);
   const log = pino(loggerOptions(config.logLevel));
   // Before the database: a port in use is found at once, not after the migrations.
   await checkPortFree(config.host, config.port);
