@@ -74,7 +74,22 @@ export const CommitFileSchema = z
 
 /** Node types the analyzer emits (a subset of DevLens's). A type alias is an INTERFACE with `metadata.kind = 'type'`. */
 export type NodeType =
-  'FILE' | 'TEST' | 'FUNCTION' | 'CLASS' | 'METHOD' | 'INTERFACE' | 'ENUM' | 'COMPONENT' | 'HOOK' | 'ROUTE';
+  | 'FILE'
+  | 'TEST'
+  | 'FUNCTION'
+  | 'CLASS'
+  | 'METHOD'
+  | 'INTERFACE'
+  | 'ENUM'
+  | 'COMPONENT'
+  | 'HOOK'
+  | 'ROUTE'
+  // Go, Rust and Java, as DevLens names them.
+  | 'STRUCT'
+  | 'TRAIT'
+  | 'IMPL_BLOCK'
+  | 'PACKAGE'
+  | 'MODULE';
 
 /** Edge types the analyzer emits. */
 export type EdgeType = 'CALLS' | 'IMPORTS' | 'EXTENDS' | 'IMPLEMENTS' | 'TESTS' | 'HANDLES';
@@ -123,7 +138,15 @@ export type CommitFile = {
 export type AnalysisStats = {
   analyzer: string;
   hasGit: boolean;
-  files: { total: number; typescript: number; javascript: number; python: number };
+  files: {
+    total: number;
+    typescript: number;
+    javascript: number;
+    python: number;
+    go: number;
+    rust: number;
+    java: number;
+  };
   totalNodesBeforeFilter: number;
   totalEdgesBeforeFilter: number;
   totalNodesAfterFilter: number;

@@ -401,7 +401,15 @@ describe('analyzer: the fixture repository', () => {
     assert.deepEqual(actual.sort(), [...EXPECTED_NODES].sort());
     assertWellFormed(commit);
     assert.equal(commit.analyzedAt, '2026-01-02T03:04:05.000Z');
-    assert.deepEqual(commit.stats.files, { total: 14, typescript: 7, javascript: 1, python: 6 });
+    assert.deepEqual(commit.stats.files, {
+      total: 14,
+      typescript: 7,
+      javascript: 1,
+      python: 6,
+      go: 0,
+      rust: 0,
+      java: 0,
+    });
     assert.equal(commit.stats.hasGit, false);
   });
 

@@ -6,8 +6,19 @@ import type { AnalysisStats, CommitFile, GraphEdge, GraphNode } from '../commit-
 import { GraphBuilder } from './graph-builder.js';
 import { scoreNodes } from './node-scores.js';
 import { progressFor, type AnalysisProgress } from './progress.js';
+import { analyzeGo } from './go/analyze-go.js';
+import { analyzeJava } from './java/analyze-java.js';
 import { analyzePython } from './python/analyze-python.js';
-import { JAVASCRIPT_EXTENSIONS, listSourceFiles, PYTHON_EXTENSIONS, TYPESCRIPT_EXTENSIONS } from './source-files.js';
+import { analyzeRust } from './rust/analyze-rust.js';
+import {
+  GO_EXTENSIONS,
+  JAVA_EXTENSIONS,
+  JAVASCRIPT_EXTENSIONS,
+  listSourceFiles,
+  PYTHON_EXTENSIONS,
+  RUST_EXTENSIONS,
+  TYPESCRIPT_EXTENSIONS,
+} from './source-files.js';
 import { analyzeTypeScript } from './typescript/analyze-typescript.js';
 
 export interface AnalyzeOptions {
@@ -80,7 +91,10 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
   const listed = await listSourceFiles(folder, options);
   const scripts = listed.files.filter(hasExtension([...TYPESCRIPT_EXTENSIONS, ...JAVASCRIPT_EXTENSIONS]));
   const python = listed.files.filter(hasExtension(PYTHON_EXTENSIONS));
-  const total = scripts.length + python.length;
+  const go = listed.files.filter(hasExtension(GO_EXTENSIONS));
+  const rust = listed.files.filter(hasExtension(RUST_EXTENSIONS));
+  const java = listed.files.filter(hasExtension(JAVA_EXTENSIONS));
+  const total = scripts.length + python.length + go.length + rust.length + java.length;
   const skippedFiles = listed.oversized.map((filePath) => ({ filePath, reason: 'larger than 1 MiB' }));
 
   const graph = new GraphBuilder();
@@ -92,6 +106,16 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
     progressFor(options.onProgress, started, total, scripts.length),
     skippedFiles,
   );
+  // Each language's files after the ones before it, for the progress count.
+  let before = scripts.length + python.length;
+  for (const [analyze, files] of [
+    [analyzeGo, go],
+    [analyzeRust, rust],
+    [analyzeJava, java],
+  ] as const) {
+    await analyze(folder, files, graph, progressFor(options.onProgress, started, total, before), skippedFiles);
+    before += files.length;
+  }
 
   const { nodes, edges } = graph.build();
   const nodeScores = scoreNodes(nodes, edges);
@@ -104,6 +128,9 @@ export async function analyzeRepository(root: string, options: AnalyzeOptions = 
       typescript: scripts.filter(hasExtension(TYPESCRIPT_EXTENSIONS)).length,
       javascript: scripts.filter(hasExtension(JAVASCRIPT_EXTENSIONS)).length,
       python: python.length,
+      go: go.length,
+      rust: rust.length,
+      java: java.length,
     },
     skippedFiles,
     durationMs,

@@ -10,7 +10,17 @@ const run = promisify(execFile);
 export const TYPESCRIPT_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts'];
 export const JAVASCRIPT_EXTENSIONS = ['.js', '.jsx', '.mjs', '.cjs'];
 export const PYTHON_EXTENSIONS = ['.py'];
-const EXTENSIONS = new Set([...TYPESCRIPT_EXTENSIONS, ...JAVASCRIPT_EXTENSIONS, ...PYTHON_EXTENSIONS]);
+export const GO_EXTENSIONS = ['.go'];
+export const RUST_EXTENSIONS = ['.rs'];
+export const JAVA_EXTENSIONS = ['.java'];
+const EXTENSIONS = new Set([
+  ...TYPESCRIPT_EXTENSIONS,
+  ...JAVASCRIPT_EXTENSIONS,
+  ...PYTHON_EXTENSIONS,
+  ...GO_EXTENSIONS,
+  ...RUST_EXTENSIONS,
+  ...JAVA_EXTENSIONS,
+]);
 
 /** Folders never analyzed, wherever they are: dependencies, build output, caches, virtualenvs. */
 const SKIPPED_DIRS = new Set([

@@ -6,6 +6,7 @@ import { createGzip } from 'node:zlib';
 import { AnalyzeError, analyzeRepository } from '../analyzer/analyze-repository.js';
 import { commitFileStream } from '../analyzer/commit-file-json.js';
 import type { AnalysisProgress } from '../analyzer/progress.js';
+import type { AnalysisStats } from '../commit-file.js';
 import { describeUpload, postGraphReportingFailure, serverUrlProblem, tokenFrom } from './upload.js';
 
 export const ANALYZE_USAGE = `devstream-hub analyze <path> [--out <file>] [--upload <server>] [--repo <name>] [--token <key>]
@@ -36,6 +37,21 @@ function progressPrinter(): (p: AnalysisProgress) => void {
 }
 
 /** `devstream-hub analyze`: returns the exit code (0 done, 1 analysis or upload failed, 2 bad arguments). */
+/** "3 TypeScript, 0 JavaScript, 1 Python", then Go, Rust and Java when there are any. */
+function languageCounts(files: AnalysisStats['files']): string {
+  const always = [`${files.typescript} TypeScript`, `${files.javascript} JavaScript`, `${files.python} Python`];
+  const more = (
+    [
+      [files.go, 'Go'],
+      [files.rust, 'Rust'],
+      [files.java, 'Java'],
+    ] as const
+  )
+    .filter(([n]) => n > 0)
+    .map(([n, name]) => `${n} ${name}`);
+  return [...always, ...more].join(', ');
+}
+
 export async function analyzeCommand(argv: string[]): Promise<number> {
   let parsed;
   try {
@@ -88,7 +104,7 @@ export async function analyzeCommand(argv: string[]): Promise<number> {
   }
   const { files } = commit.stats;
   say(
-    `Analyzed ${files.total} files (${files.typescript} TypeScript, ${files.javascript} JavaScript, ${files.python} Python) in ${seconds(commit.stats.durationMs)}: ` +
+    `Analyzed ${files.total} files (${languageCounts(files)}) in ${seconds(commit.stats.durationMs)}: ` +
       `${commit.nodes.length} nodes, ${commit.edges.length} edges, commit ${commit.commitHash}`,
   );
 
