@@ -15,6 +15,12 @@ const SYNONYMS: Record<string, string> = {
   failures: 'failure',
 };
 
+/** One /api/chat request: the model and its user message. */
+export interface ChatCall {
+  model: string;
+  prompt: string;
+}
+
 export interface EmbedCall {
   model: string;
   input: string[];
@@ -45,6 +51,27 @@ export class FakeOllama {
     ['nomic-embed-text', 768],
     ['mini-embed', 384],
   ]);
+
+  /** Every /api/chat request, in order. */
+  readonly chatCalls: ChatCall[] = [];
+  /** Chat models it knows (others get 404 like Ollama's "model not found"). */
+  readonly chatModels = new Set(['qwen2.5-coder:7b', 'fake-coder']);
+  /** Milliseconds to wait before answering a chat request. */
+  chatDelayMs = 0;
+  /** Answer chat requests with this HTTP status instead. */
+  chatFailWith: number | null = null;
+  /**
+   * The chat answer's content for a prompt (default: summaries naming the prompt's first
+   * backticked name, as JSON); return a non-JSON string to act as a model that ignores the format.
+   */
+  chatAnswer: (prompt: string) => string = (prompt) => {
+    const name = /`([^`\n]{1,200})`/.exec(prompt)?.[1] ?? 'it';
+    return JSON.stringify({
+      technicalSummary: `${name} does its work (fake model).`,
+      businessSummary: `${name} matters to users (fake model).`,
+      security: { severity: 'none', summary: `${name} touches nothing sensitive.` },
+    });
+  };
 
   private server: Server | null = null;
   private port = 0;
@@ -113,6 +140,7 @@ export class FakeOllama {
     };
     if (req.method === 'GET' && (req.url === '/' || req.url === '/api/version'))
       return send(200, { version: '0.0.0-fake' });
+    if (req.method === 'POST' && req.url === '/api/chat') return this.chat(chunks, res, send);
     if (req.method !== 'POST' || req.url !== '/api/embed') return send(404, { error: 'not found' });
     let body: { model?: string; input?: string | string[] };
     try {
@@ -134,6 +162,31 @@ export class FakeOllama {
       total_duration: 1,
       load_duration: 0,
       prompt_eval_count: input.length,
+    });
+  }
+
+  /** Ollama's `/api/chat` (stream: false): one message of chatAnswer's content. */
+  private async chat(chunks: Buffer[], res: ServerResponse, send: (status: number, body: unknown) => void) {
+    let body: { model?: string; messages?: Array<{ content?: string }> };
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      return send(400, { error: 'invalid JSON' });
+    }
+    const model = body.model ?? '';
+    const prompt = body.messages?.at(-1)?.content ?? '';
+    this.chatCalls.push({ model, prompt });
+    if (this.chatDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.chatDelayMs));
+    if (res.destroyed) return;
+    if (this.chatFailWith !== null) return send(this.chatFailWith, { error: 'fake failure' });
+    if (!this.chatModels.has(model)) return send(404, { error: `model "${model}" not found, try pulling it first` });
+    send(200, {
+      model,
+      created_at: new Date().toISOString(),
+      message: { role: 'assistant', content: this.chatAnswer(prompt) },
+      done: true,
+      done_reason: 'stop',
+      total_duration: 1,
     });
   }
 }
