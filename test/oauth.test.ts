@@ -23,13 +23,13 @@ import { SignJWT, importJWK, type JWK } from 'jose';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { callerFromClaims, limitOf } from '../src/auth/oauth/claims.js';
 import { operations, tools } from '../src/operations/index.js';
+import { freePort } from '../support/free-port.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
 import { createKey } from './helpers/keys.js';
 import { taskInput } from './helpers/task-input.js';
 import {
   DESKTOP_CLIENT,
-  freePort,
   MACHINE_SECRET,
   oauthConfig,
   signInWithBrowser,

@@ -7,13 +7,14 @@ import { ProtocolError, type Client } from '@modelcontextprotocol/client';
 import type { OAuthConfig } from '../src/config.js';
 import { operations, tools } from '../src/operations/index.js';
 import type { AnyOperation } from '../src/operations/operation.js';
+import { freePort } from '../support/free-port.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
 import { eventually } from './helpers/eventually.js';
 import { wrenText } from './helpers/graph-fixture.js';
 import { createKey } from './helpers/keys.js';
 import { NOTIFICATION_WAIT_MS } from './helpers/mcp-notifications.js';
-import { freePort, oauthConfig, startIdp, type TestIdp } from './helpers/oidc-provider.js';
+import { oauthConfig, startIdp, type TestIdp } from './helpers/oidc-provider.js';
 import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
 import { taskInput } from './helpers/task-input.js';
 

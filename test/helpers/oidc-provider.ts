@@ -1,19 +1,9 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import Provider, { errors, type Configuration } from 'oidc-provider';
 import { parseScopeMap, type OAuthConfig } from '../../src/config.js';
-
-/** A free loopback port (the hub's PUBLIC_URL names its port before it listens). */
-export async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 const DEFAULT_SCOPE_MAP = parseScopeMap('devstream:read=read,devstream:write=write,devstream:admin=admin')!;
 
