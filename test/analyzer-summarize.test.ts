@@ -12,6 +12,8 @@ import { analyzeRepository } from '../src/analyzer/analyze-repository.js';
 import { codeHashOf, knownSummaries, summarizeNodes } from '../src/analyzer/summarize.js';
 import type { CommitFile, GraphNode } from '../src/commit-file.js';
 import { FakeOllama } from '../support/fake-ollama.js';
+import { backends, type TestDb } from './helpers/backends.js';
+import { rest, startServer, type TestServer } from './helpers/server.js';
 import { runCli } from './helpers/service.js';
 import { tempDirs } from './helpers/temp-dirs.js';
 
@@ -199,3 +201,86 @@ describe('analyze --summarize', () => {
     }
   });
 });
+
+for (const backend of backends)
+  describe(`an upload keeps the previous commit's model summaries for unchanged code (${backend.name})`, () => {
+    let database: TestDb;
+    let server: TestServer;
+    before(async () => {
+      database = await backend.open();
+      server = await startServer(database);
+    });
+    after(async () => {
+      await server?.close();
+      await database?.dispose();
+    });
+
+    const node = (name: string, code: string | undefined, summaries: Record<string, unknown> = {}) => ({
+      id: `src/a.ts::${name}`,
+      name,
+      type: 'FUNCTION',
+      filePath: 'src/a.ts',
+      startLine: 1,
+      endLine: 3,
+      ...(code === undefined ? {} : { rawCode: code }),
+      parentFile: 'file::src/a.ts',
+      metadata: {},
+      ...summaries,
+    });
+    const llm = (name: string) => ({
+      technicalSummary: `${name}: technical, by the model`,
+      businessSummary: `${name}: business, by the model`,
+      security: { severity: 'low', summary: `${name}: security note` },
+      metadata: { summarySource: 'llm', summaryModel: MODEL },
+    });
+    const upload = async (commitHash: string, nodes: unknown[]) => {
+      const answer = await rest(server.url, 'POST', '/api/v1/graphs?repo=carry', { commitHash, nodes });
+      assert.equal(answer.status, 201, JSON.stringify(answer.body));
+      return answer.body;
+    };
+    /** The node as get_node shows it in the graph's latest commit. */
+    const got = async (name: string) => {
+      const answer = await rest(server.url, 'POST', '/api/v1/tools/get_node', {
+        node: `src/a.ts::${name}`,
+        repo: 'carry',
+      });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      return answer.body.node;
+    };
+
+    test('same id and code: the summaries stay; changed code, no code or a doc comment of its own at a changed node: not', async () => {
+      const first = await upload('c1', [
+        node('same', 'function same() {}', llm('same')),
+        node('changed', 'function changed() {}', llm('changed')),
+        node('docOnly', 'function docOnly() {}', llm('docOnly')),
+      ]);
+      assert.equal(first.summariesKept, 0);
+      const second = await upload('c2', [
+        node('same', 'function same() {}'),
+        node('changed', 'function changed() { return 1; }'),
+        node('docOnly', 'function docOnly() {}', {
+          technicalSummary: 'Its doc comment.',
+          metadata: { summarySource: 'doc-comment' },
+        }),
+      ]);
+      assert.equal(second.summariesKept, 2);
+      const same = await got('same');
+      assert.equal(same.businessSummary, 'same: business, by the model');
+      assert.equal(same.technicalSummary, 'same: technical, by the model');
+      assert.equal(same.metadata.summaryCarriedFrom, 'c1');
+      const changed = await got('changed');
+      assert.equal(changed.businessSummary, null);
+      assert.equal(changed.technicalSummary, null);
+      // A doc comment alone is no model's summary: the unchanged node takes the model's.
+      assert.equal((await got('docOnly')).businessSummary, 'docOnly: business, by the model');
+      // Code search finds the kept summary's words (the search document was built with it).
+      const found = await rest(server.url, 'POST', '/api/v1/tools/find_symbols', {
+        query: 'business by the model',
+        repo: 'carry',
+      });
+      assert.equal(found.status, 200, JSON.stringify(found.body));
+      const ids = JSON.stringify(found.body);
+      assert.match(ids, /src\/a\.ts::same/, ids);
+      assert.doesNotMatch(ids, /src\/a\.ts::changed/, ids);
+    });
+  });

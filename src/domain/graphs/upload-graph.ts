@@ -12,6 +12,7 @@ import {
   insertEdges,
   insertNodes,
   lockCommit,
+  previousCommit,
   replaceCommit,
   upsertGraph,
 } from '../../db/queries/graphs/ingest.js';
@@ -29,6 +30,7 @@ import { readCommitFile } from './commit-file-reader.js';
 import { ELEMENT_ARRAYS, FILE_FIELDS, holdsNodes, type ElementArray } from '../../commit-file.js';
 import { edgeRow } from './edge-row.js';
 import { nodeRow } from './node-row.js';
+import { carryOverSummaries } from './summary-carry-over.js';
 import { bad, checkValue } from './upload-checks.js';
 import { MAX_EARLY_SCORES, NODE_SCORES_PER_NODE, NODE_SCORES_SLACK, UPLOAD_LIMITS } from './upload-limits.js';
 import { iso } from '../iso-date.js';
@@ -50,6 +52,10 @@ export const UploadResultSchema = z.object({
   commitHash: z.string(),
   nodes: z.number().int().describe('Nodes stored (repeated ids count once per copy)'),
   edges: z.number().int(),
+  summariesKept: z
+    .number()
+    .int()
+    .describe("Nodes without a model's summaries that kept the previous commit's (same id, same code)"),
   uploadedAt: z.string(),
 });
 export type UploadResult = z.output<typeof UploadResultSchema>;
@@ -148,7 +154,9 @@ async function storeCommit(
     let nodesStored = false;
     const extra: Record<string, unknown> = {};
     let graph: { graph_id: string; repo: string } | null = null;
-    const counts = { nodes: 0, edges: 0 };
+    /** The commit this upload follows: unchanged nodes keep its model-written summaries. */
+    let previous: string | undefined;
+    const counts = { nodes: 0, edges: 0, summariesCarried: 0 };
     let unscored = false;
     /** Which array the nodes (edges) come from: `nodes`, or `allNodes` when the file has no `nodes`. */
     const source: { nodes: ElementArray | null; edges: ElementArray | null } = { nodes: null, edges: null };
@@ -164,6 +172,7 @@ async function storeCommit(
         createdBy: deps.caller.name,
       });
       await lockCommit(trx, graph.graph_id, commitHash);
+      previous = await previousCommit(trx, graph.graph_id, commitHash);
       await replaceCommit(trx, {
         graphId: graph.graph_id,
         commitHash,
@@ -254,6 +263,7 @@ async function storeCommit(
             if (source[kind] !== array) return;
             await begin();
             if (kind === 'nodes') {
+              if (previous) counts.summariesCarried += await carryOverSummaries(trx, graph!.graph_id, previous, values);
               const rows = await mapYielding(values, (v, i) => nodeRow(v, start + i, `${array}[${start + i}]`));
               unscored ||= rows.some((r) => r.score === null);
               await insertNodes(trx, graph!.graph_id, commitHash!, rows);
@@ -300,6 +310,7 @@ async function storeCommit(
       commitHash: commitHash!,
       nodes: counts.nodes,
       edges: counts.edges,
+      summariesKept: counts.summariesCarried,
       uploadedAt: iso(uploadedAt),
     };
   });

@@ -72,6 +72,47 @@ export async function replaceCommit(
     .execute();
 }
 
+/** The graph's newest commit other than `commitHash`: the one an upload of `commitHash` follows. */
+export async function previousCommit(trx: Db, graphId: string, commitHash: string): Promise<string | undefined> {
+  const row = await trx
+    .selectFrom('graph_commits')
+    .select('commit_hash')
+    .where('graph_id', '=', graphId)
+    .where('commit_hash', '<>', commitHash)
+    .orderBy('uploaded_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.commit_hash;
+}
+
+/** A node's summaries written by a model (`metadata.summarySource = 'llm'`), with the md5 of its code. */
+export interface LlmSummaryRow {
+  node_id: string;
+  code_md5: string;
+  technical_summary: string | null;
+  business_summary: string | null;
+  security_severity: string | null;
+  security_summary: string | null;
+  model: string | null;
+}
+
+/** The model-written summaries of the nodes `ids` in a commit (by the node-id index), with their code's md5. */
+export async function llmSummaries(
+  trx: Db,
+  graphId: string,
+  commitHash: string,
+  ids: readonly string[],
+): Promise<LlmSummaryRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await sql<LlmSummaryRow>`
+    select node_id, md5(code) as code_md5, technical_summary, business_summary, security_severity,
+           security_summary, metadata->>'summaryModel' as model
+      from graph_nodes
+     where graph_id = ${graphId} and commit_hash = ${commitHash} and node_id = any(${[...ids]}::text[])
+       and code is not null and metadata->>'summarySource' = 'llm'`.execute(trx);
+  return rows.rows;
+}
+
 export async function insertNodes(trx: Db, graphId: string, commitHash: string, rows: NodeRow[]): Promise<void> {
   if (rows.length === 0) return;
   await sql`
