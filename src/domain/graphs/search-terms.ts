@@ -1,3 +1,4 @@
+import { codeSynonyms } from './code-synonyms.js';
 import { identifierWords } from './search-document.js';
 import { QUESTION_WORDS, STOP_WORDS } from './stop-words.js';
 
@@ -20,6 +21,11 @@ export interface SearchTerms {
   identifiers: string[];
   /** Search words: lower case, identifiers split into their parts, question words left out. */
   words: string[];
+  /**
+   * Words code may write for the search words (code-synonyms.ts: `list` → array, `time limit` →
+   * timeout), each with the search word it stands for; searched at a lower weight.
+   */
+  synonyms: Array<{ word: string; of: string }>;
   /**
    * The whole query in lower case without spaces or punctuation, when it is short enough to be a
    * name written as words (`order by item builder` → orderbyitembuilder), else ''.
@@ -143,10 +149,13 @@ export function searchTerms(query: string): SearchTerms {
   let words = distinct.filter((w) => !QUESTION_WORDS.has(w));
   const nameLike = tokens.length <= MAX_NAME_LIKE_TOKENS && words.length === distinct.length;
   if (words.length === 0) words = distinct.filter((w) => !STOP_WORDS.has(w));
+  words = words.slice(0, MAX_SEARCH_WORDS);
   return {
     text,
     identifiers: [...new Set(identifiers)],
-    words: words.slice(0, MAX_SEARCH_WORDS),
+    words,
+    // Not for a name written as words (`merge headers`): that asks for the name, not its meaning.
+    synonyms: nameLike ? [] : codeSynonyms(all.slice(0, MAX_SEARCH_WORDS * 4), words),
     spelled: tokens.length <= MAX_SPELLED_TOKENS ? text.toLowerCase().replace(/[^a-z0-9]/g, '') : '',
     asksContainer: askedTypes.size > 0,
     askedTypes: [...askedTypes],
