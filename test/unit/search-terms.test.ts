@@ -46,3 +46,17 @@ test('code synonyms: a word or two-word phrase of a question also searches for w
   assert.ok(!of('merge the error and exception lists').some((s) => s.endsWith('>exception')));
   assert.deepEqual(searchTerms('error list').synonyms, []);
 });
+
+test('a container word is asked for only as the question\'s object ("which class…", "the file that…"), not when mentioned', () => {
+  assert.deepEqual(searchTerms('which class holds the entries').askedTypes, ['CLASS']);
+  assert.deepEqual(searchTerms('in what file is the retry loop').askedTypes, ['FILE']);
+  assert.deepEqual(searchTerms('where is the module that parses headers').askedTypes, ['MODULE', 'FILE']);
+  for (const q of [
+    "how are errors converted into this library's own exception classes",
+    'how is the body built when I pass form data versus uploaded files',
+    'where are migration files read from a folder',
+  ]) {
+    assert.deepEqual(searchTerms(q).askedTypes, [], q);
+    assert.equal(searchTerms(q).asksContainer, false, q);
+  }
+});

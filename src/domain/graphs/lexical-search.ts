@@ -137,7 +137,10 @@ export async function lexicalSearch(
     queryTerms.push({ variants, df, idf, weight, group: groupOf.get(group)! });
   };
   for (const word of terms.words) addTerm(word, word, 1);
-  for (const s of terms.synonyms) addTerm(s.word, s.of, RANKING.synonymWeight);
+  // A synonym that the index holds as one of the words' own spellings (a stem) would count it twice.
+  const spelled = new Set(queryTerms.flatMap((t) => t.variants));
+  for (const s of terms.synonyms)
+    if (!spelled.has(s.word) && !spelled.has(stems.get(s.word) ?? s.word)) addTerm(s.word, s.of, RANKING.synonymWeight);
   const idf = queryTerms.map((t) => t.idf);
   // What covering each group is worth: its own word's idf, or (found only by a synonym) the synonym's share.
   const groupIdf = new Float64Array(groupOf.size);

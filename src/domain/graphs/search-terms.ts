@@ -31,7 +31,7 @@ export interface SearchTerms {
    * name written as words (`order by item builder` → orderbyitembuilder), else ''.
    */
   spelled: string;
-  /** The query asks about a container itself ("which class…", "the file that…"). */
+  /** The query asks about a container itself ("which class…", "the file that…"), not one it mentions. */
   asksContainer: boolean;
   /** The node types the query names ("which class…" → CLASS), ranked up. */
   askedTypes: string[];
@@ -86,6 +86,21 @@ const CONTAINER_WORDS: Record<string, string[]> = {
   interfaces: ['INTERFACE'],
 };
 
+/** Words that ask for the container word after them ("which class", "in what file"). */
+const CONTAINER_ASKERS = new Set(['which', 'what']);
+/** Words after "the class" that make it the thing asked for ("the class that holds…"). */
+const CONTAINER_CLAUSE = new Set(['that', 'which', 'where', 'whose', 'holding', 'containing', 'responsible']);
+
+/**
+ * Whether the container word at `i` is what the question asks for ("which class holds…", "what
+ * module…", "the file that…"), not a thing it mentions ("converted into exception classes",
+ * "uploaded files", "migration files").
+ */
+function asksFor(words: string[], i: number): boolean {
+  if (CONTAINER_ASKERS.has(words[i - 1] ?? '') || CONTAINER_ASKERS.has(words[i - 2] ?? '')) return true;
+  return words[i - 1] === 'the' && CONTAINER_CLAUSE.has(words[i + 1] ?? '');
+}
+
 /** Whether a token is written as an identifier rather than as a word of prose. */
 function looksLikeIdentifier(token: string): boolean {
   return (
@@ -134,10 +149,12 @@ export function searchTerms(query: string): SearchTerms {
   }
   const all: string[] = [];
   const askedTypes = new Set<string>();
-  for (const token of tokens) {
-    const lower = token.toLowerCase();
+  const lowered = tokens.map((t) => t.toLowerCase());
+  for (const [i, token] of tokens.entries()) {
+    const lower = lowered[i]!;
     // Own keys only: `constructor` or `toString` in a question is a word, not Object.prototype's.
-    for (const type of Object.hasOwn(CONTAINER_WORDS, lower) ? CONTAINER_WORDS[lower]! : []) askedTypes.add(type);
+    if (Object.hasOwn(CONTAINER_WORDS, lower) && asksFor(lowered, i))
+      for (const type of CONTAINER_WORDS[lower]!) askedTypes.add(type);
     // An identifier counts by its parts and as a whole (`MySQL` → mysql, my, sql); a word of prose
     // by its pieces between punctuation only (`SQLite` → sqlite, `Retry-After` → retry, after).
     const pieces = looksLikeIdentifier(token)
