@@ -263,6 +263,21 @@ for (const backend of backends) {
       );
     });
 
+    test('a concept question answers with the class whose methods its best hits are; one that asks for a function, with the method', async () => {
+      const concept = await packet(
+        'what is the object that drops entries past their expiry time and returns the value for a key',
+        'search-lib',
+        'concept',
+      );
+      assert.equal(concept.answer, 'src/cache.ts::Cache', concept.text);
+      const fn = await packet(
+        'what is the function that drops entries past their expiry time and returns the value for a key',
+        'search-lib',
+        'concept',
+      );
+      assert.notEqual(fn.answer, 'src/cache.ts::Cache', fn.text);
+    });
+
     test('a focus entry that names nothing is reported, not dropped silently', async () => {
       const res = await tool('resolve_context', {
         task: 'evict expired entries',
