@@ -2,7 +2,9 @@
  * Analyzer gaps the code-question benchmark found (issue 21), each pinned on a small repository:
  * nested Python classes are nodes with their methods; a Python method called on a receiver of
  * unknown type links to the one method of that name, and to none when the name is shared, is a
- * built-in type's or lives only in tests. (`new C()` calling C's constructor is pinned in analyzer.test.ts.)
+ * built-in type's or lives only in tests; the functions a TypeScript object literal holds (as
+ * written or frozen) are METHOD nodes that calls through the object reach. (`new C()` calling C's
+ * constructor is pinned in analyzer.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -130,6 +132,63 @@ describe('analyzer gaps (issue 21): Python', () => {
       // definitions, `self.cookies.keys()` is a dict's method, and `auth.probe()` is defined in a
       // test only (a test may call it: `client.probe()`).
       'tests/test_client.py::test_send -> tests/test_client.py::FakeAuth.probe (unique-method-name)',
+    ]);
+  });
+});
+
+const TYPESCRIPT: Record<string, string> = {
+  'src/nodes.ts': `function freeze<T>(value: T): Readonly<T> {
+  return Object.freeze(value);
+}
+
+export interface PointNode {
+  readonly x: number;
+}
+
+/** Factory and guard of point nodes. */
+export const PointNode = freeze({
+  is(node: unknown): node is PointNode {
+    return typeof node === 'object' && node !== null && 'x' in node;
+  },
+  /** A point at x. */
+  create: (x: number): PointNode => freeze({ x }),
+  kind: 'PointNode',
+});
+
+export const defaults = { limit: 2, methods: ['get'] };
+`,
+  'src/use.ts': `import { PointNode, defaults } from './nodes';
+
+export function make(): PointNode {
+  return PointNode.create(defaults.limit);
+}
+`,
+};
+
+describe('analyzer gaps (issue 21): TypeScript', () => {
+  test('functions an object literal holds, frozen or not, are METHOD nodes that calls through the object reach', async () => {
+    const commit = await analyzeRepository(await repository(TYPESCRIPT));
+    assert.deepEqual(
+      commit.nodes.map((n) => [n.id, n.type, n.startLine, n.endLine]).sort(),
+      [
+        ['file::src/nodes.ts', 'FILE', 1, 19],
+        ['file::src/use.ts', 'FILE', 1, 5],
+        ['src/nodes.ts::PointNode', 'INTERFACE', 5, 7],
+        ['src/nodes.ts::PointNode.create', 'METHOD', 15, 15],
+        ['src/nodes.ts::PointNode.is', 'METHOD', 11, 13],
+        ['src/nodes.ts::freeze', 'FUNCTION', 1, 3],
+        ['src/use.ts::make', 'FUNCTION', 3, 5],
+      ].sort(),
+    );
+    const create = commit.nodes.find((n) => n.id === 'src/nodes.ts::PointNode.create')!;
+    assert.equal(create.metadata.kind, 'object-method');
+    assert.equal(create.metadata.className, 'PointNode');
+    assert.equal(create.technicalSummary, 'A point at x.');
+    const calls = commit.edges.filter((e) => e.type === 'CALLS').map((e) => `${e.from} -> ${e.to}`);
+    assert.deepEqual(calls.sort(), [
+      'file::src/nodes.ts -> src/nodes.ts::freeze',
+      'src/nodes.ts::PointNode.create -> src/nodes.ts::freeze',
+      'src/use.ts::make -> src/nodes.ts::PointNode.create',
     ]);
   });
 });
