@@ -192,3 +192,39 @@ describe('analyzer gaps (issue 21): TypeScript', () => {
     ]);
   });
 });
+
+describe('analyzer gaps (issue 21): routes', () => {
+  test("a test's stub server makes no ROUTE nodes; the application's routes stay", async () => {
+    const commit = await analyzeRepository(
+      await repository({
+        'src/server.ts': `import express from 'express';
+const app = express();
+app.get('/users', (req, res) => res.json([]));
+`,
+        'test/stub.test.ts': `import express from 'express';
+const stub = express();
+stub.get('/retry', (req, res) => res.sendStatus(429));
+`,
+        'app/views.py': `@app.get("/items")
+def items():
+    return []
+`,
+        'test/helpers/server.ts': `import express from 'express';
+export const helper = express();
+helper.post('/echo', (req, res) => res.json(req.body));
+`,
+        'tests/test_views.py': `@app.get("/stub")
+def stub():
+    return []
+`,
+      }),
+    );
+    assert.deepEqual(
+      commit.nodes
+        .filter((n) => n.type === 'ROUTE')
+        .map((n) => n.id)
+        .sort(),
+      ['app/views.py::GET /items', 'src/server.ts::GET /users'],
+    );
+  });
+});

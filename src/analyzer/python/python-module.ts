@@ -4,6 +4,7 @@
  */
 import type { Node as SyntaxNode, Tree } from 'web-tree-sitter';
 import type { GraphNode, NodeType } from '../../commit-file.js';
+import { fileKind } from '../../file-kind.js';
 import { clipCode, isDocumentation, tidyDoc } from '../doc-text.js';
 import { fileNode } from '../file-node.js';
 import type { GraphBuilder } from '../graph-builder.js';
@@ -267,7 +268,8 @@ export function readPythonModule(
     }
     graph.addNode(node(id, scope ? `${scope.className}.${name}` : name, type, wrapper, docstring(body), metadata));
     if (isTest && name.startsWith('test')) mod.testCases.push(scope ? `${scope.className}.${name}` : name);
-    for (const decorator of decoratorsOf(wrapper)) {
+    // No routes from test code: a test's stub app is not the application's API.
+    for (const decorator of fileKind('ROUTE', path) === 'test' ? [] : decoratorsOf(wrapper)) {
       for (const route of decoratorRoutes(decorator)) {
         const routeId = `${path}::${route.method} ${route.path}`;
         graph.addNode(

@@ -1,3 +1,4 @@
+import { fileKind } from '../../file-kind.js';
 import ts from 'typescript';
 import { clipCode } from '../doc-text.js';
 import { calleeText, lineOf, targetNodeId, type TsContext, type TsFile } from './context.js';
@@ -87,11 +88,16 @@ function linkHeritage(
   }
 }
 
-/** A ROUTE node per method of the route call; returns the first one's id (it owns inline handlers' calls). */
+/**
+ * A ROUTE node per method of the route call; returns the first one's id (it owns inline handlers'
+ * calls). None in test code (a test file or a test folder): a test's stub server (ky's tests
+ * hold 48 routes) is not the application's API.
+ */
 function addRoutes(scope: ReferenceScope, call: ts.CallExpression): string | undefined {
+  const { ctx, file } = scope;
+  if (fileKind('ROUTE', file.path) === 'test') return undefined;
   const route = routeOf(call);
   if (!route) return undefined;
-  const { ctx, file } = scope;
   const { sourceFile } = file;
   const start = call.getStart(sourceFile);
   const { rawCode } = clipCode(sourceFile.text.slice(start, call.getEnd()));
