@@ -189,14 +189,18 @@ export class SearchIndex {
       index.calls.push([]);
       index.callers.push([]);
     }
-    const constructorCalls: Array<[number, number, string]> = [];
+    /** Per caller, the constructors it calls and their classes' ids. */
+    const constructorCalls = new Map<number, Array<[number, string]>>();
     for await (const page of callEdges(db, g)) {
       for (const e of page) {
         const from = index.byId.get(e.from_id)?.[0];
         const to = index.byId.get(e.to_id)?.[0];
         if (from === undefined || to === undefined || from === to) continue;
         if (e.to_id.endsWith(CONSTRUCTOR)) {
-          constructorCalls.push([from, to, e.to_id.slice(0, -CONSTRUCTOR.length)]);
+          const list = constructorCalls.get(from);
+          const call: [number, string] = [to, e.to_id.slice(0, -CONSTRUCTOR.length)];
+          if (list) list.push(call);
+          else constructorCalls.set(from, [call]);
           continue;
         }
         index.calls[from]!.push(to);
@@ -205,11 +209,15 @@ export class SearchIndex {
     }
     // `new C()` calls the class and its constructor (the analyzer writes both): one instantiation,
     // counted once among a node's neighbours — to the class. A constructor called alone stays.
-    for (const [from, to, classId] of constructorCalls) {
-      const cls = index.byId.get(classId)?.[0];
-      if (cls !== undefined && index.calls[from]!.includes(cls)) continue;
-      index.calls[from]!.push(to);
-      index.callers[to]!.push(from);
+    // A set of each such caller's callees, made once: linear in the edges, however many a node has.
+    for (const [from, calls] of constructorCalls) {
+      const called = new Set(index.calls[from]);
+      for (const [to, classId] of calls) {
+        const cls = index.byId.get(classId)?.[0];
+        if (cls !== undefined && called.has(cls)) continue;
+        index.calls[from]!.push(to);
+        index.callers[to]!.push(from);
+      }
     }
     for (let i = 0; i < index.nodes.length; i++)
       index.near.push([...new Set([...index.calls[i]!, ...index.callers[i]!])]);
