@@ -310,6 +310,7 @@ const EXPECTED_EDGES = [
   'IMPORTS file::src/main.ts -> file::src/shapes.ts',
   // through an alias of a re-export, `export *`, a re-exported default, a namespace import
   'CALLS src/main.ts::main -> src/shapes.ts::Circle',
+  'CALLS src/main.ts::main -> src/shapes.ts::Circle.constructor', // `new Round(…)` runs the constructor too
   'CALLS src/main.ts::main -> src/shapes.ts::Circle.area',
   'CALLS src/main.ts::main -> src/format.ts::describeAll',
   'CALLS src/main.ts::main -> src/format.ts::formatSquare',
@@ -478,6 +479,10 @@ describe('analyzer: the fixture repository', () => {
 
     const edge = (line: string) => commit.edges.find((e) => `${e.type} ${e.from} -> ${e.to}` === line)!;
     assert.deepEqual(edge('CALLS src/main.ts::main -> src/shapes.ts::Circle').metadata, {
+      calledName: 'Round',
+      isNew: true,
+    });
+    assert.deepEqual(edge('CALLS src/main.ts::main -> src/shapes.ts::Circle.constructor').metadata, {
       calledName: 'Round',
       isNew: true,
     });

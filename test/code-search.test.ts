@@ -84,6 +84,20 @@ const NODES: FixtureNode[] = [
       'export function whereDoesItWork() {\n  // where does it work, how does it work, what does it do, which one is used\n  return "where how what which does do is used"\n}',
   },
   {
+    id: 'src/quoting.ts::sanitizeIdentifier',
+    type: 'FUNCTION',
+    startLine: 1,
+    endLine: 4,
+    rawCode: "export function sanitizeIdentifier(identifier) {\n  return identifier.replaceAll('\"', '\"\"')\n}",
+  },
+  {
+    id: 'src/quoting.ts::escapeLiteral',
+    type: 'FUNCTION',
+    startLine: 6,
+    endLine: 9,
+    rawCode: 'export function escapeLiteral(literal) {\n  return literal.replaceAll("\'", "\'\'")\n}',
+  },
+  {
     id: 'src/sweeper.ts::sweepCache',
     type: 'FUNCTION',
     startLine: 1,
@@ -131,6 +145,7 @@ const QUESTIONS = [
   'where does the parser read tokens from the source',
   'how is parseValueBinaryOperation built',
   'which class holds the entries',
+  'where are identifiers escaped',
 ];
 
 for (const backend of backends) {
@@ -233,6 +248,34 @@ for (const backend of backends) {
       const callers = await packet('what calls the code that evicts expired entries', 'search-lib', 'reference-list');
       assert.ok(['src/sweeper.ts::sweepCache', 'src/cache.ts::Cache.get'].includes(callers.answer ?? ''), callers.text);
       assert.ok(callers.nodes.includes('src/cache.ts::Cache.evictExpired'), 'what is called is in the packet');
+    });
+
+    test('a question in words code spells otherwise finds the code: "escaped" also searches for sanitize, below the word itself', async () => {
+      const identifiers = await packet('where are identifiers escaped', 'search-lib', 'pinpoint');
+      assert.equal(identifiers.answer, 'src/quoting.ts::sanitizeIdentifier', identifiers.text);
+      const literals = await symbols('where are literals escaped', 'search-lib');
+      assert.equal(literals[0], 'src/quoting.ts::escapeLiteral', literals.join(', '));
+      // The node holding the question's own word ranks above one holding only a synonym of it.
+      const escaped = await symbols('where are values escaped', 'search-lib');
+      assert.ok(
+        escaped.indexOf('src/quoting.ts::escapeLiteral') < escaped.indexOf('src/quoting.ts::sanitizeIdentifier'),
+        escaped.join(', '),
+      );
+    });
+
+    test('a concept question answers with the class whose methods its best hits are; one that asks for a function, with the method', async () => {
+      const concept = await packet(
+        'what is the object that drops entries past their expiry time and returns the value for a key',
+        'search-lib',
+        'concept',
+      );
+      assert.equal(concept.answer, 'src/cache.ts::Cache', concept.text);
+      const fn = await packet(
+        'what is the function that drops entries past their expiry time and returns the value for a key',
+        'search-lib',
+        'concept',
+      );
+      assert.notEqual(fn.answer, 'src/cache.ts::Cache', fn.text);
     });
 
     test('a focus entry that names nothing is reported, not dropped silently', async () => {

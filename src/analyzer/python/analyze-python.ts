@@ -17,19 +17,50 @@ type Target = { kind: 'node'; id: string } | { kind: 'module'; path: string };
 
 const MAX_DEPTH = 8;
 
+/**
+ * Methods of Python's built-in types and common standard-library objects: a call of one of these
+ * names on an unknown receiver is most likely on a dict, list, str, file or lock, so the
+ * unique-name fallback (PythonLinker.callee) never takes it, even when one class of the repository
+ * happens to define the name.
+ */
+const BUILTIN_METHODS = new Set(
+  [
+    'get set pop keys values items update setdefault copy clear fromkeys',
+    'append extend insert remove index count sort reverse',
+    'join split rsplit strip lstrip rstrip startswith endswith lower upper title replace format encode decode',
+    'find rfind partition rpartition splitlines casefold isdigit isalpha isspace zfill ljust rjust center',
+    'add discard union intersection difference issubset issuperset',
+    'read write close flush seek tell readline readlines writelines fileno truncate',
+    'send recv connect bind listen accept shutdown settimeout sendall',
+    'acquire release wait notify notify_all put get_nowait put_nowait task_done qsize empty full',
+    'start run stop cancel done result exception add_done_callback',
+    'match search fullmatch group groups groupdict sub subn finditer findall compile',
+    'total_seconds isoformat timestamp strftime',
+    'hexdigest digest',
+  ]
+    .join(' ')
+    .split(' '),
+);
+
 /** Resolution across the modules of one repository (imports, re-exports, classes and their bases). */
 class PythonLinker {
   private readonly bindings = new Map<string, Map<string, Binding>>();
   /** Modules whose names a module takes in whole (`from x import *`). */
   private readonly starImports = new Map<string, string[]>();
   private readonly classes = new Map<string, PyClass>();
+  /** Method name → the methods of that name in the repository's classes (tests' included). */
+  private readonly methodsNamed = new Map<string, string[]>();
 
   constructor(
     private readonly modules: Map<string, PyModule>,
     private readonly index: PythonModuleIndex,
     private readonly graph: GraphBuilder,
   ) {
-    for (const mod of modules.values()) for (const cls of mod.classes.values()) this.classes.set(cls.id, cls);
+    for (const mod of modules.values())
+      for (const cls of mod.classes.values()) {
+        this.classes.set(cls.id, cls);
+        for (const [name, id] of cls.methods) this.methodsNamed.set(name, [...(this.methodsNamed.get(name) ?? []), id]);
+      }
   }
 
   /** IMPORTS edges of a module, and the names its imports bind. */
@@ -154,13 +185,37 @@ class PythonLinker {
     const target = this.resolve(mod.path, call.parts);
     return target?.kind === 'node' ? target.id : undefined;
   }
+
+  /**
+   * The callee of a call `callee` could not resolve, when it is a method called on a receiver whose
+   * type is not known (`self.cookies.extract_cookies(r)`, `auth.sync_auth_flow(request)`: a
+   * parameter, a local, an attribute): the one method of that name in the repository, when exactly
+   * one class defines it — a common heuristic of code graphs, which misses rather than guesses when
+   * the name is shared or is a built-in type's method (BUILTIN_METHODS), dunder methods included.
+   */
+  uniqueMethod(mod: PyModule, call: PyModule['calls'][number]): string | undefined {
+    const { parts } = call;
+    if (parts.length < 2) return undefined;
+    const head = parts[0]!;
+    const own = head === 'self' || head === 'cls' || head === 'super()';
+    // `self.m()` and `super().m()` name the class's own methods (callee), `mod.f()` and `Class.m()` a module's names.
+    if (own ? parts.length === 2 : this.resolve(mod.path, [head]) !== undefined) return undefined;
+    const name = parts[parts.length - 1]!;
+    if (name.startsWith('__') || BUILTIN_METHODS.has(name)) return undefined;
+    const found = this.methodsNamed.get(name);
+    if (found?.length !== 1) return undefined;
+    // A library's code does not call into its tests.
+    const method = found[0]!;
+    return !mod.isTest && isTestFile(this.graph.node(method)?.filePath ?? '') ? undefined : method;
+  }
 }
 
 /**
  * Adds the graph of the repository's Python files to `graph`: tree-sitter parses each file
  * (nodes, imports, call sites), then imports are resolved within the repository (absolute,
  * relative, package `__init__` re-exports) and calls are resolved by name: in the module, through
- * `import` / `from x import y`, and over `self` / `super()` to the class and its bases.
+ * `import` / `from x import y`, and over `self` / `super()` to the class and its bases; a method
+ * called on a receiver of unknown type goes to the one method of that name, if only one class has it.
  */
 export async function analyzePython(
   root: string,
@@ -207,6 +262,12 @@ export async function analyzePython(
     for (const call of mod.calls) {
       const id = linker.callee(mod, call);
       if (id) graph.addEdge(call.owner, id, 'CALLS', { calledName: call.parts.join('.') });
+      const guess = id ? undefined : linker.uniqueMethod(mod, call);
+      if (guess)
+        graph.addEdge(call.owner, guess, 'CALLS', {
+          calledName: call.parts.join('.'),
+          resolvedBy: 'unique-method-name',
+        });
     }
     for (const route of mod.routes)
       graph.addEdge(route.id, route.handlerId, 'HANDLES', {

@@ -4,6 +4,7 @@
  */
 import type { Node as SyntaxNode, Tree } from 'web-tree-sitter';
 import type { GraphNode, NodeType } from '../../commit-file.js';
+import { fileKind } from '../../file-kind.js';
 import { clipCode, isDocumentation, tidyDoc } from '../doc-text.js';
 import { fileNode } from '../file-node.js';
 import type { GraphBuilder } from '../graph-builder.js';
@@ -39,6 +40,7 @@ export interface PyModule {
   isTest: boolean;
   /** Top-level function or class name → node id. */
   symbols: Map<string, string>;
+  /** Classes by name, nested ones by their dotted name (`Outer.Inner`). */
   classes: Map<string, PyClass>;
   imports: PyImport[];
   calls: PyCall[];
@@ -228,18 +230,25 @@ export function readPythonModule(
     const decorators = decoratorsOf(wrapper).map((d) => d.text.replace(/^@/, ''));
     const body = definition.childForFieldName('body');
     if (definition.type === 'class_definition') {
-      if (scope) return undefined; // nested classes belong to their class
-      const id = `${path}::${name}`;
+      // A class nested in a class (`Cookies._CookieCompatRequest`) is a node named after both, with
+      // its methods (`Outer.Inner.m`); only a top-level class is a name of the module.
+      const className = scope ? `${scope.className}.${name}` : name;
+      const id = `${path}::${className}`;
       const bases = named(definition.childForFieldName('superclasses'))
         .filter((b) => b.type === 'identifier' || b.type === 'attribute')
         .map((b) => b.text);
       const cls: PyClass = { id, bases, methods: new Map() };
-      if (!mod.symbols.has(name)) mod.symbols.set(name, id);
-      if (!mod.classes.has(name)) mod.classes.set(name, cls);
+      if (!scope && !mod.symbols.has(name)) mod.symbols.set(name, id);
+      if (!mod.classes.has(className)) mod.classes.set(className, cls);
       const added = graph.addNode(
-        node(id, name, 'CLASS', wrapper, docstring(body), { bases, decorators, methodNames: [] }),
+        node(id, className, 'CLASS', wrapper, docstring(body), {
+          bases,
+          decorators,
+          methodNames: [],
+          ...(scope ? { enclosingClass: scope.className } : {}),
+        }),
       );
-      walk(body, id, { cls, className: name }, 'class');
+      walk(body, id, { cls, className }, 'class');
       if (added.id === id) added.metadata.methodNames = [...cls.methods.keys()];
       return id;
     }
@@ -259,7 +268,8 @@ export function readPythonModule(
     }
     graph.addNode(node(id, scope ? `${scope.className}.${name}` : name, type, wrapper, docstring(body), metadata));
     if (isTest && name.startsWith('test')) mod.testCases.push(scope ? `${scope.className}.${name}` : name);
-    for (const decorator of decoratorsOf(wrapper)) {
+    // No routes from test code: a test's stub app is not the application's API.
+    for (const decorator of fileKind('ROUTE', path) === 'test' ? [] : decoratorsOf(wrapper)) {
       for (const route of decoratorRoutes(decorator)) {
         const routeId = `${path}::${route.method} ${route.path}`;
         graph.addNode(

@@ -242,6 +242,48 @@ function addMember(ctx: TsContext, file: TsFile, className: string, member: ts.C
   );
 }
 
+/**
+ * The object literal a variable holds, as written or passed whole to a wrapper: `const retry =
+ * {…}`, `const SelectQueryNode = freeze({…})`, `Object.freeze({…})` — a namespace of functions
+ * that callers reach as `SelectQueryNode.create(…)`. Null for anything else.
+ */
+function objectLiteralOf(value: ts.Expression): ts.ObjectLiteralExpression | null {
+  if (ts.isObjectLiteralExpression(value)) return value;
+  if (ts.isCallExpression(value) && value.arguments.length === 1 && ts.isObjectLiteralExpression(value.arguments[0]!))
+    return value.arguments[0];
+  return null;
+}
+
+/**
+ * A function an object literal holds (`create(…) {…}`, `is: (node) => …`) as a METHOD node of the
+ * variable (`<path>::SelectQueryNode.create`, `metadata.kind` 'object-method'); values that are
+ * not functions make no node. Calls through the object (`SelectQueryNode.create(x)`) resolve to it.
+ */
+function addObjectMethod(ctx: TsContext, file: TsFile, objectName: string, member: ts.ObjectLiteralElementLike) {
+  const { sourceFile } = file;
+  let fn: FunctionLike | undefined;
+  if (ts.isMethodDeclaration(member) || ts.isAccessor(member)) fn = member;
+  else if (ts.isPropertyAssignment(member) && isFunctionValue(unwrap(member.initializer, sourceFile)))
+    fn = unwrap(member.initializer, sourceFile) as ts.ArrowFunction | ts.FunctionExpression;
+  const name = member.name;
+  if (!fn || !name || !(ts.isIdentifier(name) || ts.isStringLiteral(name))) return;
+  const id = `${file.path}::${objectName}.${name.text}`;
+  if (fn !== member) ctx.owners.set(fn, id);
+  const docAnchors = claim(ctx, id, member, name);
+  if (!docAnchors) return;
+  ctx.graph.addNode(
+    declarationNode(file, id, `${objectName}.${name.text}`, 'METHOD', member, docAnchors, {
+      className: objectName,
+      kind: 'object-method',
+      ...functionMetadata(fn, sourceFile),
+      isStatic: false,
+      isPrivate: false,
+      isAbstract: false,
+      isConstructor: false,
+    }),
+  );
+}
+
 function addFunction(
   ctx: TsContext,
   file: TsFile,
@@ -320,6 +362,9 @@ export function collectDeclarations(ctx: TsContext, file: TsFile): void {
         else if (ts.isClassExpression(value)) {
           addClass(ctx, file, value, name, undefined, range, exports.get(name));
           ctx.declarationIds.set(declaration, `${file.path}::${name}`); // `new Name()` refers to the variable
+        } else {
+          const object = objectLiteralOf(value);
+          if (object) for (const member of object.properties) addObjectMethod(ctx, file, name, member);
         }
       }
     } else if (ts.isExportAssignment(statement)) {

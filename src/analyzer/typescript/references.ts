@@ -1,3 +1,4 @@
+import { fileKind } from '../../file-kind.js';
 import ts from 'typescript';
 import { clipCode } from '../doc-text.js';
 import { calleeText, lineOf, targetNodeId, type TsContext, type TsFile } from './context.js';
@@ -87,11 +88,16 @@ function linkHeritage(
   }
 }
 
-/** A ROUTE node per method of the route call; returns the first one's id (it owns inline handlers' calls). */
+/**
+ * A ROUTE node per method of the route call; returns the first one's id (it owns inline handlers'
+ * calls). None in test code (a test file or a test folder): a test's stub server (ky's tests
+ * hold 48 routes) is not the application's API.
+ */
 function addRoutes(scope: ReferenceScope, call: ts.CallExpression): string | undefined {
+  const { ctx, file } = scope;
+  if (fileKind('ROUTE', file.path) === 'test') return undefined;
   const route = routeOf(call);
   if (!route) return undefined;
-  const { ctx, file } = scope;
   const { sourceFile } = file;
   const start = call.getStart(sourceFile);
   const { rawCode } = clipCode(sourceFile.text.slice(start, call.getEnd()));
@@ -129,21 +135,23 @@ function addRoutes(scope: ReferenceScope, call: ts.CallExpression): string | und
   return ids[0];
 }
 
+/** A CALLS edge from `owner` to the node the callee names, if the analysis made one; returns that node's id. */
 function linkCall(
   scope: ReferenceScope,
   callee: ts.Expression,
   owner: string,
   extra: Record<string, unknown> = {},
-): void {
+): string | undefined {
   const at = ts.isPropertyAccessExpression(callee) ? callee.name : callee;
-  if (!ts.isIdentifier(at) && !ts.isPrivateIdentifier(at)) return;
+  if (!ts.isIdentifier(at) && !ts.isPrivateIdentifier(at)) return undefined;
   const id = targetNodeId(scope.ctx, at);
   if (id)
     scope.ctx.graph.addEdge(owner, id, 'CALLS', { calledName: calleeText(callee, scope.file.sourceFile), ...extra });
+  return id;
 }
 
 /**
- * One file's edges: CALLS (calls, `new`, JSX elements) from the innermost enclosing node (the
+ * One file's edges: CALLS (calls, `new` — to the class and its constructor —, JSX elements) from the innermost enclosing node (the
  * file itself at the top level) to the declaration the type checker resolves the callee to;
  * IMPORTS; EXTENDS / IMPLEMENTS; TESTS; ROUTE nodes with their HANDLES edges. Callees outside
  * the analyzed files are dropped.
@@ -167,7 +175,14 @@ export function collectReferences(scope: ReferenceScope): void {
       }
       owner = addRoutes(scope, node) ?? owner;
     } else if (ts.isNewExpression(node)) {
-      linkCall(scope, node.expression, owner, { isNew: true });
+      const classId = linkCall(scope, node.expression, owner, { isNew: true });
+      // `new Ky()` runs Ky's constructor: callers of the constructor (and what it reaches) show that.
+      const constructorId = classId && `${classId}.constructor`;
+      if (constructorId && ctx.graph.node(constructorId)?.type === 'METHOD')
+        ctx.graph.addEdge(owner, constructorId, 'CALLS', {
+          calledName: calleeText(node.expression, file.sourceFile),
+          isNew: true,
+        });
     } else if (ts.isJsxOpeningElement(node) || ts.isJsxSelfClosingElement(node)) {
       linkCall(scope, node.tagName as ts.Expression, owner, { jsx: true });
     } else if (ts.isDecorator(node) && !ts.isCallExpression(node.expression)) {

@@ -94,6 +94,40 @@ export async function mainCaller(
   return hits.find((h) => h.node_id === best.node_id) ?? { ...best, exact: false, rank: subject.rank };
 }
 
+/** How many of the best hits a concept question's class is read from, and how many must be its members. */
+const CONCEPT_WINDOW = 3;
+const CONCEPT_MEMBERS = 2;
+
+/**
+ * For a question about what a thing is ("what is the part that walks the query tree…"), the class
+ * most of the best hits are methods of: the question describes what the class does, and its
+ * methods each hold a piece of it. Null when no class holds CONCEPT_MEMBERS of the first
+ * CONCEPT_WINDOW hits, or when the best hit is an exact name (and not asked when the question
+ * asks for a function: ASKS_FUNCTION).
+ */
+function commonClass(index: SearchIndex, hits: LexicalHit[]): LexicalHit | null {
+  if (!hits[0] || hits[0].exact) return null;
+  const counts = new Map<string, number>();
+  for (const h of hits.slice(0, CONCEPT_WINDOW)) {
+    if (h.type !== 'METHOD') continue;
+    const dot = h.node_id.lastIndexOf('.');
+    if (dot <= h.node_id.indexOf('::')) continue;
+    const owner = h.node_id.slice(0, dot);
+    counts.set(owner, (counts.get(owner) ?? 0) + 1);
+  }
+  for (const [owner, n] of counts) {
+    if (n < CONCEPT_MEMBERS) continue;
+    const node = index.node(owner);
+    if (!node || !CLASS_TYPES.has(node.type)) continue;
+    return hits.find((h) => h.node_id === owner) ?? { ...node, exact: false, rank: hits[0].rank };
+  }
+  return null;
+}
+
+const CLASS_TYPES = new Set(['CLASS', 'INTERFACE', 'STRUCT', 'TRAIT']);
+/** "what is the function that…": a definition question that asks for a function, not its class. */
+const ASKS_FUNCTION = /\b(?:functions?|methods?|helpers?|callbacks?|routines?)\b/i;
+
 /**
  * The hits in the order that answers the question: pickAnswer's hit first, and for a caller
  * question the main caller of that hit before it.
@@ -107,6 +141,9 @@ export async function shapeAnswer(
 ): Promise<LexicalHit[]> {
   const answer = pickAnswer(hits, terms);
   let shaped = answer === 0 ? hits : [hits[answer]!, ...hits.filter((_, i) => i !== answer)];
+  const whole =
+    terms.asksDefinition && !ASKS_FUNCTION.test(terms.text.slice(0, 300)) ? commonClass(index, shaped) : null;
+  if (whole) shaped = [whole, ...shaped.filter((h) => h.node_id !== whole.node_id)];
   const subject = shaped[0];
   if (terms.asksCallers && subject && !subject.exact) {
     const caller = await mainCaller(ctx, g, index, subject, shaped);

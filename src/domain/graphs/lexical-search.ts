@@ -44,6 +44,7 @@ export const RANKING = {
   partNameBonus: 1.3,
   askedTypeFactor: 1.5,
   supportNeighbours: 3,
+  synonymWeight: 0.5,
 };
 
 /** Node types that are a thing an agent looks for; the rest (FILE, ROUTE…) is where they live. */
@@ -84,6 +85,11 @@ interface QueryTerm {
   variants: string[];
   /** Nodes holding any variant (at most the sum of the variants' counts). */
   df: number;
+  idf: number;
+  /** 1 for a word of the query, RANKING.synonymWeight for a word code may write for one. */
+  weight: number;
+  /** The query word it is (or stands for): a node covers a word once, whichever spelling it holds. */
+  group: number;
 }
 
 /** Stems are asked of Postgres (the index holds its stems); words repeat, so they are kept. */
@@ -117,17 +123,31 @@ export async function lexicalSearch(
   limit: number,
 ): Promise<LexicalHit[]> {
   const terms = typeof query === 'string' ? searchTerms(query) : query;
-  const stems = await stemsOf(ctx, terms.words);
+  const stems = await stemsOf(ctx, [...terms.words, ...terms.synonyms.map((s) => s.word)]);
+  const n = Math.max(index.nodes.length, 1);
   const queryTerms: QueryTerm[] = [];
-  for (const word of terms.words) {
+  const groupOf = new Map<string, number>();
+  const addTerm = (word: string, group: string, weight: number) => {
     const stem = stems.get(word) ?? null;
     const variants = [...new Set([word, ...(stem ? [stem] : [])])];
     const df = Math.max(...variants.map((v) => index.df(v)));
-    if (df > 0) queryTerms.push({ variants, df });
-  }
-  const n = Math.max(index.nodes.length, 1);
-  const idf = queryTerms.map((t) => Math.log(1 + (n - t.df + 0.5) / (t.df + 0.5)));
-  const totalIdf = idf.reduce((a, b) => a + b, 0) || 1;
+    if (df === 0) return;
+    if (!groupOf.has(group)) groupOf.set(group, groupOf.size);
+    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    queryTerms.push({ variants, df, idf, weight, group: groupOf.get(group)! });
+  };
+  for (const word of terms.words) addTerm(word, word, 1);
+  // A synonym that the index holds as one of the words' own spellings (a stem) would count it twice.
+  const spelled = new Set(queryTerms.flatMap((t) => t.variants));
+  for (const s of terms.synonyms)
+    if (!spelled.has(s.word) && !spelled.has(stems.get(s.word) ?? s.word)) addTerm(s.word, s.of, RANKING.synonymWeight);
+  const idf = queryTerms.map((t) => t.idf);
+  // What covering each group is worth: its own word's idf, or (found only by a synonym) the synonym's share.
+  const groupIdf = new Float64Array(groupOf.size);
+  for (const t of queryTerms) groupIdf[t.group] = Math.max(groupIdf[t.group]!, t.weight === 1 ? t.idf : 0);
+  for (const t of queryTerms)
+    if (groupIdf[t.group] === 0) groupIdf[t.group] = Math.max(groupIdf[t.group]!, t.weight * t.idf);
+  const totalIdf = groupIdf.reduce((a, b) => a + b, 0) || 1;
 
   // Candidates come from the rarest words first, while their nodes fit CANDIDATE_BUDGET (the rarest
   // always): a common word then scores the candidates without bringing in every node that holds it.
@@ -184,23 +204,32 @@ export async function lexicalSearch(
   const joined = terms.words.length > 1 ? terms.words.join('') : '';
   const kindFactor = kindFactors(terms);
   const ranks = new Float64Array(candidates.length);
+  const groupCover = new Float64Array(groupOf.size);
+  const groupName = new Uint8Array(groupOf.size);
   for (let k = 0; k < candidates.length; k++) {
     const c = index.nodes[candidates[k]!]!;
     let bm25 = 0;
-    let covered = 0;
-    let nameHits = 0;
+    groupCover.fill(0);
+    groupName.fill(0);
     for (let i = 0; i < width; i++) {
       const mask = masks[k * width + i]!;
       if (mask === 0) continue;
+      const t = queryTerms[i]!;
       let tf = 0;
       for (let f = 0; f < 4; f++) {
         if (!(mask & (1 << f))) continue;
         const b = RANKING.fieldB[f]!;
         tf += RANKING.fieldWeight[f]! / (1 - b + (b * c.lengths[f]!) / index.avg[f]!);
       }
-      bm25 += (idf[i]! * (tf * (RANKING.k1 + 1))) / (tf + RANKING.k1);
-      covered += idf[i]!;
-      if (mask & 1) nameHits++;
+      bm25 += (t.weight * idf[i]! * (tf * (RANKING.k1 + 1))) / (tf + RANKING.k1);
+      groupCover[t.group] = Math.max(groupCover[t.group]!, Math.min(t.weight * idf[i]!, groupIdf[t.group]!));
+      if (mask & 1) groupName[t.group] = 1;
+    }
+    let covered = 0;
+    let nameHits = 0;
+    for (let g = 0; g < groupCover.length; g++) {
+      covered += groupCover[g]!;
+      nameHits += groupName[g]!;
     }
     // The share of the name the query covers: `merge headers` prefers mergeHeaders to mergeHeaderContainers.
     const nameShare = Math.min(nameHits / c.nameParts, 1);

@@ -16,6 +16,9 @@ import { identifierWords } from './search-document.js';
 /** Field bits of a term in a node: name, path/signature, prose, identifiers (weights A–D). */
 export const FIELD_BITS = { A: 1, B: 2, C: 4, D: 8 } as const;
 
+/** The end of a constructor's node id (`src/a.ts::C.constructor`). */
+const CONSTRUCTOR = '.constructor';
+
 /** Characters of search documents read between two turns of the event loop while an index is built. */
 const YIELD_CHARS = 1 << 20;
 
@@ -186,11 +189,32 @@ export class SearchIndex {
       index.calls.push([]);
       index.callers.push([]);
     }
+    /** Per caller, the constructors it calls and their classes' ids. */
+    const constructorCalls = new Map<number, Array<[number, string]>>();
     for await (const page of callEdges(db, g)) {
       for (const e of page) {
         const from = index.byId.get(e.from_id)?.[0];
         const to = index.byId.get(e.to_id)?.[0];
         if (from === undefined || to === undefined || from === to) continue;
+        if (e.to_id.endsWith(CONSTRUCTOR)) {
+          const list = constructorCalls.get(from);
+          const call: [number, string] = [to, e.to_id.slice(0, -CONSTRUCTOR.length)];
+          if (list) list.push(call);
+          else constructorCalls.set(from, [call]);
+          continue;
+        }
+        index.calls[from]!.push(to);
+        index.callers[to]!.push(from);
+      }
+    }
+    // `new C()` calls the class and its constructor (the analyzer writes both): one instantiation,
+    // counted once among a node's neighbours — to the class. A constructor called alone stays.
+    // A set of each such caller's callees, made once: linear in the edges, however many a node has.
+    for (const [from, calls] of constructorCalls) {
+      const called = new Set(index.calls[from]);
+      for (const [to, classId] of calls) {
+        const cls = index.byId.get(classId)?.[0];
+        if (cls !== undefined && called.has(cls)) continue;
         index.calls[from]!.push(to);
         index.callers[to]!.push(from);
       }

@@ -1,3 +1,4 @@
+import { codeSynonyms } from './code-synonyms.js';
 import { identifierWords } from './search-document.js';
 import { QUESTION_WORDS, STOP_WORDS } from './stop-words.js';
 
@@ -21,11 +22,16 @@ export interface SearchTerms {
   /** Search words: lower case, identifiers split into their parts, question words left out. */
   words: string[];
   /**
+   * Words code may write for the search words (code-synonyms.ts: `list` → array, `time limit` →
+   * timeout), each with the search word it stands for; searched at a lower weight.
+   */
+  synonyms: Array<{ word: string; of: string }>;
+  /**
    * The whole query in lower case without spaces or punctuation, when it is short enough to be a
    * name written as words (`order by item builder` → orderbyitembuilder), else ''.
    */
   spelled: string;
-  /** The query asks about a container itself ("which class…", "the file that…"). */
+  /** The query asks about a container itself ("which class…", "the file that…"), not one it mentions. */
   asksContainer: boolean;
   /** The node types the query names ("which class…" → CLASS), ranked up. */
   askedTypes: string[];
@@ -80,6 +86,21 @@ const CONTAINER_WORDS: Record<string, string[]> = {
   interfaces: ['INTERFACE'],
 };
 
+/** Words that ask for the container word after them ("which class", "in what file"). */
+const CONTAINER_ASKERS = new Set(['which', 'what']);
+/** Words after "the class" that make it the thing asked for ("the class that holds…"). */
+const CONTAINER_CLAUSE = new Set(['that', 'which', 'where', 'whose', 'holding', 'containing', 'responsible']);
+
+/**
+ * Whether the container word at `i` is what the question asks for ("which class holds…", "what
+ * module…", "the file that…"), not a thing it mentions ("converted into exception classes",
+ * "uploaded files", "migration files").
+ */
+function asksFor(words: string[], i: number): boolean {
+  if (CONTAINER_ASKERS.has(words[i - 1] ?? '') || CONTAINER_ASKERS.has(words[i - 2] ?? '')) return true;
+  return words[i - 1] === 'the' && CONTAINER_CLAUSE.has(words[i + 1] ?? '');
+}
+
 /** Whether a token is written as an identifier rather than as a word of prose. */
 function looksLikeIdentifier(token: string): boolean {
   return (
@@ -128,10 +149,12 @@ export function searchTerms(query: string): SearchTerms {
   }
   const all: string[] = [];
   const askedTypes = new Set<string>();
-  for (const token of tokens) {
-    const lower = token.toLowerCase();
+  const lowered = tokens.map((t) => t.toLowerCase());
+  for (const [i, token] of tokens.entries()) {
+    const lower = lowered[i]!;
     // Own keys only: `constructor` or `toString` in a question is a word, not Object.prototype's.
-    for (const type of Object.hasOwn(CONTAINER_WORDS, lower) ? CONTAINER_WORDS[lower]! : []) askedTypes.add(type);
+    if (Object.hasOwn(CONTAINER_WORDS, lower) && asksFor(lowered, i))
+      for (const type of CONTAINER_WORDS[lower]!) askedTypes.add(type);
     // An identifier counts by its parts and as a whole (`MySQL` → mysql, my, sql); a word of prose
     // by its pieces between punctuation only (`SQLite` → sqlite, `Retry-After` → retry, after).
     const pieces = looksLikeIdentifier(token)
@@ -143,10 +166,13 @@ export function searchTerms(query: string): SearchTerms {
   let words = distinct.filter((w) => !QUESTION_WORDS.has(w));
   const nameLike = tokens.length <= MAX_NAME_LIKE_TOKENS && words.length === distinct.length;
   if (words.length === 0) words = distinct.filter((w) => !STOP_WORDS.has(w));
+  words = words.slice(0, MAX_SEARCH_WORDS);
   return {
     text,
     identifiers: [...new Set(identifiers)],
-    words: words.slice(0, MAX_SEARCH_WORDS),
+    words,
+    // Not for a name written as words (`merge headers`): that asks for the name, not its meaning.
+    synonyms: nameLike ? [] : codeSynonyms(all.slice(0, MAX_SEARCH_WORDS * 4), words),
     spelled: tokens.length <= MAX_SPELLED_TOKENS ? text.toLowerCase().replace(/[^a-z0-9]/g, '') : '',
     asksContainer: askedTypes.size > 0,
     askedTypes: [...askedTypes],
