@@ -7,10 +7,11 @@ test("isTestFile: Java's test files by Maven/Gradle's folder and JUnit's names (
     'src/test/java/com/acme/CircleTest.java',
     'src/test/java/com/acme/support/Fixtures.java',
     'lib/src/test/java/Helpers.java',
-    'src/main/java/com/acme/CircleTest.java',
-    'CircleTests.java',
   ])
     assert.deepEqual([path, isTestFile(path), fileKind('CLASS', path)], [path, true, 'test']);
+  // By name alone: TEST nodes; their symbols rank as test code only in a test folder (fileKind reads paths lower-cased).
+  for (const path of ['src/main/java/com/acme/CircleTest.java', 'CircleTests.java'])
+    assert.deepEqual([path, isTestFile(path), fileKind('TEST', path)], [path, true, 'test']);
   for (const path of [
     'src/main/java/com/acme/Circle.java',
     'src/main/java/com/acme/Test.java',
