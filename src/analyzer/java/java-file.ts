@@ -252,6 +252,15 @@ export function readJavaFile(tree: Tree, source: string, path: string, isTest: b
           walkBody(child, ctx);
           declare(child, ctx);
           continue;
+        case 'lambda_expression': {
+          // `x -> x.m()`: an untyped parameter shadows a field of its name, and its type is unknown.
+          const inner = { ...ctx, locals: new Map(ctx.locals) };
+          const params = child.childForFieldName('parameters');
+          if (params?.type === 'identifier') inner.locals.set(params.text, null);
+          if (params?.type === 'inferred_parameters') for (const p of named(params)) inner.locals.set(p.text, null);
+          walkBody(child, inner);
+          continue;
+        }
         case 'enhanced_for_statement': {
           const inner = { ...ctx, locals: new Map(ctx.locals) };
           declare(child, inner);
