@@ -436,6 +436,60 @@ describe('analyzer: Java', () => {
   });
 });
 
+describe('analyzer: Java on hostile input', () => {
+  test('a cycle of extends, nesting deeper than the stack and a 200,000-line Javadoc: bounded, the deep file skipped whole', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dsh-analyzer-java-hostile-'));
+    dirs.push(dir);
+    const depth = 50_000;
+    await writeFile(
+      join(dir, 'Cycle.java'),
+      'interface I extends J, K {} interface J extends I, K {} interface K extends I, J { void m(); }\n' +
+        'class A extends B implements I { void f() { m(); this.q(); super.q(); new A(); } }\n' +
+        'class B extends A { B() { super(); } }\n',
+    );
+    await writeFile(
+      join(dir, 'Deep.java'),
+      `class Deep { int f() { return ${'('.repeat(depth)}1${')'.repeat(depth)}; } }\n`,
+    );
+    await writeFile(join(dir, 'Doc.java'), `/**\n${' * x\n'.repeat(200_000)} */\nclass Doc {}\n`);
+    const started = performance.now();
+    const commit = await analyzeRepository(dir);
+    assert.ok(performance.now() - started < 20_000, 'bounded');
+    assert.deepEqual(
+      commit.nodes.map((n) => n.id),
+      [
+        'file::Cycle.java',
+        'Cycle.java::I',
+        'Cycle.java::J',
+        'Cycle.java::K',
+        'Cycle.java::K.m',
+        'Cycle.java::A',
+        'Cycle.java::A.f',
+        'Cycle.java::B',
+        'Cycle.java::B.B',
+        'file::Doc.java',
+        'Doc.java::Doc',
+      ],
+    );
+    assert.deepEqual(edgeLines(commit), [
+      'EXTENDS Cycle.java::I -> Cycle.java::J',
+      'EXTENDS Cycle.java::I -> Cycle.java::K',
+      'EXTENDS Cycle.java::J -> Cycle.java::I',
+      'EXTENDS Cycle.java::J -> Cycle.java::K',
+      'EXTENDS Cycle.java::K -> Cycle.java::I',
+      'EXTENDS Cycle.java::K -> Cycle.java::J',
+      'EXTENDS Cycle.java::A -> Cycle.java::B',
+      'IMPLEMENTS Cycle.java::A -> Cycle.java::I',
+      'EXTENDS Cycle.java::B -> Cycle.java::A',
+      'CALLS Cycle.java::A.f -> Cycle.java::K.m', // found once, through the cycle
+      'CALLS Cycle.java::A.f -> Cycle.java::A',
+      'CALLS Cycle.java::B.B -> Cycle.java::A',
+    ]);
+    assert.deepEqual(commit.stats.skippedFiles, [{ filePath: 'Deep.java', reason: 'nested too deeply to read' }]);
+    assert.equal(byId(commit).get('Doc.java::Doc')!.technicalSummary!.length, 4000);
+  });
+});
+
 /** `node --import tsx src/main.ts <args>` in this checkout. */
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { GraphBuilder } from '../graph-builder.js';
+import { GraphBuilder } from '../graph-builder.js';
 import type { ProgressReporter } from '../progress.js';
 import { treeSitterParser } from '../tree-sitter.js';
 import { isTestFile } from '../../file-kind.js';
@@ -50,7 +50,12 @@ export async function readJavaFiles(
       try {
         const line = errorLine(tree.rootNode);
         if (line !== undefined) skipped.push({ filePath: path, reason: `Java syntax error at line ${line}` });
-        else files.push(readJavaFile(tree, source, path, isTestFile(path), graph));
+        else {
+          // Into a graph of its own first: a file given up half-way leaves no node behind.
+          const own = new GraphBuilder();
+          files.push(readJavaFile(tree, source, path, isTestFile(path), own));
+          for (const node of own.build().nodes) graph.addNode(node);
+        }
       } catch (error) {
         // A RangeError from nesting deeper than the stack: the file is skipped, the analysis goes on.
         if (!(error instanceof RangeError)) throw error;
