@@ -462,7 +462,9 @@ export function readJavaFile(tree: Tree, source: string, path: string, isTest: b
     // Record components are in scope in a compact constructor.
     if (declaration.type === 'compact_constructor_declaration') for (const [k, v] of type.fields) ctx.locals.set(k, v);
     walkBody(declaration.childForFieldName('parameters'), ctx);
-    walkBody(declaration.childForFieldName('type'), ctx);
+    const returnType = declaration.childForFieldName('type');
+    if (returnType?.type === 'type_identifier') file.typeNames.add(returnType.text);
+    else walkBody(returnType, ctx);
     walkBody(body, ctx);
   };
 
