@@ -16,7 +16,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * A Go module of three packages (the root's `main`, `shapes`, `report`) over several files:
- * imports between them (one aliased, one from the standard library), calls in a package, across
+ * imports between them (one aliased, one blank, and the standard library's), calls in a package, across
  * packages and on receivers of known type, an interface that embeds another, a struct that embeds
  * one and so implements both interfaces, doc comments (a `//go:` directive and a licence header
  * left out), a test file, and a file with a syntax error. File path → content.
@@ -42,6 +42,8 @@ func main() {
 func figure() *shapes.Circle { return shapes.NewCircle(1) }
 `,
   'run.go': `package main
+
+import _ "example.com/shop/report"
 
 func run() {}
 `,
@@ -176,8 +178,8 @@ const EXPECTED_NODES: Array<[string, string, number, number]> = [
   ['file::report/report.go', 'FILE', 1, 22],
   ['report/report.go::Describe', 'FUNCTION', 11, 15],
   ['report/report.go::Summary', 'FUNCTION', 18, 22],
-  ['file::run.go', 'FILE', 1, 3],
-  ['run.go::run', 'FUNCTION', 3, 3],
+  ['file::run.go', 'FILE', 1, 5],
+  ['run.go::run', 'FUNCTION', 5, 5],
   ['file::shapes/new.go', 'FILE', 1, 13],
   ['shapes/new.go::NewCircle', 'FUNCTION', 5, 7],
   ['shapes/new.go::Unit', 'INTERFACE', 11, 11],
@@ -201,10 +203,11 @@ const EXPECTED_NODES: Array<[string, string, number, number]> = [
  * `s.Close()` in closeAll (two Close methods: no guess).
  */
 const EXPECTED_EDGES: string[] = [
-  'IMPORTS file::main.go -> file::report/format.go',
-  'IMPORTS file::main.go -> file::report/report.go', // every non-test file of the package
-  'IMPORTS file::main.go -> file::shapes/new.go',
-  'IMPORTS file::main.go -> file::shapes/shape.go',
+  'IMPORTS file::main.go -> file::report/report.go', // report.Summary's file, not format.go
+  'IMPORTS file::main.go -> file::shapes/new.go', // shapes.NewCircle
+  'IMPORTS file::main.go -> file::shapes/shape.go', // shapes.Circle
+  'IMPORTS file::run.go -> file::report/format.go', // a blank import: every non-test file
+  'IMPORTS file::run.go -> file::report/report.go',
   'IMPORTS file::report/report.go -> file::shapes/new.go', // aliased
   'IMPORTS file::report/report.go -> file::shapes/shape.go',
   'EXTENDS shapes/shape.go::Shape -> shapes/shape.go::Named', // an embedded interface

@@ -29,6 +29,8 @@ interface GoPackage {
   files: GoFile[];
   functions: Map<string, GoFunc>;
   types: Map<string, GoTypeInfo>;
+  /** Package-level name (function, type, var, const) → the file that declares it. */
+  declaredIn: Map<string, GoFile>;
 }
 
 const MAX_DEPTH = 8;
@@ -75,13 +77,22 @@ class GoLinker {
       const key = `${folder}\0${file.packageName}`;
       let pkg = this.packages.get(key);
       if (!pkg) {
-        pkg = { folder, name: file.packageName, files: [], functions: new Map(), types: new Map() };
+        pkg = {
+          folder,
+          name: file.packageName,
+          files: [],
+          functions: new Map(),
+          types: new Map(),
+          declaredIn: new Map(),
+        };
         this.packages.set(key, pkg);
       }
       pkg.files.push(file);
       for (const [name, fn] of file.functions) if (!pkg.functions.has(name)) pkg.functions.set(name, { ...fn, file });
       for (const type of file.types)
         if (!pkg.types.has(type.name)) pkg.types.set(type.name, { type, file, methods: new Map() });
+      for (const name of [...file.functions.keys(), ...file.types.map((t) => t.name), ...file.values])
+        if (!pkg.declaredIn.has(name)) pkg.declaredIn.set(name, file);
       const current = this.byFolder.get(folder);
       const primary = !file.packageName.endsWith('_test') && !file.isTest;
       if (!current || (primary && (current.name.endsWith('_test') || current.files.every((f) => f.isTest))))
@@ -96,7 +107,12 @@ class GoLinker {
         }
   }
 
-  /** IMPORTS edges of a file (to each non-test file of an imported package), and the names its imports bind. */
+  /**
+   * IMPORTS edges of a file, and the names its imports bind. An edge goes to each file of the
+   * imported package that declares a name the file uses (`pkg.Name`), not to every file of the
+   * package: a package of n files imported by m files would give n × m edges. A blank or dot
+   * import, or one whose names are not found, has an edge to each non-test file of the package.
+   */
   bindImports(file: GoFile): void {
     const names = new Map<string, GoPackage | null>();
     const dots: GoPackage[] = [];
@@ -106,8 +122,13 @@ class GoLinker {
       const folder = this.modules.resolve(imp.path);
       const pkg = folder === undefined ? undefined : this.byFolder.get(folder);
       if (pkg) {
-        for (const target of pkg.files)
-          if (!target.isTest) this.graph.addEdge(file.fileId, target.fileId, 'IMPORTS', { importPath: imp.path });
+        const used = [...(file.references.get(imp.alias ?? pkg.name) ?? [])].flatMap((name) => {
+          const declaring = pkg.declaredIn.get(name);
+          return declaring ? [declaring] : [];
+        });
+        const targets = used.length > 0 ? used : pkg.files.filter((f) => !f.isTest);
+        for (const target of targets)
+          this.graph.addEdge(file.fileId, target.fileId, 'IMPORTS', { importPath: imp.path });
       }
       if (imp.alias === '_') continue;
       if (imp.alias === '.') {
