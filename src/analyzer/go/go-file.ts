@@ -184,7 +184,7 @@ export function readGoFile(tree: Tree, source: string, path: string, isTest: boo
 
   /**
    * Call sites and local variables' values under `start` (a body, or a package-level `var`), with
-   * the parameter lists' names bound to their types; an explicit stack, as bodies nest deep.
+   * the parameter lists' names bound to their types.
    */
   const readBody = (start: SyntaxNode | null, parameters: Array<SyntaxNode | null>, owner: string) => {
     const locals = new Map<string, GoValue | null>();
@@ -200,9 +200,10 @@ export function readGoFile(tree: Tree, source: string, path: string, isTest: boo
       for (const n of p.childrenForFieldName('name')) if (n) bind(n.text, type ? { type } : undefined);
     }
     const calls: Array<{ operand: SyntaxNode | null; name: string }> = [];
-    const pending = start ? [start] : [];
-    while (pending.length > 0) {
-      const at = pending.pop()!;
+    // One call into the WASM parser for the body: a walk over namedChildren in JavaScript took longer than parsing.
+    const found = start ? start.descendantsOfType(['short_var_declaration', 'var_spec', 'call_expression']) : [];
+    for (const at of found) {
+      if (!at) continue;
       if (at.type === 'short_var_declaration' || at.type === 'var_spec') {
         const names =
           at.type === 'var_spec'
@@ -222,8 +223,6 @@ export function readGoFile(tree: Tree, source: string, path: string, isTest: boo
           if (field) calls.push({ operand: fn.childForFieldName('operand'), name: field.text });
         }
       }
-      const children = named(at);
-      for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]!);
     }
     // Read once the whole body is seen: a variable bound twice is known to be nothing, wherever the call is.
     for (const { operand, name } of calls) {
