@@ -103,7 +103,9 @@ class GoLinker {
         for (const method of file.methods) {
           const type = pkg.types.get(method.receiver);
           if (type && !type.methods.has(method.name)) type.methods.set(method.name, { ...method, file });
-          this.methodsByName.set(method.name, [...(this.methodsByName.get(method.name) ?? []), method.id]);
+          const same = this.methodsByName.get(method.name);
+          if (same) same.push(method.id);
+          else this.methodsByName.set(method.name, [method.id]);
         }
   }
 
@@ -266,7 +268,11 @@ export async function analyzeGo(
   for (const info of types) {
     if (info.type.kind !== 'interface') continue;
     const names = [...linker.methodNames(info)].sort();
-    if (names.length > 0) interfaces.set(names[0]!, [...(interfaces.get(names[0]!) ?? []), { info, names }]);
+    const first = names[0];
+    if (first === undefined) continue;
+    const listed = interfaces.get(first);
+    if (listed) listed.push({ info, names });
+    else interfaces.set(first, [{ info, names }]);
   }
   for (const info of types) {
     for (const embedded of linker.embedded(info))

@@ -81,13 +81,14 @@ function docComment(node: SyntaxNode): string | undefined {
 
 /** `T`, `*T`, `T[X]`, `pkg.T`, `*pkg.T` → the named type; anything else (maps, slices, funcs) → undefined. */
 export function typeRef(node: SyntaxNode | null): GoTypeRef | undefined {
-  if (!node) return undefined;
-  if (node.type === 'pointer_type') return typeRef(named(node)[0] ?? null);
-  if (node.type === 'generic_type') return typeRef(node.childForFieldName('type'));
-  if (node.type === 'type_identifier') return { name: node.text };
-  if (node.type === 'qualified_type') {
-    const pkg = node.childForFieldName('package')?.text;
-    const name = node.childForFieldName('name')?.text;
+  // A loop, not recursion: `**…*T` nested a hundred thousand deep must not overflow the stack.
+  let at = node;
+  while (at?.type === 'pointer_type' || at?.type === 'generic_type')
+    at = at.type === 'pointer_type' ? (named(at)[0] ?? null) : at.childForFieldName('type');
+  if (at?.type === 'type_identifier') return { name: at.text };
+  if (at?.type === 'qualified_type') {
+    const pkg = at.childForFieldName('package')?.text;
+    const name = at.childForFieldName('name')?.text;
     return pkg && name ? { pkg, name } : undefined;
   }
   return undefined;
@@ -103,8 +104,11 @@ function resultType(declaration: SyntaxNode): GoTypeRef | undefined {
 /** What an expression yields, as far as a local variable's type goes: `T{}`, `&T{}`, `NewT()`, `pkg.NewT()`. */
 function valueOf(expression: SyntaxNode | undefined): GoValue | undefined {
   if (!expression) return undefined;
-  if (expression.type === 'unary_expression' && expression.children[0]?.type === '&')
-    return valueOf(expression.childForFieldName('operand') ?? undefined);
+  if (expression.type === 'unary_expression' && expression.children[0]?.type === '&') {
+    // Only `&T{}`: one `&`, not a chain to recurse down.
+    const operand = expression.childForFieldName('operand');
+    return operand?.type === 'composite_literal' ? valueOf(operand) : undefined;
+  }
   if (expression.type === 'composite_literal') {
     const type = typeRef(expression.childForFieldName('type'));
     return type ? { type } : undefined;

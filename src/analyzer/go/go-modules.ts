@@ -25,6 +25,8 @@ export function modulePath(goMod: string): string | undefined {
 export class GoModuleIndex {
   /** go.mod folder → its module path; `null` when there is none or it declares none. */
   private readonly modules = new Map<string, string | null>();
+  /** Import path → folder (or undefined), as files of a package import the same paths. */
+  private readonly resolved = new Map<string, string | undefined>();
 
   private constructor(private readonly folders: Set<string>) {}
 
@@ -44,6 +46,13 @@ export class GoModuleIndex {
 
   /** The folder (repository-relative, '' for the root) an import path names, if the repository holds it. */
   resolve(importPath: string): string | undefined {
+    if (this.resolved.has(importPath)) return this.resolved.get(importPath);
+    const folder = this.find(importPath);
+    this.resolved.set(importPath, folder);
+    return folder;
+  }
+
+  private find(importPath: string): string | undefined {
     let best: { folder: string; module: string } | undefined;
     for (const [folder, module] of this.modules) {
       if (!module || (importPath !== module && !importPath.startsWith(`${module}/`))) continue;
