@@ -979,7 +979,7 @@ describe('file kinds: one rule for the analyzer, find_symbols and resolve_contex
   test('a test file (DevLens names) is test code; test folders and other languages are test code only', () => {
     for (const path of ['src/a.test.ts', 'a.spec.jsx', 'x/__tests__/a.ts', 'test_a.py', 'pkg/test_a.py', 'a_test.py'])
       assert.deepEqual([path, isTestFile(path), fileKind('FUNCTION', path)], [path, true, 'test']);
-    for (const path of ['test/helpers/server.ts', 'tests/conftest.py', 'e2e/login.ts', 'pkg/a_test.go', 'Spec/A.rb'])
+    for (const path of ['test/helpers/server.ts', 'tests/conftest.py', 'e2e/login.ts', 'pkg/a_test.rb', 'Spec/A.rb'])
       assert.deepEqual([path, isTestFile(path), fileKind('FUNCTION', path)], [path, false, 'test']);
     for (const path of ['types/a.d.ts', 'vendor/lib.js', 'src/api.generated.ts', 'dist/x.min.js'])
       assert.equal(fileKind('FUNCTION', path), 'generated', path);
