@@ -16,6 +16,8 @@
 
 /** DevLens's test file names (case-sensitive, as it matches them). */
 const TEST_FILE = /\.(test|spec)\.[cm]?[jt]sx?$|(^|\/)__tests__\/|(^|\/)test_[^/]*\.py$|_test\.py$/;
+/** Rust's integration tests: each file directly in a `tests/` folder is a test crate (`tests/common/mod.rs` a helper). */
+const RUST_TEST_FILE = /(^|\/)tests\/[^/]*\.rs$/;
 /** Test folders and test-like names of any language (besides the test files). */
 const TEST_FOLDER_OR_NAME = /(^|\/)(tests?|__tests__|specs?|e2e)(\/|$)|[._-](test|spec)s?\.[a-z]+$/;
 /** Declaration files, generated, minified and vendored code. */
@@ -41,7 +43,7 @@ export type FileKind = keyof typeof PATH_PENALTY;
 
 /** Whether the analyzer makes the file a TEST node: it holds tests, by its name (see above). */
 export function isTestFile(path: string): boolean {
-  return TEST_FILE.test(path);
+  return TEST_FILE.test(path) || RUST_TEST_FILE.test(path);
 }
 
 /**
