@@ -119,6 +119,12 @@ impl Named for Circle {
         String::from("circle")
     }
 }
+
+impl std::fmt::Display for Circle {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
 `,
   'src/util/mod.rs': `//! Small numeric helpers.
 
@@ -164,6 +170,10 @@ fn circle_area() {
 pub fn unit() -> Circle {
     Circle::new(1.0)
 }
+
+pub fn show(c: &Circle, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+    c.fmt(f)
+}
 `,
 };
 
@@ -175,7 +185,7 @@ const EXPECTED_NODES: Array<[string, string, number, number]> = [
   ['src/lib.rs::total', 'FUNCTION', 23, 26],
   ['src/lib.rs::tests', 'MODULE', 29, 37],
   ['src/lib.rs::tests.total_of_none', 'FUNCTION', 33, 36],
-  ['file::src/shapes.rs', 'FILE', 1, 54],
+  ['file::src/shapes.rs', 'FILE', 1, 60],
   ['src/shapes.rs::Area', 'TRAIT', 4, 12],
   ['src/shapes.rs::Area.area', 'METHOD', 6, 6],
   ['src/shapes.rs::Area.describe_area', 'METHOD', 8, 11],
@@ -191,6 +201,8 @@ const EXPECTED_NODES: Array<[string, string, number, number]> = [
   ['src/shapes.rs::Circle.area', 'METHOD', 45, 47],
   ['src/shapes.rs::impl Named for Circle', 'IMPL_BLOCK', 50, 54],
   ['src/shapes.rs::Circle.name', 'METHOD', 51, 53],
+  ['src/shapes.rs::impl std::fmt::Display for Circle', 'IMPL_BLOCK', 56, 60],
+  ['src/shapes.rs::Circle.fmt', 'METHOD', 57, 59],
   ['file::src/util/mod.rs', 'FILE', 1, 12],
   ['src/util/mod.rs::positive', 'FUNCTION', 6, 8],
   ['src/util/mod.rs::round', 'FUNCTION', 10, 12],
@@ -199,8 +211,9 @@ const EXPECTED_NODES: Array<[string, string, number, number]> = [
   ['src/util/math.rs::cube', 'FUNCTION', 8, 10],
   ['file::tests/circle.rs', 'TEST', 1, 10],
   ['tests/circle.rs::circle_area', 'FUNCTION', 6, 10],
-  ['file::tests/common/mod.rs', 'FILE', 1, 5],
+  ['file::tests/common/mod.rs', 'FILE', 1, 9],
   ['tests/common/mod.rs::unit', 'FUNCTION', 3, 5],
+  ['tests/common/mod.rs::show', 'FUNCTION', 7, 9],
 ];
 
 const EXPECTED_EDGES = [
@@ -226,12 +239,14 @@ const EXPECTED_EDGES = [
   'CALLS src/shapes.rs::Circle.checked -> src/util/mod.rs::positive',
   'CALLS src/shapes.rs::Circle.radius_squared -> src/util/math.rs::square', // re-exported by `pub use self::math::square`
   'CALLS src/shapes.rs::Circle.area -> src/shapes.rs::Circle.radius_squared', // self., another impl block
+  'CALLS src/shapes.rs::Circle.fmt -> src/shapes.rs::Circle.name',
   'CALLS src/util/math.rs::cube -> src/util/math.rs::square',
   'CALLS tests/circle.rs::circle_area -> tests/common/mod.rs::unit',
   'CALLS tests/circle.rs::circle_area -> src/shapes.rs::Circle.radius_squared',
   'CALLS tests/common/mod.rs::unit -> src/shapes.rs::Circle.new',
   // Not edges: `c.area()` (Area.area and Circle.area share the name), `Kind::Square(2)` (a variant),
-  // `String::from`, `circles.iter()`, and calls inside macros (`format!("…", self.area())`).
+  // `String::from`, `circles.iter()`, `c.fmt(f)` (the one `fmt` of the repository, but a method of
+  // std's Display, which any type may have), and calls inside macros (`format!("…", self.area())`).
 ];
 
 const newDir = tempDirs('rust');

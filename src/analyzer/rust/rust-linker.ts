@@ -32,6 +32,8 @@ export class RustLinker {
   private readonly traitsOf = new Map<string, string[]>();
   private readonly traits = new Map<string, RsTrait>();
   private readonly methodIds = new Map<string, string[]>();
+  /** Method names of impls of traits from outside the repository (`clone`, `fmt`, `next`): any type may have them. */
+  private readonly foreignTraitMethods = new Set<string>();
   private readonly lookups = new Map<RsModule, Map<string, Target | null>>();
 
   /**
@@ -77,15 +79,17 @@ export class RustLinker {
   linkImpls(): void {
     for (const file of this.files) {
       for (const impl of file.impls) {
+        const trait = impl.traitPath ? this.resolve(impl.module, impl.traitPath) : undefined;
+        const ownTrait = trait?.kind === 'node' && this.traits.has(trait.id) ? trait.id : undefined;
+        if (impl.traitPath && !ownTrait) for (const name of impl.methods.keys()) this.foreignTraitMethods.add(name);
         const type = this.resolve(impl.module, impl.typePath);
         if (type?.kind !== 'node') continue;
         const methods = this.methodsOf.get(type.id) ?? new Map<string, string>();
         for (const [name, id] of impl.methods) if (!methods.has(name)) methods.set(name, id);
         this.methodsOf.set(type.id, methods);
-        const trait = impl.traitPath ? this.resolve(impl.module, impl.traitPath) : undefined;
-        if (trait?.kind === 'node' && this.traits.has(trait.id)) {
-          this.traitsOf.set(type.id, [...(this.traitsOf.get(type.id) ?? []), trait.id]);
-          this.graph.addEdge(type.id, trait.id, 'IMPLEMENTS', { implementsType: impl.traitPath!.join('::') });
+        if (ownTrait) {
+          this.traitsOf.set(type.id, [...(this.traitsOf.get(type.id) ?? []), ownTrait]);
+          this.graph.addEdge(type.id, ownTrait, 'IMPLEMENTS', { implementsType: impl.traitPath!.join('::') });
         }
       }
       for (const trait of file.traits) {
@@ -115,6 +119,8 @@ export class RustLinker {
   callee(call: RsCall): string | undefined {
     const [head, second] = call.segments;
     if (call.kind === 'method') {
+      // Unique in the repository, and not a name a trait from elsewhere gives every type implementing it.
+      if (this.foreignTraitMethods.has(head!)) return undefined;
       const ids = this.methodIds.get(head!) ?? [];
       return ids.length === 1 ? ids[0] : undefined;
     }
