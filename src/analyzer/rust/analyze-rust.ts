@@ -8,6 +8,8 @@ import { libraryCrates } from './cargo-crates.js';
 import { firstSyntaxError, readRustFile, type RsFile } from './rust-file.js';
 import { RustLinker } from './rust-linker.js';
 
+const READ_AHEAD = 8;
+
 /**
  * Adds the graph of the repository's Rust files to `graph`: tree-sitter parses each file (items,
  * `mod`/`use` declarations, call sites; a file with a syntax error is skipped, with its line, as
@@ -30,8 +32,19 @@ export async function analyzeRust(
   const files: RsFile[] = [];
   try {
     let done = 0;
-    for (const path of paths) {
-      const source = await readFile(join(root, path), 'utf8');
+    // Reads run READ_AHEAD files ahead of the parser: waiting on each read in turn left the
+    // parser idle a quarter of the time on 2,000 small files.
+    const reads: Array<Promise<string>> = [];
+    const readAt = (i: number) => {
+      if (i >= paths.length) return;
+      reads[i] = readFile(join(root, paths[i]!), 'utf8');
+      reads[i].catch(() => {}); // awaited in its turn; not an unhandled rejection before then
+    };
+    for (let i = 0; i < READ_AHEAD; i++) readAt(i);
+    for (const [i, path] of paths.entries()) {
+      const source = await reads[i]!;
+      delete reads[i];
+      readAt(i + READ_AHEAD);
       const tree = parser.parse(source);
       if (tree) {
         try {
