@@ -366,6 +366,29 @@ describe('analyzer: a Rust crate', () => {
   });
 });
 
+describe('analyzer: hostile Rust', () => {
+  test('deep nesting and cycles of glob imports take bounded work', { timeout: 60_000 }, async () => {
+    const glued = Array.from({ length: 40 }, (_, i) => {
+      const globs = Array.from({ length: 40 }, (_, j) => `use super::m${j}::*;`).join(' ');
+      return `mod m${i} { use super::*; ${globs} pub fn g${i}() { missing(); g${(i + 1) % 40}(); } }`;
+    });
+    const repo = await writeFixture({
+      // 5,000 nested inline modules: the first 64 levels are read.
+      'src/lib.rs': `${'mod a { '.repeat(5000)}fn f() { f() }${' }'.repeat(5000)}\nmod glued;\nmod deep;\n`,
+      // Forty modules each gluing all the others with globs, and a name none of them has.
+      'src/glued.rs': `${glued.join('\n')}\n`,
+      'src/deep.rs': `fn f() { ${'('.repeat(20_000)}g()${')'.repeat(20_000)}; }\nfn g() {}\n`,
+    });
+    const commit = await analyzeRepository(repo);
+    const types = commit.stats.nodeTypes;
+    assert.deepEqual(types, { FILE: 3, MODULE: 64 + 40, FUNCTION: 40 + 2 });
+    const calls = edgeLines(commit).filter((e) => e.startsWith('CALLS'));
+    assert.equal(calls.length, 41, 'each g_i calls g_i+1 through the globs; f calls g; missing() resolves to nothing');
+    assert.ok(calls.includes('CALLS src/glued.rs::m0.g0 -> src/glued.rs::m1.g1'));
+    assert.ok(calls.includes('CALLS src/deep.rs::f -> src/deep.rs::g'));
+  });
+});
+
 /** `node --import tsx src/main.ts <args>` in this checkout. */
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
