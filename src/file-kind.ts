@@ -20,6 +20,8 @@ const TEST_FILE = /\.(test|spec)\.[cm]?[jt]sx?$|(^|\/)__tests__\/|(^|\/)test_[^/
 const JAVA_TEST_FILE = /(^|\/)src\/test\/java\/|[^/]Tests?\.java$/;
 /** Go's test files, as `go test` names them. */
 const GO_TEST_FILE = /_test\.go$/;
+/** Rust's integration tests: each file directly in a `tests/` folder is a test crate (`tests/common/mod.rs` a helper). */
+const RUST_TEST_FILE = /(^|\/)tests\/[^/]*\.rs$/;
 /** Test folders and test-like names of any language (besides the test files). */
 const TEST_FOLDER_OR_NAME = /(^|\/)(tests?|__tests__|specs?|e2e)(\/|$)|[._-](test|spec)s?\.[a-z]+$/;
 /** Declaration files, generated, minified and vendored code. */
@@ -45,7 +47,12 @@ export type FileKind = keyof typeof PATH_PENALTY;
 
 /** Whether the analyzer makes the file a TEST node: it holds tests, by its name (see above). */
 export function isTestFile(path: string): boolean {
-  return TEST_FILE.test(path) || (path.endsWith('.java') && JAVA_TEST_FILE.test(path)) || GO_TEST_FILE.test(path);
+  return (
+    TEST_FILE.test(path) ||
+    (path.endsWith('.java') && JAVA_TEST_FILE.test(path)) ||
+    GO_TEST_FILE.test(path) ||
+    RUST_TEST_FILE.test(path)
+  );
 }
 
 /**
