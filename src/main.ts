@@ -20,10 +20,11 @@ Commands:
   migrate   Apply pending migrations and exit
   reembed   Embed every memory that has no vector of OLLAMA_EMBEDDING_MODEL now
             (--all: every memory). With embedded PGlite, stop the server first.
-  analyze   Build the code graph of a repository (TypeScript, JavaScript, Python) and write
+  analyze   Build the code graph of a repository (TypeScript, JavaScript, Python, Go, Rust, Java) and write
             and/or upload it: analyze <path> [--out <file>] [--upload <server>] [--repo <name>]
             [--token <key>] [--branch <name>] [--include <glob>]… [--exclude <glob>]… [--quiet]
-            (--repo defaults to the folder's name)
+            [--summarize [--previous <commit file>]] (--repo defaults to the folder's name;
+            --summarize: a chat model's summaries per symbol; analyze --help for more)
   keys      Manage API keys in DATABASE_URL: keys create <name> [--scopes read,write,admin]
             [--profile core|all] [--projects a,b] [--repos x,y], keys list [--all],
             keys revoke <name> (with embedded PGlite: use /api/v1/keys)

@@ -72,7 +72,7 @@ function statsOf(
 }
 
 /**
- * Builds the DevLens commit file of the repository at `root` (TypeScript, JavaScript and Python
+ * Builds the DevLens commit file of the repository at `root` (TypeScript, JavaScript, Python, Go, Rust and Java
  * sources), without an LLM: structure from the TypeScript compiler and tree-sitter, summaries
  * only from the code's own doc comments and docstrings. commitHash is git's HEAD, or a hash of
  * the analyzed files' contents outside git. Throws AnalyzeError when `root` is not a folder.

@@ -18,7 +18,7 @@ export const ANALYZE_USAGE = `devstream-hub analyze <path> [--out <file>] [--upl
                       [--branch <name>] [--include <glob>]… [--exclude <glob>]… [--quiet]
                       [--summarize [--previous <commit file>] [--summary-concurrency <n>] [--summary-timeout <s>]]
 
-Builds the DevLens code graph of the repository at <path> (TypeScript, JavaScript, Python) and
+Builds the DevLens code graph of the repository at <path> (TypeScript, JavaScript, Python, Go, Rust, Java) and
 writes it to --out (a .json file, .json.gz, or /dev/stdout or -) and/or uploads it to
 POST <server>/api/v1/graphs (<server>: an http(s) URL such as http://127.0.0.1:7000). Honours
 .gitignore; node_modules, build output (a tsconfig's outDir, .js compiled beside its .ts) and
