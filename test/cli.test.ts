@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { openDb } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
-import { backends, postgresBackend } from './helpers/backends.js';
+import { postgresBackend } from './helpers/backends.js';
+import { pglite } from './helpers/pglite.js';
 import { freePort } from '../support/free-port.js';
 import { FakeOllama } from '../support/fake-ollama.js';
 import { createKey } from './helpers/keys.js';
@@ -218,7 +219,7 @@ describe('the devstream-hub command', () => {
   });
 
   test('upload sends a commit file or a DevLens graph folder to a server, gzip-compressed', async () => {
-    const database = await backends.find((b) => b.name === 'pglite')!.open();
+    const database = await pglite.open();
     const server = await startServer(database);
     try {
       const file = await cli(['upload', WREN_FILE, '--url', server.url, '--repo', 'wren-cli', '--branch', 'main'], {});
@@ -306,7 +307,7 @@ describe('the devstream-hub command', () => {
 
   test('upload: --repo defaults to the meta.json of a graph folder, else to the folder the commit file is in; the key may come from DEVSTREAM_TOKEN', async () => {
     const ADMIN_TOKEN = 'cli-upload-admin-token-0123456789abcdef';
-    const database = await backends.find((b) => b.name === 'pglite')!.open();
+    const database = await pglite.open();
     const server = await startServer(database, { auth: { mode: 'required', adminToken: ADMIN_TOKEN } });
     try {
       const env = { DEVSTREAM_TOKEN: await createKey(server.url, ADMIN_TOKEN, 'uploader', ['read', 'write']) };
@@ -380,7 +381,7 @@ describe('the devstream-hub command', () => {
   });
 
   test('upload to a hub served under a path (a proxy at /hub) posts to that path', async () => {
-    const database = await backends.find((b) => b.name === 'pglite')!.open();
+    const database = await pglite.open();
     const server = await startServer(database);
     const target = new URL(server.url);
     const seen: string[] = [];

@@ -8,7 +8,8 @@ import type { Client } from '@modelcontextprotocol/client';
 import { openApiDocument } from '../src/http/openapi-document.js';
 import { toolJsonSchema } from '../src/mcp/server.js';
 import { operations } from '../src/operations/index.js';
-import { backends, type TestDb } from './helpers/backends.js';
+import type { TestDb } from './helpers/backends.js';
+import { pglite } from './helpers/pglite.js';
 import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
 
 const COMMITTED = new URL('../openapi/openapi.json', import.meta.url);
@@ -56,8 +57,6 @@ function parametersAsSchema(operation: Json, where: 'query' | 'path'): { propert
     required: params.filter((p: Json) => p.required).map((p: Json) => p.name),
   };
 }
-
-const pglite = backends.find((b) => b.name === 'pglite')!;
 
 describe('OpenAPI document', () => {
   let generated: Json;

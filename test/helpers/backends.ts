@@ -15,8 +15,16 @@ function postgres(baseUrl: string): Backend {
 
 const baseUrl = await postgresUrl();
 
-/** PGlite always; Postgres too when DATABASE_URL is set (or testcontainers found Docker). */
-export const backends: Backend[] = baseUrl ? [pglite, postgres(baseUrl)] : [pglite];
+/**
+ * PGlite always; Postgres too when DATABASE_URL is set (or testcontainers found Docker).
+ * TEST_BACKENDS=postgres (or pglite) keeps only that one: CI runs the PGlite pass first, then
+ * Postgres alone, instead of PGlite twice.
+ */
+const only = process.env.TEST_BACKENDS?.trim();
+const available: Backend[] = baseUrl ? [pglite, postgres(baseUrl)] : [pglite];
+export const backends: Backend[] = only ? available.filter((b) => only.split(',').includes(b.name)) : available;
+if (backends.length === 0)
+  throw new Error(`TEST_BACKENDS=${only}: none of ${available.map((b) => b.name).join(', ')} is available here`);
 
 /** The Postgres backend alone, when there is one. */
 export const postgresBackend: Backend | undefined = baseUrl ? postgres(baseUrl) : undefined;
