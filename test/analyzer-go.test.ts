@@ -9,7 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { analyzeRepository } from '../src/analyzer/analyze-repository.js';
 import type { CommitFile } from '../src/commit-file.js';
 import { analyzeCommand } from '../src/commands/analyze.js';
-import { backends } from './helpers/backends.js';
+import { backends, once } from './helpers/backends.js';
 import { rest, startServer } from './helpers/server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -247,7 +247,7 @@ async function writeFixture(files: Record<string, string> = FIXTURE): Promise<st
 
 const edgeLines = (commit: CommitFile) => commit.edges.map((e) => `${e.type} ${e.from} -> ${e.to}`);
 
-describe('analyzer: a Go module (issue 25)', () => {
+describe('analyzer: a Go module (issue 25)', once, () => {
   let commit: CommitFile;
   before(async () => {
     commit = await analyzeRepository(await writeFixture(), { now: () => new Date('2026-01-02T03:04:05Z') });

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { analyzeRepository } from '../src/analyzer/analyze-repository.js';
 import type { CommitFile } from '../src/commit-file.js';
 import { analyzeCommand } from '../src/commands/analyze.js';
-import { backends } from './helpers/backends.js';
+import { backends, once } from './helpers/backends.js';
 import { rest, startServer } from './helpers/server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -325,7 +325,7 @@ const EXPECTED_EDGES = [
 const byId = (commit: CommitFile) => new Map(commit.nodes.map((n) => [n.id, n]));
 const edgeLines = (commit: CommitFile) => commit.edges.map((e) => `${e.type} ${e.from} -> ${e.to}`);
 
-describe('analyzer: Java', () => {
+describe('analyzer: Java', once, () => {
   let commit: CommitFile;
   let progress: string[];
   before(async () => {
@@ -436,7 +436,7 @@ describe('analyzer: Java', () => {
   });
 });
 
-describe('analyzer: Java on hostile input', () => {
+describe('analyzer: Java on hostile input', once, () => {
   test('a cycle of extends, nesting deeper than the stack and a 200,000-line Javadoc: bounded, the deep file skipped whole', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'dsh-analyzer-java-hostile-'));
     dirs.push(dir);

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { analyzeRepository } from '../src/analyzer/analyze-repository.js';
 import type { CommitFile } from '../src/commit-file.js';
 import { analyzeCommand } from '../src/commands/analyze.js';
-import { backends } from './helpers/backends.js';
+import { backends, once } from './helpers/backends.js';
 import { rest, startServer } from './helpers/server.js';
 import { tempDirs } from './helpers/temp-dirs.js';
 
@@ -264,7 +264,7 @@ const nodeLines = (commit: CommitFile) => commit.nodes.map((n) => [n.id, n.type,
 const edgeLines = (commit: CommitFile) => commit.edges.map((e) => `${e.type} ${e.from} -> ${e.to}`);
 const byId = (commit: CommitFile) => new Map(commit.nodes.map((n) => [n.id, n]));
 
-describe('analyzer: a Rust crate', () => {
+describe('analyzer: a Rust crate', once, () => {
   test('every node with its exact id, type and lines; the file with a syntax error skipped, with its line', async () => {
     const commit = await analyzeRepository(await writeFixture());
     assert.deepEqual(nodeLines(commit).sort(), [...EXPECTED_NODES].sort());
@@ -366,7 +366,7 @@ describe('analyzer: a Rust crate', () => {
   });
 });
 
-describe('analyzer: hostile Rust', () => {
+describe('analyzer: hostile Rust', once, () => {
   test('deep nesting and cycles of glob imports take bounded work', { timeout: 60_000 }, async () => {
     const glued = Array.from({ length: 40 }, (_, i) => {
       const globs = Array.from({ length: 40 }, (_, j) => `use super::m${j}::*;`).join(' ');

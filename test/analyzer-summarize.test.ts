@@ -12,7 +12,7 @@ import { analyzeRepository } from '../src/analyzer/analyze-repository.js';
 import { codeHashOf, knownSummaries, summarizeNodes } from '../src/analyzer/summarize.js';
 import type { CommitFile, GraphNode } from '../src/commit-file.js';
 import { FakeOllama } from '../support/fake-ollama.js';
-import { backends, type TestDb } from './helpers/backends.js';
+import { backends, type TestDb, once } from './helpers/backends.js';
 import { rest, startServer, type TestServer } from './helpers/server.js';
 import { runCli } from './helpers/service.js';
 import { tempDirs } from './helpers/temp-dirs.js';
@@ -57,7 +57,7 @@ async function repository(files: Record<string, string> = FILES): Promise<string
 
 const byId = (nodes: GraphNode[]) => new Map(nodes.map((n) => [n.id, n as GraphNode & Record<string, any>]));
 
-describe('analyze --summarize', () => {
+describe('analyze --summarize', once, () => {
   const model = new FakeOllama();
   let root: string;
   let commit: CommitFile;

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { analyzeRepository } from '../src/analyzer/analyze-repository.js';
 import type { CommitFile } from '../src/commit-file.js';
 import { analyzeCommand } from '../src/commands/analyze.js';
-import { backends } from './helpers/backends.js';
+import { backends, once } from './helpers/backends.js';
 import { rest, startServer } from './helpers/server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -389,7 +389,7 @@ function assertWellFormed(commit: CommitFile): void {
   assert.deepEqual(Object.keys(commit.nodeScores).sort(), [...ids].sort());
 }
 
-describe('analyzer: the fixture repository', () => {
+describe('analyzer: the fixture repository', once, () => {
   let repo: string;
   let commit: CommitFile;
   before(async () => {
@@ -574,7 +574,7 @@ describe('analyzer: the fixture repository', () => {
   });
 });
 
-describe('analyzer: compiled output beside its sources', () => {
+describe('analyzer: compiled output beside its sources', once, () => {
   /** A package folder as it is after `tsc`: its TypeScript and what the compiler wrote from it. */
   const PACKAGE: Record<string, string> = {
     // tsc reads comments and trailing commas in a tsconfig; outDir is relative to the tsconfig.
@@ -639,7 +639,7 @@ describe('analyzer: compiled output beside its sources', () => {
   });
 });
 
-describe("analyzer: this project's own source", () => {
+describe("analyzer: this project's own source", once, () => {
   test('src/: unique ids, no dangling edge, calls resolved across modules, doc comments kept', async () => {
     const commit = await analyzeRepository(ROOT, { include: ['/src/'] }); // anchored: web/src is another src/
     assertWellFormed(commit);

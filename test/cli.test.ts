@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { openDb } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
-import { postgresBackend } from './helpers/backends.js';
+import { once, postgresBackend } from './helpers/backends.js';
 import { pglite } from './helpers/pglite.js';
 import { freePort } from '../support/free-port.js';
 import { FakeOllama } from '../support/fake-ollama.js';
@@ -19,7 +19,7 @@ import { ROOT, runCli as cli, serve } from './helpers/service.js';
 describe('the devstream-hub command', () => {
   const tempDir = tempDirs('cli');
 
-  test('serve is the default; data in the PGlite directory survives a restart', async () => {
+  test('serve is the default; data in the PGlite directory survives a restart', once, async () => {
     const dataDir = await tempDir();
     const first = await serve({ DATA_DIR: dataDir });
     const task = await postTask(first.url, 'Survivor', 'Durable', 6);
@@ -36,7 +36,7 @@ describe('the devstream-hub command', () => {
     }
   });
 
-  test('migrate applies pending migrations, then has nothing to do', async () => {
+  test('migrate applies pending migrations, then has nothing to do', once, async () => {
     const dataDir = await tempDir();
     const first = await cli(['migrate'], { DATA_DIR: dataDir });
     assert.equal(first.code, 0, first.stderr);
@@ -56,7 +56,7 @@ describe('the devstream-hub command', () => {
     assert.match(second.stdout, new RegExp(`Nothing to apply: .* schema version ${names.length}`));
   });
 
-  test('bad configuration stops start-up with one message naming every bad variable', async () => {
+  test('bad configuration stops start-up with one message naming every bad variable', once, async () => {
     const r = await cli(['serve'], { PORT: 'x', LOG_LEVEL: 'chatty', DATABASE_URL: 'mysql://root:s3cret@db/x' });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /Invalid configuration/);
@@ -67,22 +67,26 @@ describe('the devstream-hub command', () => {
     assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
   });
 
-  test('AUTH=off on a HOST other machines can reach is refused at start-up', async () => {
+  test('AUTH=off on a HOST other machines can reach is refused at start-up', once, async () => {
     const r = await cli(['serve'], { HOST: '0.0.0.0', AUTH: 'off', DATA_DIR: await tempDir() });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /AUTH: off is refused when HOST \(0\.0\.0\.0\) is reachable from other machines/);
   });
 
-  test('keys: with embedded PGlite the CLI points at the REST routes instead of opening the data directory', async () => {
-    const dataDir = await tempDir();
-    const r = await cli(['keys', 'create', 'alice'], { DATA_DIR: dataDir });
-    assert.equal(r.code, 2);
-    assert.match(r.stderr, /POST \/api\/v1\/keys/);
-    assert.deepEqual(await readdir(dataDir), [], 'the data directory was not touched');
-    const usage = await cli(['keys', 'rotate'], { DATA_DIR: dataDir });
-    assert.equal(usage.code, 2);
-    assert.match(usage.stderr, /Unknown keys action "rotate"/);
-  });
+  test(
+    'keys: with embedded PGlite the CLI points at the REST routes instead of opening the data directory',
+    once,
+    async () => {
+      const dataDir = await tempDir();
+      const r = await cli(['keys', 'create', 'alice'], { DATA_DIR: dataDir });
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /POST \/api\/v1\/keys/);
+      assert.deepEqual(await readdir(dataDir), [], 'the data directory was not touched');
+      const usage = await cli(['keys', 'rotate'], { DATA_DIR: dataDir });
+      assert.equal(usage.code, 2);
+      assert.match(usage.stderr, /Unknown keys action "rotate"/);
+    },
+  );
 
   test(
     'keys create, list and revoke against Postgres; the token works until revoked',
@@ -150,75 +154,79 @@ describe('the devstream-hub command', () => {
     },
   );
 
-  test('an unknown command is refused with the usage text', async () => {
+  test('an unknown command is refused with the usage text', once, async () => {
     const r = await cli(['frobnicate'], {});
     assert.equal(r.code, 2);
     assert.match(r.stderr, /Unknown command "frobnicate"/);
     assert.match(r.stderr, /Usage: devstream-hub/);
   });
 
-  test('reembed embeds the memories that lack a vector of the model, then reports an embedder failure', async () => {
-    const dataDir = await tempDir();
-    const db = await openDb({ dataDir });
-    await migrate(db.kysely);
-    await db.kysely
-      .insertInto('intervention_plans')
-      .values({ id: 'aaaaaaaaaaaa', title: 'P', expected_outcome: 'o', status: 'active', priority: 5 })
-      .execute();
-    await db.kysely
-      .insertInto('semantic_memory')
-      .values({
-        id: 'bbbbbbbbbbbb',
-        project_id: 'aaaaaaaaaaaa',
-        task_id: null,
-        content: 'stored while Ollama was down',
-        content_type: 'context',
-        content_format: 'text',
-        keywords: [],
-        importance_score: 0.5,
-        content_hash: 'h',
-        source: 'mcp_user_input',
-        embedding: null,
-        embedding_model: null,
-        embedding_dims: null,
-        created_by: null,
-      })
-      .execute();
-    await db.close();
+  test(
+    'reembed embeds the memories that lack a vector of the model, then reports an embedder failure',
+    once,
+    async () => {
+      const dataDir = await tempDir();
+      const db = await openDb({ dataDir });
+      await migrate(db.kysely);
+      await db.kysely
+        .insertInto('intervention_plans')
+        .values({ id: 'aaaaaaaaaaaa', title: 'P', expected_outcome: 'o', status: 'active', priority: 5 })
+        .execute();
+      await db.kysely
+        .insertInto('semantic_memory')
+        .values({
+          id: 'bbbbbbbbbbbb',
+          project_id: 'aaaaaaaaaaaa',
+          task_id: null,
+          content: 'stored while Ollama was down',
+          content_type: 'context',
+          content_format: 'text',
+          keywords: [],
+          importance_score: 0.5,
+          content_hash: 'h',
+          source: 'mcp_user_input',
+          embedding: null,
+          embedding_model: null,
+          embedding_dims: null,
+          created_by: null,
+        })
+        .execute();
+      await db.close();
 
-    const fake = await new FakeOllama().start();
-    try {
-      const env = { DATA_DIR: dataDir, EMBEDDING_PROVIDER: 'ollama', OLLAMA_HOST: fake.url };
-      const ok = await cli(['reembed'], env);
-      assert.equal(ok.code, 0, ok.stderr);
-      assert.match(ok.stdout, /Queued 1 memory for nomic-embed-text/);
-      assert.match(ok.stdout, /Embedded 1 with nomic-embed-text; 0 still queued/);
-      assert.deepEqual(
-        fake.calls.map((c) => c.input),
-        [['search_document: stored while Ollama was down']],
-      );
+      const fake = await new FakeOllama().start();
+      try {
+        const env = { DATA_DIR: dataDir, EMBEDDING_PROVIDER: 'ollama', OLLAMA_HOST: fake.url };
+        const ok = await cli(['reembed'], env);
+        assert.equal(ok.code, 0, ok.stderr);
+        assert.match(ok.stdout, /Queued 1 memory for nomic-embed-text/);
+        assert.match(ok.stdout, /Embedded 1 with nomic-embed-text; 0 still queued/);
+        assert.deepEqual(
+          fake.calls.map((c) => c.input),
+          [['search_document: stored while Ollama was down']],
+        );
 
-      await fake.stop();
-      const down = await cli(['reembed', '--all'], env);
-      assert.equal(down.code, 1);
-      assert.match(down.stdout, /Queued 1 memory for nomic-embed-text \(all\)/);
-      assert.match(down.stderr, /The embedder failed: Ollama is unreachable/);
-    } finally {
-      await fake.stop();
-    }
-    const reopened = await openDb({ dataDir });
-    try {
-      const row = await reopened.kysely
-        .selectFrom('semantic_memory')
-        .select(['embedding_model', 'embedding_dims'])
-        .executeTakeFirstOrThrow();
-      assert.deepEqual(row, { embedding_model: 'nomic-embed-text', embedding_dims: 768 });
-    } finally {
-      await reopened.close();
-    }
-  });
+        await fake.stop();
+        const down = await cli(['reembed', '--all'], env);
+        assert.equal(down.code, 1);
+        assert.match(down.stdout, /Queued 1 memory for nomic-embed-text \(all\)/);
+        assert.match(down.stderr, /The embedder failed: Ollama is unreachable/);
+      } finally {
+        await fake.stop();
+      }
+      const reopened = await openDb({ dataDir });
+      try {
+        const row = await reopened.kysely
+          .selectFrom('semantic_memory')
+          .select(['embedding_model', 'embedding_dims'])
+          .executeTakeFirstOrThrow();
+        assert.deepEqual(row, { embedding_model: 'nomic-embed-text', embedding_dims: 768 });
+      } finally {
+        await reopened.close();
+      }
+    },
+  );
 
-  test('upload sends a commit file or a DevLens graph folder to a server, gzip-compressed', async () => {
+  test('upload sends a commit file or a DevLens graph folder to a server, gzip-compressed', once, async () => {
     const database = await pglite.open();
     const server = await startServer(database);
     try {
@@ -265,122 +273,133 @@ describe('the devstream-hub command', () => {
     edges: [],
   });
 
-  test('a server that cannot be reached is named with the cause; a URL without a scheme is refused (exit 2)', async () => {
-    const dir = await tempDir();
-    await writeFile(join(dir, 'graph.json'), COMMIT);
-    await writeFile(join(dir, 'a.ts'), 'export const a = 1;\n');
-    const port = await freePort(); // free a moment ago: nothing listens there
-    const dead = `http://127.0.0.1:${port}`;
-    const refused = `could not reach ${dead} (connection refused, ECONNREFUSED)`;
+  test(
+    'a server that cannot be reached is named with the cause; a URL without a scheme is refused (exit 2)',
+    once,
+    async () => {
+      const dir = await tempDir();
+      await writeFile(join(dir, 'graph.json'), COMMIT);
+      await writeFile(join(dir, 'a.ts'), 'export const a = 1;\n');
+      const port = await freePort(); // free a moment ago: nothing listens there
+      const dead = `http://127.0.0.1:${port}`;
+      const refused = `could not reach ${dead} (connection refused, ECONNREFUSED)`;
 
-    const upload = await cli(['upload', join(dir, 'graph.json'), '--url', dead, '--repo', 'x'], {});
-    assert.equal(upload.code, 1);
-    assert.equal(upload.stderr.trim(), `upload failed: ${refused}`);
-    const analyze = await cli(['analyze', dir, '--upload', dead, '--quiet'], {});
-    assert.equal(analyze.code, 1);
-    assert.equal(analyze.stderr.trim(), `upload failed: ${refused}`);
+      const upload = await cli(['upload', join(dir, 'graph.json'), '--url', dead, '--repo', 'x'], {});
+      assert.equal(upload.code, 1);
+      assert.equal(upload.stderr.trim(), `upload failed: ${refused}`);
+      const analyze = await cli(['analyze', dir, '--upload', dead, '--quiet'], {});
+      assert.equal(analyze.code, 1);
+      assert.equal(analyze.stderr.trim(), `upload failed: ${refused}`);
 
-    const schemeless = await cli(['upload', join(dir, 'graph.json'), '--url', `127.0.0.1:${port}`, '--repo', 'x'], {});
-    assert.equal(schemeless.code, 2);
-    assert.equal(
-      schemeless.stderr.trim(),
-      `--url must be an http(s) URL, such as http://127.0.0.1:${port} ("127.0.0.1:${port}" has no scheme)`,
-    );
-    const analyzeSchemeless = await cli(['analyze', dir, '--upload', `127.0.0.1:${port}`], {});
-    assert.equal(analyzeSchemeless.code, 2);
-    assert.equal(
-      analyzeSchemeless.stderr.trim(),
-      `--upload must be an http(s) URL, such as http://127.0.0.1:${port} ("127.0.0.1:${port}" has no scheme)`,
-      'refused before analyzing',
-    );
-    const ftp = await cli(['analyze', dir, '--upload', 'ftp://127.0.0.1/'], {});
-    assert.equal(ftp.code, 2);
-    assert.match(
-      ftp.stderr,
-      /^--upload must be an http\(s\) URL, such as http:\/\/127\.0\.0\.1:7000 \("ftp:\/\/127\.0\.0\.1\/" is ftp, not http\(s\)\)$/m,
-    );
-
-    const help = await cli(['help'], {});
-    assert.match(help.stdout, /take the server as an http\(s\) URL \(http:\/\/127\.0\.0\.1:7000\)/);
-    assert.match(help.stdout, /DEVSTREAM_TOKEN/);
-  });
-
-  test('upload: --repo defaults to the meta.json of a graph folder, else to the folder the commit file is in; the key may come from DEVSTREAM_TOKEN', async () => {
-    const ADMIN_TOKEN = 'cli-upload-admin-token-0123456789abcdef';
-    const database = await pglite.open();
-    const server = await startServer(database, { auth: { mode: 'required', adminToken: ADMIN_TOKEN } });
-    try {
-      const env = { DEVSTREAM_TOKEN: await createKey(server.url, ADMIN_TOKEN, 'uploader', ['read', 'write']) };
-      const root = await tempDir();
-
-      // A commit file written by `analyze . --out graph.json` in a checkout: named after its folder, and said so.
-      await mkdir(join(root, 'shop'));
-      await writeFile(join(root, 'shop', 'graph.json'), COMMIT);
-      const plain = await cli(['upload', join(root, 'shop', 'graph.json'), '--url', server.url], env);
-      assert.equal(plain.code, 0, plain.stderr);
+      const schemeless = await cli(
+        ['upload', join(dir, 'graph.json'), '--url', `127.0.0.1:${port}`, '--repo', 'x'],
+        {},
+      );
+      assert.equal(schemeless.code, 2);
+      assert.equal(
+        schemeless.stderr.trim(),
+        `--url must be an http(s) URL, such as http://127.0.0.1:${port} ("127.0.0.1:${port}" has no scheme)`,
+      );
+      const analyzeSchemeless = await cli(['analyze', dir, '--upload', `127.0.0.1:${port}`], {});
+      assert.equal(analyzeSchemeless.code, 2);
+      assert.equal(
+        analyzeSchemeless.stderr.trim(),
+        `--upload must be an http(s) URL, such as http://127.0.0.1:${port} ("127.0.0.1:${port}" has no scheme)`,
+        'refused before analyzing',
+      );
+      const ftp = await cli(['analyze', dir, '--upload', 'ftp://127.0.0.1/'], {});
+      assert.equal(ftp.code, 2);
       assert.match(
-        plain.stdout,
-        /^Uploaded graph\.json to http:\/\/127\.0\.0\.1:\d+: repo shop \(graph [0-9a-f]{16}\)/,
+        ftp.stderr,
+        /^--upload must be an http\(s\) URL, such as http:\/\/127\.0\.0\.1:7000 \("ftp:\/\/127\.0\.0\.1\/" is ftp, not http\(s\)\)$/m,
       );
-      assert.match(plain.stderr, /no --repo given: naming the repository "shop", after the folder graph\.json is in/);
 
-      // A commit file inside a DevLens graph folder (commits/<hash>.json): its meta.json names the repo.
-      const graph = join(root, '096fe8addf662bc7');
-      await mkdir(join(graph, 'commits'), { recursive: true });
-      await writeFile(
-        join(graph, 'meta.json'),
-        JSON.stringify({ graphId: '096fe8addf662bc7', repoPath: '/home/dev/inventory/' }),
-      );
-      await writeFile(join(graph, 'commits', 'c0ffee.json'), COMMIT);
-      const inGraph = await cli(['upload', join(graph, 'commits', 'c0ffee.json'), '--url', server.url], env);
-      assert.equal(inGraph.code, 0, inGraph.stderr);
-      assert.match(inGraph.stdout, /repo inventory \(graph/);
-      assert.equal(inGraph.stderr, '', 'nothing to say: meta.json named it');
-      // Beside its meta.json, as the shared fixtures keep them.
-      const flat = join(root, 'flat');
-      await mkdir(flat);
-      await writeFile(join(flat, 'meta.json'), JSON.stringify({ repoPath: 'C:\\src\\billing' }));
-      await writeFile(join(flat, 'c0ffee.json'), COMMIT);
-      const beside = await cli(['upload', join(flat, 'c0ffee.json'), '--url', server.url], env);
-      assert.equal(beside.code, 0, beside.stderr);
-      assert.match(beside.stdout, /repo billing \(graph/);
+      const help = await cli(['help'], {});
+      assert.match(help.stdout, /take the server as an http\(s\) URL \(http:\/\/127\.0\.0\.1:7000\)/);
+      assert.match(help.stdout, /DEVSTREAM_TOKEN/);
+    },
+  );
 
-      const listed = await rest(server.url, 'GET', '/api/v1/graphs', undefined, {
-        authorization: `Bearer ${env.DEVSTREAM_TOKEN}`,
-      });
-      assert.deepEqual(listed.body.graphs.map((g: any) => g.repo).sort(), ['billing', 'inventory', 'shop']);
+  test(
+    'upload: --repo defaults to the meta.json of a graph folder, else to the folder the commit file is in; the key may come from DEVSTREAM_TOKEN',
+    once,
+    async () => {
+      const ADMIN_TOKEN = 'cli-upload-admin-token-0123456789abcdef';
+      const database = await pglite.open();
+      const server = await startServer(database, { auth: { mode: 'required', adminToken: ADMIN_TOKEN } });
+      try {
+        const env = { DEVSTREAM_TOKEN: await createKey(server.url, ADMIN_TOKEN, 'uploader', ['read', 'write']) };
+        const root = await tempDir();
 
-      // A graph folder without meta.json names no repository: --repo is required there.
-      const bare = join(root, 'bare');
-      await mkdir(join(bare, 'commits'), { recursive: true });
-      await writeFile(join(bare, 'commits', 'c0ffee.json'), COMMIT);
-      for (const target of [bare, join(bare, 'commits', 'c0ffee.json')]) {
-        const noRepo = await cli(['upload', target, '--url', server.url], env);
-        assert.equal(noRepo.code, 2, noRepo.stdout);
-        assert.match(noRepo.stderr, /^--repo is required: .* has no meta\.json naming the repository/);
+        // A commit file written by `analyze . --out graph.json` in a checkout: named after its folder, and said so.
+        await mkdir(join(root, 'shop'));
+        await writeFile(join(root, 'shop', 'graph.json'), COMMIT);
+        const plain = await cli(['upload', join(root, 'shop', 'graph.json'), '--url', server.url], env);
+        assert.equal(plain.code, 0, plain.stderr);
+        assert.match(
+          plain.stdout,
+          /^Uploaded graph\.json to http:\/\/127\.0\.0\.1:\d+: repo shop \(graph [0-9a-f]{16}\)/,
+        );
+        assert.match(plain.stderr, /no --repo given: naming the repository "shop", after the folder graph\.json is in/);
+
+        // A commit file inside a DevLens graph folder (commits/<hash>.json): its meta.json names the repo.
+        const graph = join(root, '096fe8addf662bc7');
+        await mkdir(join(graph, 'commits'), { recursive: true });
+        await writeFile(
+          join(graph, 'meta.json'),
+          JSON.stringify({ graphId: '096fe8addf662bc7', repoPath: '/home/dev/inventory/' }),
+        );
+        await writeFile(join(graph, 'commits', 'c0ffee.json'), COMMIT);
+        const inGraph = await cli(['upload', join(graph, 'commits', 'c0ffee.json'), '--url', server.url], env);
+        assert.equal(inGraph.code, 0, inGraph.stderr);
+        assert.match(inGraph.stdout, /repo inventory \(graph/);
+        assert.equal(inGraph.stderr, '', 'nothing to say: meta.json named it');
+        // Beside its meta.json, as the shared fixtures keep them.
+        const flat = join(root, 'flat');
+        await mkdir(flat);
+        await writeFile(join(flat, 'meta.json'), JSON.stringify({ repoPath: 'C:\\src\\billing' }));
+        await writeFile(join(flat, 'c0ffee.json'), COMMIT);
+        const beside = await cli(['upload', join(flat, 'c0ffee.json'), '--url', server.url], env);
+        assert.equal(beside.code, 0, beside.stderr);
+        assert.match(beside.stdout, /repo billing \(graph/);
+
+        const listed = await rest(server.url, 'GET', '/api/v1/graphs', undefined, {
+          authorization: `Bearer ${env.DEVSTREAM_TOKEN}`,
+        });
+        assert.deepEqual(listed.body.graphs.map((g: any) => g.repo).sort(), ['billing', 'inventory', 'shop']);
+
+        // A graph folder without meta.json names no repository: --repo is required there.
+        const bare = join(root, 'bare');
+        await mkdir(join(bare, 'commits'), { recursive: true });
+        await writeFile(join(bare, 'commits', 'c0ffee.json'), COMMIT);
+        for (const target of [bare, join(bare, 'commits', 'c0ffee.json')]) {
+          const noRepo = await cli(['upload', target, '--url', server.url], env);
+          assert.equal(noRepo.code, 2, noRepo.stdout);
+          assert.match(noRepo.stderr, /^--repo is required: .* has no meta\.json naming the repository/);
+        }
+        const missing = await cli(['upload', join(root, 'nope.json'), '--url', server.url], env);
+        assert.equal(missing.code, 2);
+        assert.match(missing.stderr, /^upload: .*nope\.json: no such file or folder$/m);
+
+        // Without the key the server refuses: the upload above passed on DEVSTREAM_TOKEN alone.
+        const noKey = await cli(['upload', join(root, 'shop', 'graph.json'), '--url', server.url], {
+          DEVSTREAM_TOKEN: '',
+        });
+        assert.equal(noKey.code, 1);
+        assert.match(noKey.stderr, /upload failed: 401 /);
+        const flag = await cli(
+          ['upload', join(root, 'shop', 'graph.json'), '--url', server.url, '--token', env.DEVSTREAM_TOKEN],
+          { DEVSTREAM_TOKEN: '' },
+        );
+        assert.equal(flag.code, 0, flag.stderr);
+      } finally {
+        await server.close();
+        await database.dispose();
       }
-      const missing = await cli(['upload', join(root, 'nope.json'), '--url', server.url], env);
-      assert.equal(missing.code, 2);
-      assert.match(missing.stderr, /^upload: .*nope\.json: no such file or folder$/m);
+    },
+  );
 
-      // Without the key the server refuses: the upload above passed on DEVSTREAM_TOKEN alone.
-      const noKey = await cli(['upload', join(root, 'shop', 'graph.json'), '--url', server.url], {
-        DEVSTREAM_TOKEN: '',
-      });
-      assert.equal(noKey.code, 1);
-      assert.match(noKey.stderr, /upload failed: 401 /);
-      const flag = await cli(
-        ['upload', join(root, 'shop', 'graph.json'), '--url', server.url, '--token', env.DEVSTREAM_TOKEN],
-        { DEVSTREAM_TOKEN: '' },
-      );
-      assert.equal(flag.code, 0, flag.stderr);
-    } finally {
-      await server.close();
-      await database.dispose();
-    }
-  });
-
-  test('upload to a hub served under a path (a proxy at /hub) posts to that path', async () => {
+  test('upload to a hub served under a path (a proxy at /hub) posts to that path', once, async () => {
     const database = await pglite.open();
     const server = await startServer(database);
     const target = new URL(server.url);

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { openDb } from '../src/db/client.js';
 import { toAppError } from '../src/operations/invoke.js';
-import { postgresBaseUrl } from './helpers/backends.js';
+import { postgresBaseUrl, once } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
 import { FakeOllama } from '../support/fake-ollama.js';
 import { clusterSupport, createCluster, type PgCluster } from '../support/pg-cluster.js';
@@ -220,7 +220,7 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
   });
 });
 
-describe('graceful shutdown', () => {
+describe('graceful shutdown', once, () => {
   let fake: FakeOllama;
   const dirs: string[] = [];
   before(async () => {

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { postgresBaseUrl } from './helpers/backends.js';
+import { once, postgresBaseUrl } from './helpers/backends.js';
 import { createScratchDatabase } from '../support/postgres.js';
 import { serve, type ServedProcess } from './helpers/service.js';
 import { tempDirs } from './helpers/temp-dirs.js';
@@ -422,7 +422,8 @@ const backends: Array<{
   env: () => Promise<{ env: Record<string, string>; drop?: () => Promise<void> }>;
 }> = [];
 const tempDir = tempDirs('upload-shapes');
-backends.push({ name: 'pglite', env: async () => ({ env: { DATA_DIR: await tempDir() } }) });
+// PGlite unless TEST_BACKENDS leaves it out (CI's Postgres pass), as the shared backends do.
+if (!once.skip) backends.push({ name: 'pglite', env: async () => ({ env: { DATA_DIR: await tempDir() } }) });
 if (postgresBaseUrl) {
   const base = postgresBaseUrl;
   backends.push({

@@ -9,6 +9,7 @@ import { openApiDocument } from '../src/http/openapi-document.js';
 import { toolJsonSchema } from '../src/mcp/server.js';
 import { operations } from '../src/operations/index.js';
 import type { TestDb } from './helpers/backends.js';
+import { once } from './helpers/backends.js';
 import { pglite } from './helpers/pglite.js';
 import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
 
@@ -58,7 +59,7 @@ function parametersAsSchema(operation: Json, where: 'query' | 'path'): { propert
   };
 }
 
-describe('OpenAPI document', () => {
+describe('OpenAPI document', once, () => {
   let generated: Json;
   let committed: Json;
   let database: TestDb;

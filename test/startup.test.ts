@@ -15,7 +15,7 @@ import { loadMigrations, migrate, type Migration } from '../src/db/migrate.js';
 import { buildTemplate, seedFromTemplate, type Template } from '../src/db/pglite-template.js';
 import type { Database } from '../src/db/schema.js';
 import { WEB_ROOT } from '../src/http/dashboard.js';
-import { postgresBackend } from './helpers/backends.js';
+import { postgresBackend, once } from './helpers/backends.js';
 import { childEnv, ROOT } from './helpers/service.js';
 
 /**
@@ -86,7 +86,7 @@ function systemIdOfFolder(dataDir: string): string {
     .toString();
 }
 
-describe('fresh PGlite data folders start from a template', () => {
+describe('fresh PGlite data folders start from a template', once, () => {
   const dirs: string[] = [];
   const tempDir = async (prefix = 'dsh-startup-') => {
     const dir = await mkdtemp(join(tmpdir(), prefix));

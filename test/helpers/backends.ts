@@ -29,3 +29,14 @@ if (backends.length === 0)
 /** The Postgres backend alone, when there is one. */
 export const postgresBackend: Backend | undefined = baseUrl ? postgres(baseUrl) : undefined;
 export const postgresBaseUrl: string | undefined = baseUrl;
+
+/**
+ * For suites that do not depend on the database backend (or take PGlite itself): they run in the
+ * PGlite pass, and are skipped when TEST_BACKENDS leaves PGlite out (CI's Postgres pass), where
+ * they would only run again.
+ */
+export const once: { skip: string | false } = {
+  skip: backends.some((b) => b.name === 'pglite')
+    ? false
+    : 'backend-independent: it runs in the PGlite pass (TEST_BACKENDS)',
+};
