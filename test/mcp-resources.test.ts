@@ -164,7 +164,8 @@ for (const backend of backends) {
           for (const uri of [
             'devstream://plan/000000000000',
             'devstream://plan/NOT-AN-ID',
-            `devstream://plan/${planId.toUpperCase()}`,
+            // Ids are lower-case hex; an upper-cased one is another id (unless it has no letter to change).
+            ...(planId.toUpperCase() === planId ? [] : [`devstream://plan/${planId.toUpperCase()}`]),
             'devstream://memory/000000000000',
             `devstream://memory/${deletedMemory}`,
             'devstream://memory/x',
