@@ -260,6 +260,51 @@ for (const backend of backends) {
       assert.equal(none.status, 'no-embedder');
     });
 
+    test('find_symbols and resolve_context: a node no word of the question reaches is found by meaning, below the hits of its words; without an embedder, words alone and the answer says so', async () => {
+      const graph = retryGraph('f1');
+      graph.nodes.push({
+        id: 'src/worker.ts::restartOnFailure',
+        name: 'restartOnFailure',
+        type: 'FUNCTION',
+        filePath: 'src/worker.ts',
+        startLine: 1,
+        endLine: 3,
+        rawCode: '/** Restarts the worker after a failure. */\nexport function restartOnFailure(): void {\n}',
+      });
+      const ask = async (tool: string, args: Record<string, unknown>) => {
+        const r = await rest(server!.url, 'POST', `/api/v1/tools/${tool}`, { repo: 'meaning-lib', ...args });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        return r.body;
+      };
+      const symbols = (body: { symbols: Array<{ nodeId: string }> }) => body.symbols.map((s) => s.nodeId);
+
+      // No embedder: "outage" is in no node's text, so the words find nothing, and the answers say why.
+      await restart({});
+      await upload('meaning-lib', graph);
+      const blind = await ask('find_symbols', { query: 'what happens after an outage', limit: 5 });
+      assert.deepEqual(symbols(blind), []);
+      assert.equal(blind.semantic.status, 'no-embedder');
+      const blindPacket = await ask('resolve_context', { task: 'what happens after an outage', intent: 'pinpoint' });
+      assert.equal(blindPacket.semantic.status, 'no-embedder');
+      assert.match(blindPacket.packet, /no node matches the words of "what happens after an outage"/);
+
+      // With one (the fake model reads "outage" as "failure"): the meaning finds the node.
+      await restart(ollama(fake));
+      await upload('meaning-lib', { ...graph, commitHash: 'f2', analyzedAt: '2026-01-02T00:00:00Z' });
+      await settled();
+      const found = await ask('find_symbols', { query: 'what happens after an outage', limit: 5 });
+      assert.equal(found.semantic.status, 'ok');
+      assert.equal(symbols(found)[0], 'src/worker.ts::restartOnFailure');
+      const packet = await ask('resolve_context', { task: 'what happens after an outage', intent: 'pinpoint' });
+      assert.equal(packet.semantic.status, 'ok');
+      assert.match(packet.packet, /^ANSWER restartOnFailure \(symbol\) — src\/worker\.ts:1$/m);
+
+      // A node the words select stays ahead of one found by meaning alone, however near that one is.
+      const both = await ask('find_symbols', { query: 'delay after an outage', limit: 5 });
+      assert.deepEqual(symbols(both).slice(0, 2), ['src/retry.ts::calculateDelay', 'src/worker.ts::restartOnFailure']);
+      assert.ok(both.symbols[0].relevance > both.symbols[1].relevance, JSON.stringify(both.symbols));
+    });
+
     test('a new commit takes the vectors of its unchanged nodes from the one before: only changed nodes are embedded', async () => {
       await restart(ollama(fake));
       const first = await upload('push-lib', retryGraph('p1', '2026-04-01T00:00:00Z'));

@@ -9,13 +9,16 @@ import { semanticNodeHits, type SemanticContext, type SemanticStatus } from './s
 const POOL = 50;
 
 /**
- * The semantic channel's weight against the lexical one: scores are fused, not ranks (as memory
- * search fuses them, issue 21): a weak embedder's near-equal neighbours do not push a lexical hit
- * with rare words out, and a node the words miss but the meaning finds can still come up. Small:
- * with GloVe (bench:context) every weight from 0.05 to 0.5 left the figures within a question or
- * two of lexical alone; a code model may deserve more (measure it with bench:context --embedder).
+ * Where a node found by meaning alone enters the ranking (issue 21): at SEMANTIC_WEIGHT × its
+ * similarity scaled from the channel's POOL-th node (0) to its nearest (1), on the scale where the
+ * best lexical hit is 1. The nearest node no word of the question reaches thus ranks with lexical
+ * hits that scored under 0.3 of the best — above those that matched only a common word — and never
+ * above a hit that the question's words select well. Nodes the words found keep their lexical order:
+ * with GloVe (bench/research/semantic-fusion.ts, docs/decisions/0010) every way of letting
+ * similarity re-order them — score or rank fusion at any weight, re-ranking, tie-breaking — cost
+ * more questions than it won, on code questions that share words with their answers.
  */
-export const SEMANTIC_WEIGHT = 0.1;
+export const SEMANTIC_WEIGHT = 0.3;
 
 /** How the semantic channel took part in a search. */
 export interface SemanticUse {
@@ -26,11 +29,12 @@ export interface SemanticUse {
 
 /**
  * Code search with both channels: the lexical ranking (lexical-search.ts) and, when an embedder is
- * configured, the nodes nearest the query's meaning (semantic-nodes.ts), fused by score — each
- * lexical rank over the best one, plus SEMANTIC_WEIGHT × the cosine similarity scaled from the
- * channel's POOL-th node (0) to its nearest (1). Exact names stay first. Without an embedder (or
- * with one down) the ranking is the lexical one, and `semantic` says why. The hit that answers the
- * question leads (answer-shape.ts).
+ * configured, the nodes nearest the query's meaning (semantic-nodes.ts). The lexical hits keep their
+ * order; a node the words miss but the meaning finds comes in below them as SEMANTIC_WEIGHT says,
+ * so a question in words the graph does not hold ("what happens after an outage") still finds
+ * `restartOnFailure`, and fusion is never worse than the words alone. Exact names stay first.
+ * Without an embedder (or with one down) the ranking is the lexical one, and `semantic` says why.
+ * The hit that answers the question leads (answer-shape.ts).
  */
 export async function searchNodes(
   ctx: Pick<Context, 'db'> & Partial<SemanticContext>,
@@ -54,20 +58,17 @@ export async function searchNodes(
   const sims = semantic.hits.map((h) => 1 - h.distance);
   const top = sims[0]!;
   const floor = sims.length >= POOL ? sims[sims.length - 1]! : Math.min(...sims) - 1e-9;
-  const fused = new Map<string, LexicalHit>();
-  for (const h of lexical) fused.set(h.node_id, { ...h, rank: h.exact ? h.rank : best > 0 ? h.rank / best : 0 });
+  const found = new Set(lexical.map((h) => h.node_id));
+  const byMeaning: LexicalHit[] = [];
   semantic.hits.forEach((h, i) => {
-    const scaled = top > floor ? (sims[i]! - floor) / (top - floor) : 1;
-    const before = fused.get(h.node_id);
-    if (before) {
-      if (!before.exact) before.rank += SEMANTIC_WEIGHT * scaled;
-      return;
-    }
+    if (found.has(h.node_id)) return;
     const node = index.node(h.node_id);
-    if (node) fused.set(h.node_id, { ...node, exact: false, rank: SEMANTIC_WEIGHT * scaled });
+    const scaled = top > floor ? (sims[i]! - floor) / (top - floor) : 1;
+    // On the lexical scale (the best hit's rank is `best`): an empty lexical ranking leaves them in their order.
+    if (node) byMeaning.push({ ...node, exact: false, rank: SEMANTIC_WEIGHT * scaled * (best > 0 ? best : 1) });
   });
   const exact = lexical.filter((h) => h.exact);
-  const rest = [...fused.values()].filter((h) => !h.exact);
+  const rest = [...lexical.filter((h) => !h.exact), ...byMeaning];
   const hits = [
     ...exact,
     ...rest.sort(
