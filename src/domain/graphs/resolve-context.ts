@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { commitNodeCount } from '../../db/queries/commit-lookup.js';
-import { edgesAmong } from '../../db/queries/graphs/edge-reads.js';
-import { commitHasSummaries } from '../../db/queries/graphs/node-reads.js';
+import { commitHasSummaries, nodesByIds } from '../../db/queries/graphs/node-reads.js';
 import type { Context } from '../context.js';
 import { contextSeeds } from './context-seeds.js';
 import { defaultBudget, INTENTS, type Intent } from './intents.js';
@@ -56,7 +55,15 @@ export async function resolveContext(
     code?: boolean;
   },
 ): Promise<ResolveContextResult> {
+  // Server-Timing (REST) gets each part: graph, search, expand, render.
+  let mark = performance.now();
+  const lap = (name: string) => {
+    const now = performance.now();
+    ctx.timing(name, now - mark);
+    mark = now;
+  };
   const graph = await resolveGraph(ctx, input.repo, input.commitHash);
+  lap('graph');
   const g = { graphId: graph.graphId, commitHash: graph.commitHash };
   const intent = input.intent;
 
@@ -75,15 +82,28 @@ export async function resolveContext(
       }
     : await contextSeeds(ctx, graph, input.task, input.focus ?? [], intent);
   const { focusIds, lexical, unknownFocus, semantic } = seeded;
-  const candidates = await rankCandidates(
-    ctx,
-    g,
-    intent,
-    seeded,
-    legacy ? { lexical: 1, hop: 1, heuristic: 1 } : CHANNEL_WEIGHTS,
-  );
-
-  const nodeCount = await commitNodeCount(ctx.db, g);
+  lap('search');
+  const index = await ctx.graphs.indexes.get(ctx.db, graph);
+  const ranked = rankCandidates(index, intent, seeded, legacy ? { lexical: 1, hop: 1, heuristic: 1 } : CHANNEL_WEIGHTS);
+  // A packet names the nodes that matter, not all it could reach: past MAX_PACKET_NODES the rest
+  // is cut as a lower-ranked node would be to fit the budget (NEXT says so). Only the nodes it may
+  // show are read whole (code, summaries) from the database.
+  const cap = legacy ? ranked.length : MAX_PACKET_NODES;
+  const beyond = ranked.slice(cap);
+  const [rows, nodeCount] = await Promise.all([
+    nodesByIds(
+      ctx.db,
+      g,
+      ranked.slice(0, cap).map((c) => c.row.node_id),
+    ),
+    commitNodeCount(ctx.db, g),
+  ]);
+  const whole = new Map(rows.map((r) => [r.node_id, r]));
+  const candidates: Candidate[] = ranked.slice(0, cap).flatMap((c) => {
+    const row = whole.get(c.row.node_id);
+    return row ? [{ ...c, row }] : [];
+  });
+  lap('expand');
   const budget = input.tokenBudget ?? defaultBudget(intent, nodeCount);
   const top = lexical[0];
   const matched = !top
@@ -104,11 +124,7 @@ export async function resolveContext(
         .map((f) => `"${f.slice(0, 80)}"`)
         .join(', ')}${unknownFocus.length > 3 ? ', …' : ''}`
     : lexicalOnly;
-  const edges = await edgesAmong(
-    ctx.db,
-    g,
-    candidates.map((c) => c.row.node_id),
-  );
+  const edges = index.edgesAmong(candidates.map((c) => c.row.node_id));
   const texts = nodeTexts(snippetTerms(input.task), SNIPPETS_PER_FILE);
   const answerRow = candidates[0]?.row;
   const shape: PacketShape = {
@@ -124,13 +140,9 @@ export async function resolveContext(
     code: [],
   };
 
-  // A packet names the nodes that matter, not all it could reach: past MAX_PACKET_NODES the rest
-  // is cut as a lower-ranked node would be to fit the budget (NEXT says so).
-  const cap = legacy ? candidates.length : MAX_PACKET_NODES;
-  const beyond = candidates.slice(cap);
-  let included = candidates.slice(0, cap);
+  let included = candidates;
   let cut: Candidate[] = [];
-  const names = (nodes: Candidate[]) =>
+  const names = (nodes: Array<{ row: { name: string } }>) =>
     `${nodes
       .slice(0, 5)
       .map((c) => c.row.name)
@@ -164,6 +176,7 @@ export async function resolveContext(
     shape.code = codeSection(included, budget * 4 - packet.length);
     if (shape.code.length) packet = renderPacket(g, included, edges, input.task, texts, confidence, nextHint(), shape);
   }
+  lap('render');
   return {
     graphId: graph.graphId,
     commitHash: graph.commitHash,

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { callEdges, searchRows, type SearchRow } from '../../db/queries/graphs/search-rows.js';
+import { commitEdges, searchRows, type SearchRow } from '../../db/queries/graphs/search-rows.js';
 import type { Database } from '../../db/schema.js';
 import { fileKind, type FileKind } from '../../file-kind.js';
 import { identifierWords } from './search-document.js';
@@ -8,9 +8,10 @@ import { identifierWords } from './search-document.js';
  * Code search's index of one commit, in process (issue 21): each node's search document (the
  * tsvector the upload stored: name A, path and signature B, prose C, identifiers D) as fields,
  * an inverted list per term, the document frequencies and mean field lengths BM25F needs, and the
- * names an exact-name lookup reads. Built once per commit upload from the database, then every
- * search scores every node that holds a word of the query — nothing is cut before it is ranked,
- * and nothing depends on the order the rows were stored in.
+ * names an exact-name lookup reads; and the commit's edges, which a packet walks from its seeds.
+ * Built once per commit upload from the database, then every search scores every node that holds a
+ * word of the query — nothing is cut before it is ranked, and nothing depends on the order the rows
+ * were stored in.
  */
 
 /** Field bits of a term in a node: name, path/signature, prose, identifiers (weights A–D). */
@@ -119,6 +120,13 @@ export class SearchIndex {
   readonly callers: number[][] = [];
   /** Per node, its callers and callees together, each once. */
   readonly near: number[][] = [];
+  /** GHOST nodes (first copy by id): not searched, but a walk reaches them. */
+  private readonly ghosts = new Map<string, IndexedNode>();
+  /** Every id an edge names, numbered; the edges out of and into each, with their types. */
+  private readonly vertex = new Map<string, number>();
+  private readonly vertexIds: string[] = [];
+  private readonly out: Array<Array<{ to: number; type: string }>> = [];
+  private readonly in: Array<Array<{ to: number; type: string }>> = [];
 
   /** Builds the index from the commit's rows (page by page, so a page's text is the most held at once). */
   static async build(db: Kysely<Database>, g: { graphId: string; commitHash: string }): Promise<SearchIndex> {
@@ -134,6 +142,10 @@ export class SearchIndex {
         if (sinceYield > YIELD_CHARS) {
           sinceYield = 0;
           await new Promise((resolve) => setImmediate(resolve));
+        }
+        if (row.type === 'GHOST') {
+          if (!index.ghosts.has(row.node_id)) index.ghosts.set(row.node_id, index.indexed(row, [0, 0, 0, 0]));
+          continue;
         }
         const at = index.nodes.length;
         const lengths: [number, number, number, number] = [0, 0, 0, 0];
@@ -151,25 +163,7 @@ export class SearchIndex {
           list.push(at * 16 + mask);
         });
         if (row.summarized) index.hasSummaries = true;
-        const nameParts = Math.max(identifierWords(lastSegment(row.name)).split(' ').filter(Boolean).length, 1);
-        const nameKey = lastSegment(row.name)
-          .toLowerCase()
-          .replace(/[^a-z0-9]/g, '');
-        // An object literal of one shape (not a spread of the driver's row): searches read every candidate's fields.
-        index.nodes.push({
-          seq: row.seq,
-          node_id: row.node_id,
-          name: row.name,
-          type: row.type,
-          file_path: row.file_path,
-          start_line: row.start_line,
-          end_line: row.end_line,
-          score: row.score,
-          lengths,
-          nameParts,
-          nameKey,
-          kind: fileKind(row.type, row.file_path),
-        });
+        index.nodes.push(index.indexed(row, lengths));
         for (let f = 0; f < 4; f++) sums[f]! += lengths[f]!;
         index.add(index.byName, row.name.toLowerCase(), at);
         index.add(index.bySegment, lastSegment(row.name).toLowerCase(), at);
@@ -191,8 +185,13 @@ export class SearchIndex {
     }
     /** Per caller, the constructors it calls and their classes' ids. */
     const constructorCalls = new Map<number, Array<[number, string]>>();
-    for await (const page of callEdges(db, g)) {
+    for await (const page of commitEdges(db, g)) {
       for (const e of page) {
+        const a = index.vertexOf(e.from_id);
+        const b = index.vertexOf(e.to_id);
+        index.out[a]!.push({ to: b, type: e.type });
+        index.in[b]!.push({ to: a, type: e.type });
+        if (e.type !== 'CALLS') continue;
         const from = index.byId.get(e.from_id)?.[0];
         const to = index.byId.get(e.to_id)?.[0];
         if (from === undefined || to === undefined || from === to) continue;
@@ -224,6 +223,42 @@ export class SearchIndex {
     const n = Math.max(index.nodes.length, 1);
     for (let f = 0; f < 4; f++) index.avg[f] = Math.max(sums[f]! / n, 1);
     return index;
+  }
+
+  /** A row as the index keeps it (its search document read into `lengths`). */
+  private indexed(row: SearchRow, lengths: [number, number, number, number]): IndexedNode {
+    const nameParts = Math.max(identifierWords(lastSegment(row.name)).split(' ').filter(Boolean).length, 1);
+    const nameKey = lastSegment(row.name)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '');
+    // An object literal of one shape (not a spread of the driver's row): searches read every candidate's fields.
+    return {
+      seq: row.seq,
+      node_id: row.node_id,
+      name: row.name,
+      type: row.type,
+      file_path: row.file_path,
+      start_line: row.start_line,
+      end_line: row.end_line,
+      score: row.score,
+      secure: row.secure,
+      lengths,
+      nameParts,
+      nameKey,
+      kind: fileKind(row.type, row.file_path),
+    };
+  }
+
+  private vertexOf(id: string): number {
+    let v = this.vertex.get(id);
+    if (v === undefined) {
+      v = this.vertexIds.length;
+      this.vertex.set(id, v);
+      this.vertexIds.push(id);
+      this.out.push([]);
+      this.in.push([]);
+    }
+    return v;
   }
 
   private add(map: Map<string, number[]>, key: string, at: number) {
@@ -280,12 +315,118 @@ export class SearchIndex {
     return at === undefined ? undefined : this.nodes[at];
   }
 
+  /** The first copy of the node with this id, GHOSTs included (a packet shows what a walk reaches). */
+  anyNode(nodeId: string): IndexedNode | undefined {
+    return this.node(nodeId) ?? this.ghosts.get(nodeId);
+  }
+
+  /**
+   * Nodes within `radius` edges of `nodeId`, against the edge direction (upstream: what depends on
+   * it) or along it (downstream), each at its nearest hop with the least edge type (`via`) that
+   * reaches it there, and its first copy (none for an id no node holds); ordered by hop, file path,
+   * start line (nodes without them last) and id. In process, breadth first: each edge is read once.
+   */
+  walk(nodeId: string, direction: 'upstream' | 'downstream', radius: number): Reached[] {
+    const start = this.vertex.get(nodeId);
+    if (start === undefined) return [];
+    const edges = direction === 'upstream' ? this.in : this.out;
+    const hop = new Map<number, number>([[start, 0]]);
+    const via = new Map<number, string>();
+    let frontier = [start];
+    for (let h = 1; h <= radius && frontier.length > 0; h++) {
+      const next: number[] = [];
+      for (const v of frontier) {
+        for (const e of edges[v]!) {
+          const seen = hop.get(e.to);
+          if (seen === undefined) {
+            hop.set(e.to, h);
+            via.set(e.to, e.type);
+            next.push(e.to);
+          } else if (seen === h && e.type < via.get(e.to)!) {
+            via.set(e.to, e.type);
+          }
+        }
+      }
+      frontier = next;
+    }
+    const reached: Reached[] = [];
+    for (const [v, h] of hop) {
+      if (v === start) continue;
+      const id = this.vertexIds[v]!;
+      reached.push({ node_id: id, hop: h, via: via.get(v)!, node: this.anyNode(id) ?? null });
+    }
+    return reached.sort(
+      (a, b) =>
+        a.hop - b.hop ||
+        nullsLast(a.node?.file_path, b.node?.file_path, compareText) ||
+        nullsLast(a.node?.start_line, b.node?.start_line, (x, y) => x - y) ||
+        compareText(a.node_id, b.node_id),
+    );
+  }
+
+  /** The edges among these node ids, one per (from, to, type), none from a node to itself; by from, to, type. */
+  edgesAmong(ids: string[]): Array<{ from_id: string; to_id: string; type: string }> {
+    const inSet = new Set<number>();
+    for (const id of ids) {
+      const v = this.vertex.get(id);
+      if (v !== undefined) inSet.add(v);
+    }
+    const seen = new Set<string>();
+    const edges: Array<{ from_id: string; to_id: string; type: string }> = [];
+    for (const from of inSet) {
+      for (const e of this.out[from]!) {
+        if (e.to === from || !inSet.has(e.to)) continue;
+        const key = `${from}\u0000${e.to}\u0000${e.type}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        edges.push({ from_id: this.vertexIds[from]!, to_id: this.vertexIds[e.to]!, type: e.type });
+      }
+    }
+    return edges.sort(
+      (a, b) => compareText(a.from_id, b.from_id) || compareText(a.to_id, b.to_id) || compareText(a.type, b.type),
+    );
+  }
+
   /** A rough count of the memory the index holds, in bytes (for the cache's bound). */
   get size(): number {
     let bytes = this.nodes.length * 2000; // a node's strings, lengths and adjacency (measured: theia 63 MiB)
+    bytes += this.vertexIds.length * 120 + this.vertex.size * 60;
+    for (const list of this.out) bytes += list.length * 2 * 40;
     for (const [lexeme, p] of this.postings) bytes += lexeme.length * 2 + 150 + p.nodes.length * 5;
     return bytes;
   }
+}
+
+/** A node a walk reached (walk): its id, nearest hop, the edge type that reached it there, and its first copy. */
+export interface Reached {
+  node_id: string;
+  hop: number;
+  via: string;
+  node: IndexedNode | null;
+}
+
+/**
+ * Strings in code point order (what Postgres's C collation gives): UTF-16 code units compare so but
+ * for surrogates, which stand for code points above every other unit's.
+ */
+export function compareText(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+const codePointRank = (unit: number) =>
+  unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2000 : unit >= 0xe000 ? unit - 0x800 : unit;
+
+/** `a` before `b` by `compare`, a missing value after any present one. */
+function nullsLast<T>(a: T | null | undefined, b: T | null | undefined, compare: (x: T, y: T) => number): number {
+  if (a == null) return b == null ? 0 : 1;
+  if (b == null) return -1;
+  return compare(a, b);
 }
 
 /** `Ky.retry` and `src/a.ts::f` name `retry` and `f` after their container. */
