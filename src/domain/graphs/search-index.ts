@@ -185,12 +185,16 @@ export class SearchIndex {
     }
     /** Per caller, the constructors it calls and their classes' ids. */
     const constructorCalls = new Map<number, Array<[number, string]>>();
+    const edgeTypes = new Map<string, string>();
     for await (const page of commitEdges(db, g)) {
       for (const e of page) {
         const a = index.vertexOf(e.from_id);
         const b = index.vertexOf(e.to_id);
-        index.out[a]!.push({ to: b, type: e.type });
-        index.in[b]!.push({ to: a, type: e.type });
+        // One string per edge type, not one per edge row.
+        let type = edgeTypes.get(e.type);
+        if (type === undefined) edgeTypes.set(e.type, (type = e.type));
+        index.out[a]!.push({ to: b, type });
+        index.in[b]!.push({ to: a, type });
         if (e.type !== 'CALLS') continue;
         const from = index.byId.get(e.from_id)?.[0];
         const to = index.byId.get(e.to_id)?.[0];
