@@ -547,6 +547,92 @@ for (const backend of backends) {
       assert.equal(outside.status, 403, JSON.stringify(outside.body));
     });
 
+    test("a 2025-era session serves each request with that request's token, not the one that opened it", async () => {
+      for (const project of ['Delta', 'Epsilon'])
+        assert.equal(
+          (await rest(hub, 'POST', '/api/v1/tasks', taskInput({ title: `${project} task`, project }), bearer(keyToken)))
+            .status,
+          201,
+        );
+      const carol = { iss: idp.issuer, aud: hub, sub: 'carol' };
+      const broad = await signed(idp.currentKey(), {
+        ...carol,
+        scope: 'devstream:read devstream:write',
+        projects: ['*'],
+      });
+      // The same subject later signs in with less: read only, project Delta only.
+      const narrow = await signed(idp.currentKey(), { ...carol, scope: 'devstream:read', projects: ['delta'] });
+      const sessionId = await rawInitialize(hub, { headers: bearer(broad) });
+      let id = 10;
+      const send = async (token: string, method: string, params: Record<string, unknown>) => {
+        const answer = await rawMcp(
+          hub,
+          { jsonrpc: '2.0', id: ++id, method, params },
+          { sessionId, headers: bearer(token) },
+        );
+        assert.equal(answer.status, 200, answer.text);
+        return answer.json;
+      };
+      const projects = async (token: string) => {
+        const answer = await send(token, 'tools/call', { name: 'devstream_list_tasks', arguments: { limit: 100 } });
+        assert.ok(!answer.result.isError, JSON.stringify(answer.result));
+        const seen = new Set(answer.result.structuredContent.tasks.map((t: { project: string }) => t.project));
+        return ['Delta', 'Epsilon'].filter((p) => seen.has(p));
+      };
+      assert.deepEqual(await projects(broad), ['Delta', 'Epsilon']);
+      assert.deepEqual(await projects(narrow), ['Delta'], 'the narrower token sees only its project');
+      const tools = (await send(narrow, 'tools/list', {})).result.tools.map((t: { name: string }) => t.name);
+      assert.ok(!tools.includes('devstream_create_task'), 'a read-only token is not shown the write tools');
+      const epsilon = (await rest(hub, 'GET', '/api/v1/tasks?project=Epsilon', undefined, bearer(keyToken))).body
+        .tasks[0].id;
+      const read = await send(narrow, 'resources/read', { uri: `devstream://task/${epsilon}` });
+      assert.ok(read.error, `another project's task is not found: ${JSON.stringify(read)}`);
+      const completion = await send(narrow, 'completion/complete', {
+        ref: { type: 'ref/prompt', name: 'resume' },
+        argument: { name: 'project', value: '' },
+      });
+      assert.deepEqual(completion.result.completion.values, ['Delta']);
+      // The broader token, still valid, is served as what it grants.
+      assert.deepEqual(await projects(broad), ['Delta', 'Epsilon']);
+    });
+
+    test('step-up inside a 2025-era session: the SDK client gets the write scope and its retried call is served with it', async () => {
+      for (const era of ['legacy', 'modern'] as const) {
+        const authProvider = new ClientCredentialsProvider({
+          clientId: 'ci-bot',
+          clientSecret: MACHINE_SECRET,
+          scope: 'devstream:read',
+          expectedIssuer: idp.issuer,
+        });
+        // Its token so far grants read only (a client that asked for less than the hub suggests).
+        authProvider.saveTokens({
+          access_token: await idp.clientCredentials('ci-bot', 'devstream:read', hub),
+          token_type: 'Bearer',
+          scope: 'devstream:read',
+        });
+        const transport = new StreamableHTTPClientTransport(new URL('/mcp', hub), { authProvider });
+        const client = new Client(
+          { name: 'ci', version: '1.0.0' },
+          era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+        );
+        await client.connect(transport);
+        try {
+          assert.equal(authProvider.tokens()!.scope, 'devstream:read', era);
+          const session = transport.sessionId;
+          assert.equal(session === undefined, era === 'modern', `${era}: a session only in the 2025 era`);
+          const stored = await client.callTool({
+            name: 'devstream_store_memory',
+            arguments: { content: `stored by ci-bot after an in-place step-up (${era})`, content_type: 'decision' },
+          });
+          assert.ok(!stored.isError, `${era}: ${JSON.stringify(stored.content)}`);
+          assert.match(authProvider.tokens()!.scope!, /devstream:write/, era);
+          assert.equal(transport.sessionId, session, `${era}: the same session`);
+        } finally {
+          await client.close();
+        }
+      }
+    });
+
     test('API keys keep working beside OAuth; a revoked key is refused', async () => {
       assert.deepEqual((await rest(hub, 'GET', '/api/v1/me', undefined, bearer(keyToken))).body, {
         name: 'writer-key',
