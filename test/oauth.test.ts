@@ -20,7 +20,11 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { SignJWT, importJWK, type JWK } from 'jose';
+import type { FastifyRequest } from 'fastify';
+import type { Scope } from '../src/auth/scopes.js';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { DashboardFiles } from '../src/http/dashboard.js';
+import { neededScope } from '../src/operations/invoke.js';
 import { callerFromClaims, limitOf } from '../src/auth/oauth/claims.js';
 import { operations, tools } from '../src/operations/index.js';
 import { freePort } from '../support/free-port.js';
@@ -37,7 +41,7 @@ import {
   startIdp,
   type TestIdp,
 } from './helpers/oidc-provider.js';
-import { rawInitialize, rawMcp } from './helpers/mcp-raw.js';
+import { initializeBody, rawInitialize, rawMcp } from './helpers/mcp-raw.js';
 import { connectMcp, MCP_HEADERS, rest, startServer, type TestServer } from './helpers/server.js';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
@@ -96,18 +100,77 @@ class DesktopClient implements OAuthClientProvider {
   }
 }
 
-/** Every REST route with a path parameter filled in, and each tool's REST mirror. */
-const restCalls = [
-  ...operations.flatMap((op) =>
-    op.routes.map((route) => ({
-      method: route.method,
-      path: `/api/v1${route.path.replace(/:\w+/g, PARAM)}`,
-      body: route.method === 'GET' || route.method === 'DELETE' ? undefined : {},
-    })),
-  ),
-  ...tools.map((op) => ({ method: 'POST', path: `/api/v1/tools/${op.name}`, body: {} })),
-  { method: 'POST', path: '/api/v1/graphs', body: {} },
-  { method: 'POST', path: '/api/v1/hooks/claude-code', body: {} },
+/** A route of the app's table (AppDeps.onRoute). */
+type Route = { method: string; url: string };
+
+/**
+ * The routes answered without credentials, on purpose: the probes, the protected resource metadata
+ * (read before a client has a token) and the dashboard's own static files (no data; the same
+ * check the auth hook makes). Any other route of the table must refuse every bad token.
+ */
+const OPEN_PATHS = new Set([
+  '/healthz',
+  '/readyz',
+  '/.well-known/oauth-protected-resource',
+  '/.well-known/oauth-protected-resource/mcp',
+]);
+const dashboardFiles = new DashboardFiles();
+const isOpenRoute = ({ method, url }: Route) =>
+  OPEN_PATHS.has(url) || dashboardFiles.has({ method, url } as FastifyRequest);
+
+/** A request of `route`: its path parameters filled in, a JSON body `{}` where it takes one. */
+const requestOf = ({ method, url }: Route) => ({
+  method,
+  path: url.replace(/:\w+/g, PARAM),
+  body: method === 'POST' || method === 'PATCH' || method === 'PUT' ? {} : undefined,
+});
+
+/**
+ * The scope each route needs beyond `read`, for the read-only token of the hostile test: an
+ * operation's routes and its tool mirror take the operation's; the others are named here. A route
+ * neither an operation's nor named here fails the test (a new route must say what it needs).
+ */
+function scopeOfRoute({ method, url }: Route): Scope | undefined {
+  for (const op of operations) {
+    if (op.routes.some((r) => r.method === method && `/api/v1${r.path}` === url)) return op.scope;
+    if (method === 'POST' && url === `/api/v1/tools/${op.name}`) return op.scope;
+  }
+  const others: Record<string, Scope> = {
+    'POST /api/v1/graphs': 'write',
+    'POST /api/v1/hooks/claude-code': 'read',
+    'POST /api/v1/tools/:name': 'read',
+    'GET /metrics': 'admin',
+    'HEAD /metrics': 'admin',
+    'GET /openapi.json': 'read',
+    'HEAD /openapi.json': 'read',
+    // Per message: tools/call of a write tool needs write (checked over MCP below).
+    'POST /mcp': 'read',
+    'GET /mcp': 'read',
+    'HEAD /mcp': 'read',
+    'DELETE /mcp': 'read',
+  };
+  return others[`${method} ${url}`] ?? (method === 'HEAD' ? scopeOfRoute({ method: 'GET', url }) : undefined);
+}
+
+/** One JSON-RPC request of every kind the MCP endpoint serves (a tools/call per tool), as the hostile test sends them. */
+const MCP_REQUESTS: Array<{ method: string; params?: Record<string, unknown> }> = [
+  { method: 'initialize', params: initializeBody.params },
+  { method: 'ping' },
+  { method: 'server/discover' },
+  { method: 'tools/list' },
+  ...tools.map((op) => ({ method: 'tools/call', params: { name: op.name, arguments: {} } })),
+  { method: 'resources/list' },
+  { method: 'resources/templates/list' },
+  { method: 'resources/read', params: { uri: 'devlens://repos' } },
+  { method: 'resources/subscribe', params: { uri: `devstream://task/${PARAM}` } },
+  { method: 'prompts/list' },
+  { method: 'prompts/get', params: { name: 'resume', arguments: { project: 'oauth' } } },
+  {
+    method: 'completion/complete',
+    params: { ref: { type: 'ref/prompt', name: 'resume' }, argument: { name: 'project', value: '' } },
+  },
+  { method: 'logging/setLevel', params: { level: 'info' } },
+  { method: 'subscriptions/listen', params: { notifications: { resourceSubscriptions: [] } } },
 ];
 
 describe('OAuth configuration', () => {
@@ -185,6 +248,8 @@ for (const backend of backends) {
     let server: TestServer;
     let hub: string;
     let keyToken: string;
+    /** The app's whole route table, as it was registered. */
+    const routeTable: Route[] = [];
 
     before(async () => {
       database = await backend.open();
@@ -193,7 +258,7 @@ for (const backend of backends) {
       server = await startServer(
         database,
         { publicUrl: hub, auth: { mode: 'required', adminToken: ADMIN_TOKEN, oauth: oauthConfig(idp.issuer, hub) } },
-        {},
+        { onRoute: (route) => routeTable.push(route) },
         Number(new URL(hub).port),
       );
       keyToken = await createKey(hub, ADMIN_TOKEN, 'writer-key', ['read', 'write']);
@@ -652,50 +717,139 @@ for (const backend of backends) {
       assert.equal((await rest(hub, 'GET', '/api/v1/me', undefined, bearer(bot))).body.name, 'ci-bot');
     });
 
-    test('hostile: every REST route and every MCP tool with each kind of bad token → 401, never 200 or 500', async () => {
+    test('hostile: every route of the route table and every MCP request, with each kind of bad token, is refused', async () => {
+      const served = routeTable.filter((r) => !isOpenRoute(r));
+      // What answers without credentials is exactly the probes, the metadata and the dashboard's files.
+      assert.deepEqual(
+        [...new Set(routeTable.filter(isOpenRoute).map((r) => r.url))]
+          .filter((url) => !dashboardFiles.has({ method: 'GET', url } as FastifyRequest))
+          .sort(),
+        [...OPEN_PATHS].sort(),
+      );
+      for (const path of ['/api/v1/tasks', '/mcp', '/metrics', '/openapi.json', '/api/v1/hooks/claude-code'])
+        assert.ok(
+          served.some((r) => r.url === path),
+          `the route table holds ${path}`,
+        );
       const key = idp.currentKey();
       const good = {
         iss: idp.issuer,
         aud: hub,
         sub: 'mallory',
         scope: 'devstream:read devstream:write devstream:admin',
+        projects: ['*'],
       };
       const now = Math.floor(Date.now() / 1000);
-      const bad: Record<string, string> = {
+      const revoked = await createKey(hub, ADMIN_TOKEN, 'hostile-revoked', ['read', 'write', 'admin']);
+      assert.equal(
+        (await rest(hub, 'DELETE', '/api/v1/keys/hostile-revoked', undefined, bearer(ADMIN_TOKEN))).status,
+        200,
+      );
+      const unauthorized: Record<string, string> = {
         audience: await idp.clientCredentials('ci-bot', 'devstream:read devstream:write', 'https://other.example.org'),
         issuer: await signed(key, { ...good, iss: 'https://evil.example.org' }),
         expired: await signed(key, { ...good, exp: now - 3600 }),
+        notYetValid: await signed(key, { ...good, nbf: now + 3600 }),
         signature: `${(await signed(key, good)).slice(0, -8)}AAAAAAAA`,
-        unknownKey: await signed(await signingKey('rogue'), good),
+        unknownKid: await signed(await signingKey('rogue'), good),
         alg: `${Buffer.from('{"alg":"HS256","kid":"k1"}').toString('base64url')}.${Buffer.from(JSON.stringify({ ...good, exp: now + 60 })).toString('base64url')}.c2ln`,
         none: `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(good)).toString('base64url')}.`,
         garbage: 'a.b.c',
-        revokedKey: 'dsh_' + 'x'.repeat(43),
+        opaque: 'an-opaque-token-and-no-introspection',
+        revokedKey: revoked,
+        unknownKey: 'dsh_' + 'x'.repeat(43),
       };
-      for (const [kind, token] of Object.entries(bad)) {
-        for (const call of restCalls) {
-          const answer = await rest(hub, call.method, call.path, call.body, bearer(token));
-          assert.equal(
+      // Two tokens the IdP issued for this hub, lacking scopes: none of the hub's, and read only.
+      const noScope = await idp.clientCredentials('other-bot', 'other', hub);
+      const readOnly = await idp.clientCredentials('reader-bot', 'devstream:read', hub);
+      const failures: string[] = [];
+      const expect = (what: string, status: number, challenge: string | null, want: number, wantChallenge: RegExp) => {
+        if (status !== want || !wantChallenge.test(challenge ?? ''))
+          failures.push(`${what}: ${status} ${challenge ?? '(no challenge)'}`);
+      };
+      const insufficient = (scope: string) => new RegExp(`error="insufficient_scope", scope="${scope}"`);
+      for (const route of served) {
+        const { method, path, body } = requestOf(route);
+        for (const [kind, token] of Object.entries(unauthorized)) {
+          const answer = await rest(hub, method, path, body, bearer(token));
+          expect(
+            `${kind} ${method} ${path}`,
             answer.status,
+            answer.headers.get('www-authenticate'),
             401,
-            `${kind} ${call.method} ${call.path}: ${answer.status} ${JSON.stringify(answer.body)}`,
+            /error="invalid_token"/,
           );
         }
-        for (const tool of tools) {
-          const answer = await fetch(`${hub}/mcp`, {
-            method: 'POST',
-            headers: { ...MCP_HEADERS, ...bearer(token) },
-            body: JSON.stringify({
-              jsonrpc: '2.0',
-              id: 1,
-              method: 'tools/call',
-              params: { name: tool.name, arguments: {} },
-            }),
-          });
-          assert.equal(answer.status, 401, `${kind} tool ${tool.name}`);
-          assert.match(answer.headers.get('www-authenticate')!, /error="invalid_token"/);
+        const none = await rest(hub, method, path, body, bearer(noScope));
+        expect(
+          `noScope ${method} ${path}`,
+          none.status,
+          none.headers.get('www-authenticate'),
+          403,
+          insufficient('devstream:read devstream:write'),
+        );
+        const needed = scopeOfRoute(route);
+        if (needed === undefined) failures.push(`${method} ${route.url}: no scope known for it (scopeOfRoute)`);
+        else if (needed !== 'read') {
+          const answer = await rest(hub, method, path, body, bearer(readOnly));
+          expect(
+            `readOnly ${method} ${path}`,
+            answer.status,
+            answer.headers.get('www-authenticate'),
+            403,
+            insufficient(`devstream:${needed}`),
+          );
         }
       }
+      let id = 0;
+      const mcp = (token: string, message: { method: string; params?: Record<string, unknown> }) =>
+        fetch(`${hub}/mcp`, {
+          method: 'POST',
+          headers: { ...MCP_HEADERS, ...bearer(token) },
+          body: JSON.stringify({ jsonrpc: '2.0', id: ++id, ...message }),
+        });
+      for (const message of MCP_REQUESTS) {
+        const what = `${message.method}${message.method === 'tools/call' ? ` ${String(message.params!.name)}` : ''}`;
+        for (const [kind, token] of Object.entries(unauthorized)) {
+          const answer = await mcp(token, message);
+          expect(
+            `${kind} MCP ${what}`,
+            answer.status,
+            answer.headers.get('www-authenticate'),
+            401,
+            /error="invalid_token"/,
+          );
+        }
+        const none = await mcp(noScope, message);
+        expect(
+          `noScope MCP ${what}`,
+          none.status,
+          none.headers.get('www-authenticate'),
+          403,
+          insufficient('devstream:read devstream:write'),
+        );
+      }
+      // Over MCP a read-only token is refused (step-up) every tool call needing more, `repo` analyze included.
+      const sessionId = await rawInitialize(hub, { headers: bearer(readOnly) });
+      for (const op of tools) {
+        for (const args of op.name === 'repo' ? [{}, { action: 'analyze', path: '/tmp' }] : [{}]) {
+          const needed = neededScope(op, args);
+          if (needed === 'read') continue;
+          const answer = await rawMcp(
+            hub,
+            { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: op.name, arguments: args } },
+            { sessionId, headers: bearer(readOnly) },
+          );
+          expect(
+            `readOnly MCP ${op.name}`,
+            answer.status,
+            answer.headers.get('www-authenticate'),
+            403,
+            insufficient(`devstream:${needed}`),
+          );
+        }
+      }
+      assert.deepEqual(failures, [], 'every bad token refused');
     });
   });
 }
