@@ -698,6 +698,32 @@ for (const backend of backends) {
       }
     });
 
+    test("Claude Code hooks: a token's subject and a key of the same name keep apart what a session was given", async () => {
+      const stored = await rest(
+        hub,
+        'POST',
+        '/api/v1/memories',
+        { content: 'Hooked: the retry budget is five attempts', content_type: 'decision', project: 'Hooked' },
+        bearer(keyToken),
+      );
+      assert.equal(stored.status, 201, JSON.stringify(stored.body));
+      const namesake = await createKey(hub, ADMIN_TOKEN, 'ci-bot', ['read', 'write']);
+      const token = await idp.clientCredentials('ci-bot', 'devstream:read devstream:write', hub);
+      const prompt = (credential: string) =>
+        rest(
+          hub,
+          'POST',
+          '/api/v1/hooks/claude-code?project=Hooked',
+          { session_id: 'shared-session', hook_event_name: 'UserPromptSubmit', prompt: 'what is the retry budget' },
+          bearer(credential),
+        );
+      const context = (answer: { body: any }) => answer.body.hookSpecificOutput?.additionalContext ?? '';
+      assert.match(context(await prompt(namesake)), /five attempts/);
+      // The key's session was given the memory; the token's, with the same session id, was not.
+      assert.match(context(await prompt(token)), /five attempts/);
+      assert.equal(context(await prompt(token)), '', 'given once per session');
+    });
+
     test('API keys keep working beside OAuth; a revoked key is refused', async () => {
       assert.deepEqual((await rest(hub, 'GET', '/api/v1/me', undefined, bearer(keyToken))).body, {
         name: 'writer-key',
