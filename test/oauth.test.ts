@@ -285,6 +285,7 @@ for (const backend of backends) {
       // A 401 points there, with the scopes to ask for.
       const refused = await rest(hub, 'GET', '/api/v1/me');
       assert.equal(refused.status, 401);
+      assert.match(refused.body.error.message, /^An API key or the identity provider's access token is required/);
       assert.equal(
         refused.headers.get('www-authenticate'),
         `Bearer realm="devstream-hub", resource_metadata="${hub}/.well-known/oauth-protected-resource", scope="devstream:read devstream:write"`,
