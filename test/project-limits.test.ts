@@ -669,7 +669,6 @@ for (const backend of backends)
           await legacy.subscribeResource({ uri: other });
           await legacy.subscribeResource({ uri: own });
           await new Promise((resolve) => setTimeout(resolve, 200)); // the 2025 session's GET stream opens
-          // The other task changes first, then the key's own: each stream hears the second only.
           // The other task changes first, then the key's own (each put back after): each stream hears the second only.
           const statusOf = async (id: string | undefined) =>
             (await rest(server.url, 'GET', '/api/v1/tasks?limit=100', undefined, bearer(full))).body.tasks.find(
