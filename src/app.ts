@@ -54,6 +54,11 @@ export interface AppDeps {
   keyRecheckMs?: number;
   /** Least time between two warnings for 503s (default UNAVAILABLE_LOG_EVERY_MS, 5 s); tests shorten it. */
   unavailableLogEveryMs?: number;
+  /**
+   * Told of every route as it is registered (HEAD routes Fastify adds included): tests walk the
+   * whole route table with it, so that a route added later cannot escape their checks.
+   */
+  onRoute?(route: { method: string; url: string }): void;
 }
 
 type AppConfig = Pick<
@@ -97,6 +102,11 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     // Validation is the operations' own (one zod path for MCP and REST); schemas here document routes.
     schemaErrorFormatter: (errors) => new Error(errors.map((e) => e.message).join('; ')),
   });
+  const onRoute = deps.onRoute;
+  if (onRoute)
+    app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) onRoute({ method, url: route.url });
+    });
   app.setValidatorCompiler(() => (data) => ({ value: data }));
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // JSON bodies only: Fastify's built-in text/plain parser would hand routes a string (400), not 415.

@@ -20,7 +20,11 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { SignJWT, importJWK, type JWK } from 'jose';
+import type { FastifyRequest } from 'fastify';
+import type { Scope } from '../src/auth/scopes.js';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { DashboardFiles } from '../src/http/dashboard.js';
+import { neededScope } from '../src/operations/invoke.js';
 import { callerFromClaims, limitOf } from '../src/auth/oauth/claims.js';
 import { operations, tools } from '../src/operations/index.js';
 import { freePort } from '../support/free-port.js';
@@ -37,7 +41,7 @@ import {
   startIdp,
   type TestIdp,
 } from './helpers/oidc-provider.js';
-import { rawInitialize, rawMcp } from './helpers/mcp-raw.js';
+import { initializeBody, rawInitialize, rawMcp } from './helpers/mcp-raw.js';
 import { connectMcp, MCP_HEADERS, rest, startServer, type TestServer } from './helpers/server.js';
 
 const ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
@@ -96,18 +100,77 @@ class DesktopClient implements OAuthClientProvider {
   }
 }
 
-/** Every REST route with a path parameter filled in, and each tool's REST mirror. */
-const restCalls = [
-  ...operations.flatMap((op) =>
-    op.routes.map((route) => ({
-      method: route.method,
-      path: `/api/v1${route.path.replace(/:\w+/g, PARAM)}`,
-      body: route.method === 'GET' || route.method === 'DELETE' ? undefined : {},
-    })),
-  ),
-  ...tools.map((op) => ({ method: 'POST', path: `/api/v1/tools/${op.name}`, body: {} })),
-  { method: 'POST', path: '/api/v1/graphs', body: {} },
-  { method: 'POST', path: '/api/v1/hooks/claude-code', body: {} },
+/** A route of the app's table (AppDeps.onRoute). */
+type Route = { method: string; url: string };
+
+/**
+ * The routes answered without credentials, on purpose: the probes, the protected resource metadata
+ * (read before a client has a token) and the dashboard's own static files (no data; the same
+ * check the auth hook makes). Any other route of the table must refuse every bad token.
+ */
+const OPEN_PATHS = new Set([
+  '/healthz',
+  '/readyz',
+  '/.well-known/oauth-protected-resource',
+  '/.well-known/oauth-protected-resource/mcp',
+]);
+const dashboardFiles = new DashboardFiles();
+const isOpenRoute = ({ method, url }: Route) =>
+  OPEN_PATHS.has(url) || dashboardFiles.has({ method, url } as FastifyRequest);
+
+/** A request of `route`: its path parameters filled in, a JSON body `{}` where it takes one. */
+const requestOf = ({ method, url }: Route) => ({
+  method,
+  path: url.replace(/:\w+/g, PARAM),
+  body: method === 'POST' || method === 'PATCH' || method === 'PUT' ? {} : undefined,
+});
+
+/**
+ * The scope each route needs beyond `read`, for the read-only token of the hostile test: an
+ * operation's routes and its tool mirror take the operation's; the others are named here. A route
+ * neither an operation's nor named here fails the test (a new route must say what it needs).
+ */
+function scopeOfRoute({ method, url }: Route): Scope | undefined {
+  for (const op of operations) {
+    if (op.routes.some((r) => r.method === method && `/api/v1${r.path}` === url)) return op.scope;
+    if (method === 'POST' && url === `/api/v1/tools/${op.name}`) return op.scope;
+  }
+  const others: Record<string, Scope> = {
+    'POST /api/v1/graphs': 'write',
+    'POST /api/v1/hooks/claude-code': 'read',
+    'POST /api/v1/tools/:name': 'read',
+    'GET /metrics': 'admin',
+    'HEAD /metrics': 'admin',
+    'GET /openapi.json': 'read',
+    'HEAD /openapi.json': 'read',
+    // Per message: tools/call of a write tool needs write (checked over MCP below).
+    'POST /mcp': 'read',
+    'GET /mcp': 'read',
+    'HEAD /mcp': 'read',
+    'DELETE /mcp': 'read',
+  };
+  return others[`${method} ${url}`] ?? (method === 'HEAD' ? scopeOfRoute({ method: 'GET', url }) : undefined);
+}
+
+/** One JSON-RPC request of every kind the MCP endpoint serves (a tools/call per tool), as the hostile test sends them. */
+const MCP_REQUESTS: Array<{ method: string; params?: Record<string, unknown> }> = [
+  { method: 'initialize', params: initializeBody.params },
+  { method: 'ping' },
+  { method: 'server/discover' },
+  { method: 'tools/list' },
+  ...tools.map((op) => ({ method: 'tools/call', params: { name: op.name, arguments: {} } })),
+  { method: 'resources/list' },
+  { method: 'resources/templates/list' },
+  { method: 'resources/read', params: { uri: 'devlens://repos' } },
+  { method: 'resources/subscribe', params: { uri: `devstream://task/${PARAM}` } },
+  { method: 'prompts/list' },
+  { method: 'prompts/get', params: { name: 'resume', arguments: { project: 'oauth' } } },
+  {
+    method: 'completion/complete',
+    params: { ref: { type: 'ref/prompt', name: 'resume' }, argument: { name: 'project', value: '' } },
+  },
+  { method: 'logging/setLevel', params: { level: 'info' } },
+  { method: 'subscriptions/listen', params: { notifications: { resourceSubscriptions: [] } } },
 ];
 
 describe('OAuth configuration', () => {
@@ -185,6 +248,8 @@ for (const backend of backends) {
     let server: TestServer;
     let hub: string;
     let keyToken: string;
+    /** The app's whole route table, as it was registered. */
+    const routeTable: Route[] = [];
 
     before(async () => {
       database = await backend.open();
@@ -193,7 +258,7 @@ for (const backend of backends) {
       server = await startServer(
         database,
         { publicUrl: hub, auth: { mode: 'required', adminToken: ADMIN_TOKEN, oauth: oauthConfig(idp.issuer, hub) } },
-        {},
+        { onRoute: (route) => routeTable.push(route) },
         Number(new URL(hub).port),
       );
       keyToken = await createKey(hub, ADMIN_TOKEN, 'writer-key', ['read', 'write']);
@@ -220,6 +285,7 @@ for (const backend of backends) {
       // A 401 points there, with the scopes to ask for.
       const refused = await rest(hub, 'GET', '/api/v1/me');
       assert.equal(refused.status, 401);
+      assert.match(refused.body.error.message, /^An API key or the identity provider's access token is required/);
       assert.equal(
         refused.headers.get('www-authenticate'),
         `Bearer realm="devstream-hub", resource_metadata="${hub}/.well-known/oauth-protected-resource", scope="devstream:read devstream:write"`,
@@ -547,6 +613,118 @@ for (const backend of backends) {
       assert.equal(outside.status, 403, JSON.stringify(outside.body));
     });
 
+    test("a 2025-era session serves each request with that request's token, not the one that opened it", async () => {
+      for (const project of ['Delta', 'Epsilon'])
+        assert.equal(
+          (await rest(hub, 'POST', '/api/v1/tasks', taskInput({ title: `${project} task`, project }), bearer(keyToken)))
+            .status,
+          201,
+        );
+      const carol = { iss: idp.issuer, aud: hub, sub: 'carol' };
+      const broad = await signed(idp.currentKey(), {
+        ...carol,
+        scope: 'devstream:read devstream:write',
+        projects: ['*'],
+      });
+      // The same subject later signs in with less: read only, project Delta only.
+      const narrow = await signed(idp.currentKey(), { ...carol, scope: 'devstream:read', projects: ['delta'] });
+      const sessionId = await rawInitialize(hub, { headers: bearer(broad) });
+      let id = 10;
+      const send = async (token: string, method: string, params: Record<string, unknown>) => {
+        const answer = await rawMcp(
+          hub,
+          { jsonrpc: '2.0', id: ++id, method, params },
+          { sessionId, headers: bearer(token) },
+        );
+        assert.equal(answer.status, 200, answer.text);
+        return answer.json;
+      };
+      const projects = async (token: string) => {
+        const answer = await send(token, 'tools/call', { name: 'devstream_list_tasks', arguments: { limit: 100 } });
+        assert.ok(!answer.result.isError, JSON.stringify(answer.result));
+        const seen = new Set(answer.result.structuredContent.tasks.map((t: { project: string }) => t.project));
+        return ['Delta', 'Epsilon'].filter((p) => seen.has(p));
+      };
+      assert.deepEqual(await projects(broad), ['Delta', 'Epsilon']);
+      assert.deepEqual(await projects(narrow), ['Delta'], 'the narrower token sees only its project');
+      const tools = (await send(narrow, 'tools/list', {})).result.tools.map((t: { name: string }) => t.name);
+      assert.ok(!tools.includes('devstream_create_task'), 'a read-only token is not shown the write tools');
+      const epsilon = (await rest(hub, 'GET', '/api/v1/tasks?project=Epsilon', undefined, bearer(keyToken))).body
+        .tasks[0].id;
+      const read = await send(narrow, 'resources/read', { uri: `devstream://task/${epsilon}` });
+      assert.ok(read.error, `another project's task is not found: ${JSON.stringify(read)}`);
+      const completion = await send(narrow, 'completion/complete', {
+        ref: { type: 'ref/prompt', name: 'resume' },
+        argument: { name: 'project', value: '' },
+      });
+      assert.deepEqual(completion.result.completion.values, ['Delta']);
+      // The broader token, still valid, is served as what it grants.
+      assert.deepEqual(await projects(broad), ['Delta', 'Epsilon']);
+    });
+
+    test('step-up inside a 2025-era session: the SDK client gets the write scope and its retried call is served with it', async () => {
+      for (const era of ['legacy', 'modern'] as const) {
+        const authProvider = new ClientCredentialsProvider({
+          clientId: 'ci-bot',
+          clientSecret: MACHINE_SECRET,
+          scope: 'devstream:read',
+          expectedIssuer: idp.issuer,
+        });
+        // Its token so far grants read only (a client that asked for less than the hub suggests).
+        authProvider.saveTokens({
+          access_token: await idp.clientCredentials('ci-bot', 'devstream:read', hub),
+          token_type: 'Bearer',
+          scope: 'devstream:read',
+        });
+        const transport = new StreamableHTTPClientTransport(new URL('/mcp', hub), { authProvider });
+        const client = new Client(
+          { name: 'ci', version: '1.0.0' },
+          era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+        );
+        await client.connect(transport);
+        try {
+          assert.equal(authProvider.tokens()!.scope, 'devstream:read', era);
+          const session = transport.sessionId;
+          assert.equal(session === undefined, era === 'modern', `${era}: a session only in the 2025 era`);
+          const stored = await client.callTool({
+            name: 'devstream_store_memory',
+            arguments: { content: `stored by ci-bot after an in-place step-up (${era})`, content_type: 'decision' },
+          });
+          assert.ok(!stored.isError, `${era}: ${JSON.stringify(stored.content)}`);
+          assert.match(authProvider.tokens()!.scope!, /devstream:write/, era);
+          assert.equal(transport.sessionId, session, `${era}: the same session`);
+        } finally {
+          await client.close();
+        }
+      }
+    });
+
+    test("Claude Code hooks: a token's subject and a key of the same name keep apart what a session was given", async () => {
+      const stored = await rest(
+        hub,
+        'POST',
+        '/api/v1/memories',
+        { content: 'Hooked: the retry budget is five attempts', content_type: 'decision', project: 'Hooked' },
+        bearer(keyToken),
+      );
+      assert.equal(stored.status, 201, JSON.stringify(stored.body));
+      const namesake = await createKey(hub, ADMIN_TOKEN, 'ci-bot', ['read', 'write']);
+      const token = await idp.clientCredentials('ci-bot', 'devstream:read devstream:write', hub);
+      const prompt = (credential: string) =>
+        rest(
+          hub,
+          'POST',
+          '/api/v1/hooks/claude-code?project=Hooked',
+          { session_id: 'shared-session', hook_event_name: 'UserPromptSubmit', prompt: 'what is the retry budget' },
+          bearer(credential),
+        );
+      const context = (answer: { body: any }) => answer.body.hookSpecificOutput?.additionalContext ?? '';
+      assert.match(context(await prompt(namesake)), /five attempts/);
+      // The key's session was given the memory; the token's, with the same session id, was not.
+      assert.match(context(await prompt(token)), /five attempts/);
+      assert.equal(context(await prompt(token)), '', 'given once per session');
+    });
+
     test('API keys keep working beside OAuth; a revoked key is refused', async () => {
       assert.deepEqual((await rest(hub, 'GET', '/api/v1/me', undefined, bearer(keyToken))).body, {
         name: 'writer-key',
@@ -566,50 +744,139 @@ for (const backend of backends) {
       assert.equal((await rest(hub, 'GET', '/api/v1/me', undefined, bearer(bot))).body.name, 'ci-bot');
     });
 
-    test('hostile: every REST route and every MCP tool with each kind of bad token → 401, never 200 or 500', async () => {
+    test('hostile: every route of the route table and every MCP request, with each kind of bad token, is refused', async () => {
+      const served = routeTable.filter((r) => !isOpenRoute(r));
+      // What answers without credentials is exactly the probes, the metadata and the dashboard's files.
+      assert.deepEqual(
+        [...new Set(routeTable.filter(isOpenRoute).map((r) => r.url))]
+          .filter((url) => !dashboardFiles.has({ method: 'GET', url } as FastifyRequest))
+          .sort(),
+        [...OPEN_PATHS].sort(),
+      );
+      for (const path of ['/api/v1/tasks', '/mcp', '/metrics', '/openapi.json', '/api/v1/hooks/claude-code'])
+        assert.ok(
+          served.some((r) => r.url === path),
+          `the route table holds ${path}`,
+        );
       const key = idp.currentKey();
       const good = {
         iss: idp.issuer,
         aud: hub,
         sub: 'mallory',
         scope: 'devstream:read devstream:write devstream:admin',
+        projects: ['*'],
       };
       const now = Math.floor(Date.now() / 1000);
-      const bad: Record<string, string> = {
+      const revoked = await createKey(hub, ADMIN_TOKEN, 'hostile-revoked', ['read', 'write', 'admin']);
+      assert.equal(
+        (await rest(hub, 'DELETE', '/api/v1/keys/hostile-revoked', undefined, bearer(ADMIN_TOKEN))).status,
+        200,
+      );
+      const unauthorized: Record<string, string> = {
         audience: await idp.clientCredentials('ci-bot', 'devstream:read devstream:write', 'https://other.example.org'),
         issuer: await signed(key, { ...good, iss: 'https://evil.example.org' }),
         expired: await signed(key, { ...good, exp: now - 3600 }),
+        notYetValid: await signed(key, { ...good, nbf: now + 3600 }),
         signature: `${(await signed(key, good)).slice(0, -8)}AAAAAAAA`,
-        unknownKey: await signed(await signingKey('rogue'), good),
+        unknownKid: await signed(await signingKey('rogue'), good),
         alg: `${Buffer.from('{"alg":"HS256","kid":"k1"}').toString('base64url')}.${Buffer.from(JSON.stringify({ ...good, exp: now + 60 })).toString('base64url')}.c2ln`,
         none: `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(good)).toString('base64url')}.`,
         garbage: 'a.b.c',
-        revokedKey: 'dsh_' + 'x'.repeat(43),
+        opaque: 'an-opaque-token-and-no-introspection',
+        revokedKey: revoked,
+        unknownKey: 'dsh_' + 'x'.repeat(43),
       };
-      for (const [kind, token] of Object.entries(bad)) {
-        for (const call of restCalls) {
-          const answer = await rest(hub, call.method, call.path, call.body, bearer(token));
-          assert.equal(
+      // Two tokens the IdP issued for this hub, lacking scopes: none of the hub's, and read only.
+      const noScope = await idp.clientCredentials('other-bot', 'other', hub);
+      const readOnly = await idp.clientCredentials('reader-bot', 'devstream:read', hub);
+      const failures: string[] = [];
+      const expect = (what: string, status: number, challenge: string | null, want: number, wantChallenge: RegExp) => {
+        if (status !== want || !wantChallenge.test(challenge ?? ''))
+          failures.push(`${what}: ${status} ${challenge ?? '(no challenge)'}`);
+      };
+      const insufficient = (scope: string) => new RegExp(`error="insufficient_scope", scope="${scope}"`);
+      for (const route of served) {
+        const { method, path, body } = requestOf(route);
+        for (const [kind, token] of Object.entries(unauthorized)) {
+          const answer = await rest(hub, method, path, body, bearer(token));
+          expect(
+            `${kind} ${method} ${path}`,
             answer.status,
+            answer.headers.get('www-authenticate'),
             401,
-            `${kind} ${call.method} ${call.path}: ${answer.status} ${JSON.stringify(answer.body)}`,
+            /error="invalid_token"/,
           );
         }
-        for (const tool of tools) {
-          const answer = await fetch(`${hub}/mcp`, {
-            method: 'POST',
-            headers: { ...MCP_HEADERS, ...bearer(token) },
-            body: JSON.stringify({
-              jsonrpc: '2.0',
-              id: 1,
-              method: 'tools/call',
-              params: { name: tool.name, arguments: {} },
-            }),
-          });
-          assert.equal(answer.status, 401, `${kind} tool ${tool.name}`);
-          assert.match(answer.headers.get('www-authenticate')!, /error="invalid_token"/);
+        const none = await rest(hub, method, path, body, bearer(noScope));
+        expect(
+          `noScope ${method} ${path}`,
+          none.status,
+          none.headers.get('www-authenticate'),
+          403,
+          insufficient('devstream:read devstream:write'),
+        );
+        const needed = scopeOfRoute(route);
+        if (needed === undefined) failures.push(`${method} ${route.url}: no scope known for it (scopeOfRoute)`);
+        else if (needed !== 'read') {
+          const answer = await rest(hub, method, path, body, bearer(readOnly));
+          expect(
+            `readOnly ${method} ${path}`,
+            answer.status,
+            answer.headers.get('www-authenticate'),
+            403,
+            insufficient(`devstream:${needed}`),
+          );
         }
       }
+      let id = 0;
+      const mcp = (token: string, message: { method: string; params?: Record<string, unknown> }) =>
+        fetch(`${hub}/mcp`, {
+          method: 'POST',
+          headers: { ...MCP_HEADERS, ...bearer(token) },
+          body: JSON.stringify({ jsonrpc: '2.0', id: ++id, ...message }),
+        });
+      for (const message of MCP_REQUESTS) {
+        const what = `${message.method}${message.method === 'tools/call' ? ` ${String(message.params!.name)}` : ''}`;
+        for (const [kind, token] of Object.entries(unauthorized)) {
+          const answer = await mcp(token, message);
+          expect(
+            `${kind} MCP ${what}`,
+            answer.status,
+            answer.headers.get('www-authenticate'),
+            401,
+            /error="invalid_token"/,
+          );
+        }
+        const none = await mcp(noScope, message);
+        expect(
+          `noScope MCP ${what}`,
+          none.status,
+          none.headers.get('www-authenticate'),
+          403,
+          insufficient('devstream:read devstream:write'),
+        );
+      }
+      // Over MCP a read-only token is refused (step-up) every tool call needing more, `repo` analyze included.
+      const sessionId = await rawInitialize(hub, { headers: bearer(readOnly) });
+      for (const op of tools) {
+        for (const args of op.name === 'repo' ? [{}, { action: 'analyze', path: '/tmp' }] : [{}]) {
+          const needed = neededScope(op, args);
+          if (needed === 'read') continue;
+          const answer = await rawMcp(
+            hub,
+            { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: op.name, arguments: args } },
+            { sessionId, headers: bearer(readOnly) },
+          );
+          expect(
+            `readOnly MCP ${op.name}`,
+            answer.status,
+            answer.headers.get('www-authenticate'),
+            403,
+            insufficient(`devstream:${needed}`),
+          );
+        }
+      }
+      assert.deepEqual(failures, [], 'every bad token refused');
     });
   });
 }

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ProtocolError, type Client } from '@modelcontextprotocol/client';
 import type { OAuthConfig } from '../src/config.js';
+import type { FastifyRequest } from 'fastify';
+import { DashboardFiles } from '../src/http/dashboard.js';
 import { operations, tools } from '../src/operations/index.js';
-import type { AnyOperation } from '../src/operations/operation.js';
+import type { AnyOperation, HttpRoute } from '../src/operations/operation.js';
 import { freePort } from '../support/free-port.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { bearer } from './helpers/bearer.js';
@@ -14,6 +16,7 @@ import { eventually } from './helpers/eventually.js';
 import { wrenText } from './helpers/graph-fixture.js';
 import { createKey } from './helpers/keys.js';
 import { NOTIFICATION_WAIT_MS } from './helpers/mcp-notifications.js';
+import { HOOK_EVENTS, type HookEvent } from '../src/domain/hooks/hook-input.js';
 import { oauthConfig, startIdp, type TestIdp } from './helpers/oidc-provider.js';
 import { connectMcp, rest, startServer, type TestServer } from './helpers/server.js';
 import { taskInput } from './helpers/task-input.js';
@@ -31,13 +34,21 @@ import { taskInput } from './helpers/task-input.js';
 const ADMIN = 'test-admin-token-0123456789abcdefghijklmnop';
 const HOOK = '/api/v1/hooks/claude-code';
 
-type Outcome = { via: 'rest' | 'mcp'; ok: boolean; status: number | undefined; code: string | undefined; body: any };
+type Outcome = { via: string; ok: boolean; status: number | undefined; code: string | undefined; body: any };
 
-/** An operation's first REST route (or POST /api/v1/tools/{name}) called with `args`. */
-async function viaRest(url: string, op: AnyOperation, token: string, args: Record<string, unknown>): Promise<Outcome> {
-  const route = op.routes[0];
+/**
+ * An operation called over REST with `args`: by `route` (default: its first REST route, else its
+ * tool mirror), or by its tool mirror POST /api/v1/tools/{name} (`'tool'`).
+ */
+async function viaRest(
+  url: string,
+  op: AnyOperation,
+  token: string,
+  args: Record<string, unknown>,
+  route: HttpRoute | 'tool' | undefined = op.routes[0],
+): Promise<Outcome> {
   let answer;
-  if (!route) {
+  if (route === undefined || route === 'tool') {
     answer = await rest(url, 'POST', `/api/v1/tools/${op.name}`, args, bearer(token));
   } else {
     const remaining = { ...args };
@@ -63,8 +74,16 @@ async function viaRest(url: string, op: AnyOperation, token: string, args: Recor
     );
   }
   const ok = answer.status < 300;
-  return { via: 'rest', ok, status: answer.status, code: ok ? undefined : answer.body?.error?.code, body: answer.body };
+  const via =
+    route === undefined || route === 'tool' ? `POST /api/v1/tools/${op.name}` : `${route.method} ${route.path}`;
+  return { via, ok, status: answer.status, code: ok ? undefined : answer.body?.error?.code, body: answer.body };
 }
+
+/** Every REST way to call `op`: each of its routes, and its tool mirror when it is a tool. */
+const restWays = (op: AnyOperation): Array<HttpRoute | 'tool'> => [
+  ...op.routes,
+  ...(tools.includes(op) ? (['tool'] as const) : []),
+];
 
 /** A tool called over MCP: its structuredContent, or the code of its isError result. */
 async function viaMcp(client: Client, op: AnyOperation, args: Record<string, unknown>): Promise<Outcome> {
@@ -116,13 +135,16 @@ for (const backend of backends)
       let limitedMcp: Client;
       let fullMcp: Client;
       const ids: Record<string, string> = {};
+      /** The served app's route table (AppDeps.onRoute). */
+      const routeTable: Array<{ method: string; url: string }> = [];
       /** What no answer to the limited key may mention (beyond what its own request named). */
       let secrets: string[];
 
       const call = async (name: string, who: 'limited' | 'full' | 'limitedAdmin' | 'limitedTwo', args = {}) => {
         const op = operations.find((o) => o.name === name)!;
         const token = { limited, full, limitedAdmin, limitedTwo }[who];
-        const outcomes = [await viaRest(server.url, op, token, args)];
+        const outcomes: Outcome[] = [];
+        for (const way of restWays(op)) outcomes.push(await viaRest(server.url, op, token, args, way));
         const client = who === 'limited' ? limitedMcp : who === 'full' ? fullMcp : undefined;
         if (client && tools.includes(op)) outcomes.push(await viaMcp(client, op, args));
         if (who !== 'full') {
@@ -147,7 +169,7 @@ for (const backend of backends)
         for (const o of outcomes) {
           assert.equal(o.ok, false, `${o.via}: ${JSON.stringify(o.body)}`);
           assert.equal(o.code, code, `${o.via}: ${JSON.stringify(o.body)}`);
-          if (o.via === 'rest') assert.equal(o.status, status);
+          if (o.via !== 'mcp') assert.equal(o.status, status, o.via);
         }
       };
       const projectsOf = (tasks: Array<{ project: string }>) => new Set(tasks.map((t) => t.project));
@@ -170,7 +192,7 @@ for (const backend of backends)
           auth: { mode: 'required' as const, adminToken: ADMIN, ...(oauth ? { oauth: oauth.oauth } : {}) },
           graphs: { retention: 5, uploadLimit: 64 * 1024 * 1024, analyzeRoots: [root] },
         };
-        server = await startServer(database, config, {}, port);
+        server = await startServer(database, config, { onRoute: (route) => routeTable.push(route) }, port);
         capturing = await startServer(database, {
           ...config,
           hooks: { contextTokens: 1_500, capture: true, sessionTtlMs: 3_600_000 },
@@ -525,6 +547,56 @@ for (const backend of backends)
         assert.deepEqual(operations.map((o) => o.name).sort(), Object.keys(cases).sort());
       });
 
+      it('every route of the route table is an operation’s (its case calls each), has its own test here, or holds no project data', () => {
+        const covered = new Map<string, string>();
+        for (const op of operations) {
+          for (const route of op.routes) covered.set(`${route.method} /api/v1${route.path}`, op.name);
+          if (tools.includes(op)) covered.set(`POST /api/v1/tools/${op.name}`, op.name);
+        }
+        const ownTests: Record<string, string> = {
+          'POST /api/v1/graphs': 'graph uploads',
+          'POST /api/v1/hooks/claude-code': 'the hook endpoint, every hook event',
+          'POST /mcp': 'tools (each case), resources, prompts and completions, subscriptions',
+          'GET /mcp': 'resource updates on the 2025 stream',
+          'DELETE /mcp': 'ends the caller’s own session only (sessions are bound to their key or subject)',
+          'GET /metrics': '/metrics: every project’s figures, refused to limited callers',
+        };
+        // Nothing of any project: probes, the API description, the OAuth metadata, an unknown tool's 404.
+        const noData = new Set([
+          'GET /healthz',
+          'GET /readyz',
+          'GET /openapi.json',
+          'GET /.well-known/oauth-protected-resource',
+          'GET /.well-known/oauth-protected-resource/mcp',
+          'POST /api/v1/tools/:name',
+        ]);
+        const dashboard = new DashboardFiles();
+        const uncovered = routeTable
+          .map(({ method, url }) => ({ method: method === 'HEAD' ? 'GET' : method, url }))
+          .filter(({ method, url }) => {
+            const key = `${method} ${url}`;
+            return (
+              !covered.has(key) &&
+              !ownTests[key] &&
+              !noData.has(key) &&
+              !dashboard.has({ method, url } as FastifyRequest)
+            );
+          })
+          .map(({ method, url }) => `${method} ${url}`);
+        assert.deepEqual(uncovered, [], 'routes without a project-limits case');
+        // Each operation route was in the table, so its case ran against a route the app serves.
+        const served = new Set(routeTable.map((r) => `${r.method} ${r.url}`));
+        for (const key of covered.keys()) assert.ok(served.has(key), `${key} is served`);
+      });
+
+      it('/metrics (every project’s figures) is refused to a limited admin; an unlimited admin reads it', async () => {
+        const limitedScrape = await rest(server.url, 'GET', '/metrics', undefined, bearer(limitedAdmin));
+        assert.equal(limitedScrape.status, 403, JSON.stringify(limitedScrape.body));
+        assert.equal(limitedScrape.body.error.code, 'FORBIDDEN');
+        assert.match(limitedScrape.body.error.message, /covers every project/);
+        assert.equal((await rest(server.url, 'GET', '/metrics', undefined, bearer(ADMIN))).status, 200);
+      });
+
       for (const op of operations) {
         it(`${op.name}${tools.includes(op) ? ' (REST and MCP)' : ' (REST)'}`, async () => {
           const run = cases[op.name];
@@ -557,21 +629,23 @@ for (const backend of backends)
         const notFound = async (client: Client, uri: string) => {
           await assert.rejects(client.readResource({ uri }), (e) => e instanceof ProtocolError, uri);
         };
-        for (const uri of [
-          `devlens://graph/${ids.sparrow}/meta`,
-          `devstream://task/${ids.taskB}`,
-          `devstream://plan/${ids.planBorealis}`,
-          `devstream://memory/${ids.memB}`,
-        ]) {
-          await notFound(limitedMcp, uri);
-          assert.ok((await fullMcp.readResource({ uri })).contents.length === 1, `the unlimited key reads ${uri}`);
+        // Each resource template the server lists, with an item outside the limits and one inside
+        // (a new template must be added here).
+        const items: Record<string, { outside: string; inside: string }> = {
+          'devlens://graph/{graphId}/meta': { outside: ids.sparrow!, inside: ids.wren! },
+          'devstream://task/{id}': { outside: ids.taskB!, inside: ids.taskA! },
+          'devstream://plan/{id}': { outside: ids.planBorealis!, inside: ids.planApollo! },
+          'devstream://memory/{id}': { outside: ids.memB!, inside: ids.memA! },
+        };
+        const templates = (await limitedMcp.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+        assert.deepEqual(templates.sort(), Object.keys(items).sort());
+        for (const [template, { outside, inside }] of Object.entries(items)) {
+          const uri = (id: string) => template.replace(/\{\w+\}/, id);
+          await notFound(limitedMcp, uri(outside));
+          const full = await fullMcp.readResource({ uri: uri(outside) });
+          assert.equal(full.contents.length, 1, `the unlimited key reads ${uri(outside)}`);
+          assert.equal((await limitedMcp.readResource({ uri: uri(inside) })).contents.length, 1, uri(inside));
         }
-        for (const uri of [
-          `devstream://task/${ids.taskA}`,
-          `devstream://plan/${ids.planApollo}`,
-          `devstream://memory/${ids.memA}`,
-        ])
-          assert.equal((await limitedMcp.readResource({ uri })).contents.length, 1, uri);
       });
 
       it('resource updates: a limited key hears only its own tasks, on a 2026 listen stream and a 2025 subscription', async () => {
@@ -595,7 +669,6 @@ for (const backend of backends)
           await legacy.subscribeResource({ uri: other });
           await legacy.subscribeResource({ uri: own });
           await new Promise((resolve) => setTimeout(resolve, 200)); // the 2025 session's GET stream opens
-          // The other task changes first, then the key's own: each stream hears the second only.
           // The other task changes first, then the key's own (each put back after): each stream hears the second only.
           const statusOf = async (id: string | undefined) =>
             (await rest(server.url, 'GET', '/api/v1/tasks?limit=100', undefined, bearer(full))).body.tasks.find(
@@ -651,6 +724,87 @@ for (const backend of backends)
           }),
           /NOT_FOUND/,
         );
+        // Every prompt the server lists, named with another project or graph: nothing of it (a new prompt must be added here).
+        const outside: Record<string, Record<string, string>> = {
+          resume: { project: 'Borealis' },
+          'record-decision': { decision: 'Use exponential backoff', project: 'Borealis' },
+          'explain-code': { question: 'how are retries delayed', repo: 'sparrow' },
+        };
+        const prompts = (await limitedMcp.listPrompts()).prompts.map((p) => p.name);
+        assert.deepEqual(prompts.sort(), Object.keys(outside).sort());
+        for (const [name, args] of Object.entries(outside)) {
+          const answer = await limitedMcp.getPrompt({ name, arguments: args }).catch((error: Error) => error.message);
+          assert.doesNotMatch(JSON.stringify(answer), /hidden/, name);
+        }
+      });
+
+      it('every hook event, capture on: another project or graph answers as one that does not exist would, and nothing of it shows', async () => {
+        const hook = (token: string, project: string, repo: string, body: Record<string, unknown>, session: string) =>
+          rest(
+            capturing.url,
+            'POST',
+            `${HOOK}?project=${project}&repo=${repo}`,
+            { session_id: session, cwd: `/home/dev/${project}`, ...body },
+            bearer(token),
+          );
+        // A memory of each project about the same file, for PreToolUse on Read to find.
+        for (const [project, content] of [
+          ['Apollo', 'src/backoff.ts retries Apollo jobs three times'],
+          ['Borealis', 'src/backoff.ts hidden: Borealis retries forever'],
+        ] as const) {
+          const stored = await rest(
+            server.url,
+            'POST',
+            '/api/v1/memories',
+            { content, content_type: 'learning', project },
+            bearer(full),
+          );
+          assert.equal(stored.status, 201, JSON.stringify(stored.body));
+        }
+        const read = (project: string) => ({
+          tool_name: 'Read',
+          tool_input: { file_path: `/home/dev/${project}/src/backoff.ts` },
+        });
+        // Each event's inputs (typed by HOOK_EVENTS: a new event must have some here).
+        const inputs: Record<HookEvent, Array<(project: string) => Record<string, unknown>>> = {
+          SessionStart: [() => ({ source: 'startup' })],
+          UserPromptSubmit: [() => ({ prompt: 'retry budget backoffDelay' })],
+          PreToolUse: [read, () => ({ tool_name: 'Grep', tool_input: { pattern: 'backoffDelay' } })],
+          PostToolUse: [read],
+          Stop: [() => ({})],
+          SessionEnd: [() => ({ reason: 'logout' })],
+        };
+        assert.deepEqual(Object.keys(inputs).sort(), [...HOOK_EVENTS].sort());
+        let n = 0;
+        for (const event of HOOK_EVENTS)
+          for (const input of inputs[event]) {
+            n += 1;
+            const ask = (project: string, repo: string) =>
+              hook(limited, project, repo, { hook_event_name: event, ...input(project) }, `ev-${n}-${project}`);
+            const other = await ask('Borealis', 'sparrow');
+            assert.equal(other.status, 200, `${event}: ${JSON.stringify(other.body)}`);
+            const nowhere = await ask('Nowhere', 'nowhere');
+            assert.equal(
+              JSON.stringify(other.body),
+              JSON.stringify(nowhere.body).replaceAll('Nowhere', 'Borealis').replaceAll('nowhere', 'sparrow'),
+              `${event} ${n}`,
+            );
+            assert.doesNotMatch(JSON.stringify(other.body), /hidden|Borealis retries/, `${event} ${n}`);
+          }
+        // The same inputs in the caller's own project and graph do find its memory and symbols: the
+        // above is the limit, not an empty hub; the unlimited key finds Borealis's.
+        const context = (answer: { body: any }) =>
+          (answer.body.hookSpecificOutput?.additionalContext as string | undefined) ?? '';
+        const pre = (token: string, project: string, repo: string, body: Record<string, unknown>) =>
+          hook(token, project, repo, { hook_event_name: 'PreToolUse', ...body }, `own-${++n}`);
+        assert.match(context(await pre(limited, 'Apollo', 'wren', read('Apollo'))), /Apollo jobs three times/);
+        assert.match(context(await pre(full, 'Borealis', 'sparrow', read('Borealis'))), /Borealis retries forever/);
+        const grep = { tool_name: 'Grep', tool_input: { pattern: 'backoffDelay' } };
+        assert.match(
+          context(await pre(limited, 'Apollo', 'wren', grep)),
+          /backoffDelay[\s\S]*in wren|wren[\s\S]*backoffDelay/,
+        );
+        assert.match(context(await pre(full, 'Borealis', 'sparrow', grep)), /sparrow/);
       });
 
       it('the Claude Code hook endpoint: no context from another project or graph; capture there refused silently', async () => {

@@ -46,7 +46,7 @@ export class Authenticator {
     if (token === null) {
       throw unauthorized(
         authorization === undefined
-          ? 'An API key is required: send Authorization: Bearer <token>'
+          ? `${this.oauth ? "An API key or the identity provider's access token" : 'An API key'} is required: send Authorization: Bearer <token>`
           : 'The Authorization header must be "Bearer <token>"',
       );
     }

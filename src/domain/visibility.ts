@@ -56,6 +56,25 @@ export function requireRepo(caller: Caller, repo: string, field = 'repo'): void 
 }
 
 /**
+ * Throws FORBIDDEN unless the caller is limited to no project and no code graph: for what covers the
+ * whole service at once (GET /metrics counts every project's requests, jobs and uploads), which a
+ * limited admin is not an admin of.
+ */
+export function requireUnlimited(caller: Caller, what: string): void {
+  if (caller.projects === undefined && caller.repos === undefined) return;
+  throw new AppError(
+    'FORBIDDEN',
+    `${what} covers every project and code graph; ${credentialOf(caller)} is limited to some (an unlimited admin key, or METRICS_TOKEN, may read it)`,
+    {
+      details: {
+        projects: caller.projects ? [...caller.projects] : null,
+        repos: caller.repos ? [...caller.repos] : null,
+      },
+    },
+  );
+}
+
+/**
  * The project a write goes to when the caller names none: DEFAULT_PROJECT, unless the caller is
  * limited to projects that do not include it; then its only project, when it has one; else
  * undefined (the caller must name one).

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { isTokenCaller } from '../auth/oauth/claims.js';
 import type { Caller } from '../auth/scopes.js';
 import { requireScope } from '../auth/scopes.js';
 import { sweepHookRows } from '../db/queries/hook-sessions.js';
@@ -40,6 +41,14 @@ const QuerySchema = z.strictObject({
     .optional()
     .describe("The checkout's commit, for SessionStart's graph freshness line"),
 });
+
+/**
+ * Whose a Claude Code session's rows are (what it was given, what it touched): the key's name ('' with
+ * AUTH=off), or `token:<subject>` for an access token's caller, never shared with a key of that name
+ * (as MCP sessions and rate limits are kept apart; no key name holds a colon).
+ */
+const sessionCaller = (caller: Caller): string =>
+  caller.name === null ? '' : isTokenCaller(caller) ? `token:${caller.name}` : caller.name;
 
 export interface HookRouteOptions {
   services: Services;
@@ -151,7 +160,7 @@ export async function registerHookRoutes(app: FastifyInstance, options: HookRout
         sweepSometimes(ctx.log);
         try {
           const scope = await hookScope(ctx, { project: query.data.project, repo: query.data.repo, cwd: input.cwd });
-          const session = input.session_id ? { caller: caller.name ?? '', sessionId: input.session_id } : undefined;
+          const session = input.session_id ? { caller: sessionCaller(caller), sessionId: input.session_id } : undefined;
           const { output, stored } = await answerHook(
             { ctx, input, scope, session, settings, commit: query.data.commit },
             event,

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requireScope } from '../auth/scopes.js';
 import { bearerToken, hashToken, sameHash } from '../auth/tokens.js';
+import { requireUnlimited } from '../domain/visibility.js';
 import { AppError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import { callerOf } from './auth.js';
@@ -24,7 +25,8 @@ export interface MetricsOptions {
 /**
  * GET /metrics in Prometheus's text format, and the HTTP request histogram behind it. Who may
  * scrape: with METRICS_TOKEN, a request bearing it (from any address and Host: Prometheus scrapes
- * by IP), or an admin key; without, whoever may use the admin routes (anyone with AUTH=off).
+ * by IP), or an admin key; without, whoever may use the admin routes (anyone with AUTH=off). Never
+ * an admin limited to projects or code graphs: the figures are every project's.
  * Register before the Host check and auth, whose hooks let a scraper through.
  */
 export function registerMetrics(app: FastifyInstance, options: MetricsOptions): () => void {
@@ -80,6 +82,7 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
             );
           }
           requireScope(caller, 'admin', 'GET /metrics');
+          requireUnlimited(caller, 'GET /metrics');
         }
         const { contentType, body } = await metrics.render();
         return reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);

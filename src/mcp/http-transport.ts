@@ -2,7 +2,7 @@ import type {} from '@fastify/swagger';
 import { randomUUID } from 'node:crypto';
 import { finished } from 'node:stream';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
-import { createMcpHandler, isInitializeRequest, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BearerChallenge } from '../auth/oauth/challenge.js';
 import { isTokenCaller } from '../auth/oauth/claims.js';
@@ -11,6 +11,7 @@ import { neededScope } from '../operations/invoke.js';
 import type { AnyOperation } from '../operations/operation.js';
 import { taskUri } from '../domain/resource-links.js';
 import { repoHeader } from '../repo-header.js';
+import { authInfoOf } from './request-caller.js';
 import { audibleUris } from './resources.js';
 import { createMcpServer, createModernMcpServer, TOOL_PROFILES, type McpDeps, type ToolProfile } from './server.js';
 import { SessionStore, type McpSessions, type Session } from './session-store.js';
@@ -199,13 +200,19 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     request.raw.headers['x-request-id'] = request.id;
     reply.hijack();
   };
+  /**
+   * Hands a 2025-era request to its session's (or stateless) transport, with the caller this
+   * request's own credential made as its `authInfo`: the session's server serves it as that caller
+   * (request-caller.ts), not as the one that opened the session.
+   */
   const handoff = async (
     request: FastifyRequest,
     reply: FastifyReply,
     transport: NodeStreamableHTTPServerTransport,
   ) => {
+    const auth = authInfoOf(options.callerOf(request));
     hijack(request, reply);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    await transport.handleRequest(Object.assign(request.raw, { auth }), reply.raw, request.body);
   };
 
   // The 2026-07-28 era: one SDK handler for the app, a server per request for its caller.
@@ -233,12 +240,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     if (!profile) return;
     await narrowListen(request.body, caller);
     const principal: Principal = { caller, defaultRepo: sessionRepo(request), profile };
-    const auth: AuthInfo = {
-      token: '',
-      clientId: caller.name ?? 'anonymous',
-      scopes: [...caller.scopes],
-      extra: { principal },
-    };
+    const auth = authInfoOf(caller, { principal });
     hijack(request, reply);
     await modernNode(Object.assign(request.raw, { auth }), reply.raw, request.body);
   };

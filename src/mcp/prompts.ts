@@ -1,4 +1,10 @@
-import { ProtocolError, ProtocolErrorCode, type Prompt, type Server } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type Prompt,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Context } from '../domain/context.js';
 import { toFieldIssues } from '../domain/field-issues.js';
@@ -112,13 +118,13 @@ function suggestedKeywords(decision: string): string[] {
  * prompts/list, prompts/get and completion/complete on `server`. `contextOf` gives a request's
  * Context (its caller, default repo and log), so a prompt reads with the caller's scopes.
  */
-export function registerPrompts(server: Server, contextOf: () => Context): void {
+export function registerPrompts(server: Server, contextOf: (request: ServerContext) => Context): void {
   server.setRequestHandler('prompts/list', async () => ({ prompts: LISTED }));
 
-  server.setRequestHandler('prompts/get', async (request) => {
+  server.setRequestHandler('prompts/get', async (request, requestCtx) => {
     const prompt = PROMPTS.find((p) => p.name === request.params.name);
     if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
-    const ctx = contextOf();
+    const ctx = contextOf(requestCtx);
     requireRead(ctx.caller, 'getting a prompt');
     const parsed = prompt.input.safeParse(request.params.arguments ?? {});
     if (!parsed.success)
@@ -140,12 +146,12 @@ export function registerPrompts(server: Server, contextOf: () => Context): void 
     }
   });
 
-  server.setRequestHandler('completion/complete', async (request) => {
+  server.setRequestHandler('completion/complete', async (request, requestCtx) => {
     const { ref, argument } = request.params;
     const none = { completion: { values: [], total: 0, hasMore: false } };
     if (ref.type !== 'ref/prompt' || !PROMPTS.some((p) => p.name === ref.name)) return none;
     const prefix = argument.value.slice(0, 200);
-    const ctx = contextOf();
+    const ctx = contextOf(requestCtx);
     // Project and repo names are what the read scope lists.
     requireRead(ctx.caller, 'completing a prompt argument');
     if (argument.name === 'project') {

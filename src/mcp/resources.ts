@@ -1,4 +1,4 @@
-import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
+import { ResourceNotFoundError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { Caller } from '../auth/scopes.js';
 import type { Context, Services } from '../domain/context.js';
 import { graphMeta, listGraphs } from '../domain/graphs/graphs.js';
@@ -56,19 +56,28 @@ export async function audibleUris(services: Services, caller: Caller, uris: read
  * filter in the 2026 one; a plan, `devstream://plan/{id}` (as devstream_list_plans lists it); a
  * memory, `devstream://memory/{id}` (as devstream_get_memory gives it). An unknown id is
  * ResourceNotFoundError (SEP-2164), in both eras; so is one of a project or graph the caller's key
- * is not limited to (they read with the caller, domain/visibility.ts).
+ * is not limited to (they read with the request's caller, `callerOf`; domain/visibility.ts).
  */
-export function registerResources(server: Server, services: Services, era: 'legacy' | 'modern', caller: Caller): void {
-  const reader = { db: services.db, caller };
-  const mayRead = () => requireRead(caller, 'reading resources');
+export function registerResources(
+  server: Server,
+  services: Services,
+  era: 'legacy' | 'modern',
+  callerOf: (ctx: ServerContext) => Caller,
+): void {
+  /** The request's caller, once it is known to hold the read scope. */
+  const reader = (ctx: ServerContext) => {
+    const caller = callerOf(ctx);
+    requireRead(caller, 'reading resources');
+    return { db: services.db, caller };
+  };
   if (era === 'legacy') {
     const uris = new Set<string>();
     subscriptions.set(server, uris);
-    server.setRequestHandler('resources/subscribe', async (request) => {
-      mayRead();
+    server.setRequestHandler('resources/subscribe', async (request, ctx) => {
+      const who = reader(ctx);
       // A limited key hears only of items it may read: updates of another project's task would tell it the task exists.
-      const item = caller.projects === undefined ? null : ITEM.exec(request.params.uri);
-      if (item && !(await ITEMS[item[1]!]!(reader, item[2]!))) return {};
+      const item = who.caller.projects === undefined ? null : ITEM.exec(request.params.uri);
+      if (item && !(await ITEMS[item[1]!]!(who, item[2]!))) return {};
       // At most a thousand per session: a client cannot grow the server's memory without bound.
       if (uris.size < MAX_SUBSCRIPTIONS) uris.add(request.params.uri);
       return {};
@@ -82,9 +91,8 @@ export function registerResources(server: Server, services: Services, era: 'lega
     contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }],
   });
 
-  server.setRequestHandler('resources/list', async () => {
-    mayRead();
-    const { graphs } = await listGraphs(reader);
+  server.setRequestHandler('resources/list', async (_request, ctx) => {
+    const { graphs } = await listGraphs(reader(ctx));
     return {
       resources: [
         {
@@ -132,18 +140,18 @@ export function registerResources(server: Server, services: Services, era: 'lega
       },
     ],
   }));
-  server.setRequestHandler('resources/read', async (request) => {
-    mayRead();
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    const who = reader(ctx);
     const { uri } = request.params;
-    if (uri === REPOS) return json(uri, await listGraphs(reader));
+    if (uri === REPOS) return json(uri, await listGraphs(who));
     const item = ITEM.exec(uri);
     if (item) {
-      const found = await ITEMS[item[1]!]!(reader, item[2]!);
+      const found = await ITEMS[item[1]!]!(who, item[2]!);
       if (!found) throw new ResourceNotFoundError(uri);
       return json(uri, found);
     }
     const id = META.exec(uri)?.[1];
-    const meta = id ? await graphMeta(reader, id) : null;
+    const meta = id ? await graphMeta(who, id) : null;
     if (!meta) throw new ResourceNotFoundError(uri);
     return json(uri, meta);
   });

@@ -35,6 +35,7 @@ import type { Logger } from '../logger.js';
 import type { FaultLog } from '../operations/fault-log.js';
 import { invoke, toAppError } from '../operations/invoke.js';
 import { registerPrompts } from './prompts.js';
+import { callerAt } from './request-caller.js';
 import { registerResources } from './resources.js';
 import { toFieldIssues } from '../domain/field-issues.js';
 import type { AnyOperation } from '../operations/operation.js';
@@ -249,7 +250,8 @@ export function createModernMcpServer(
 /**
  * One MCP server (one per session, or per request when stateless) whose tools are the registry's
  * operations. Tool failures are `isError` results carrying the catalogue code; only protocol faults
- * (unknown tool) are JSON-RPC errors.
+ * (unknown tool) are JSON-RPC errors. Each request is served as the caller of the HTTP request that
+ * carried it (request-caller.ts); `caller`, the one the server was opened for, only without HTTP.
  */
 export function createMcpServer(
   deps: McpDeps,
@@ -278,7 +280,6 @@ export function createMcpServer(
       'Search memory before re-deciding something. For code, find_symbols and get_node answer from the graph the ' +
       'analyzer uploaded: name the repo (repo argument, ?repo= on this URL or an X-Repo header) when there are several.',
   });
-  const tools = describeTools(deps.tools, caller.scopes, era, profile);
   // A tool outside the profile is unknown here, as it is to tools/list.
   const byName = new Map(profileTools(deps.tools, profile).map((op) => [op.name, op]));
   // The legacy era's session level (logging/setLevel); a modern request carries its own in `_meta`.
@@ -288,12 +289,15 @@ export function createMcpServer(
     minLevel = request.params.level;
     return {};
   });
-  server.setRequestHandler('tools/list', async () => ({ tools }));
-  registerResources(server, deps.services, era, caller);
-  // Prompts read with the caller's scopes, the server's default repo and its log.
-  registerPrompts(server, () => ({
+  const callerOf = (ctx: ServerContext) => callerAt(ctx, caller);
+  server.setRequestHandler('tools/list', async (_request, ctx) => ({
+    tools: describeTools(deps.tools, callerOf(ctx).scopes, era, profile),
+  }));
+  registerResources(server, deps.services, era, callerOf);
+  // Prompts read with the request's caller, the server's default repo and its log.
+  registerPrompts(server, (ctx) => ({
     ...deps.services,
-    caller,
+    caller: callerOf(ctx),
     defaultRepo,
     log: deps.log,
     timing: () => {},
@@ -321,7 +325,7 @@ export function createMcpServer(
     const log: Logger = reqId ? deps.log.child({ reqId }) : deps.log;
     const ctx: Context = {
       ...deps.services,
-      caller,
+      caller: callerOf(extra),
       defaultRepo: requestRepo || defaultRepo,
       log,
       timing: () => {},
