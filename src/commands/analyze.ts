@@ -7,7 +7,7 @@ import { createGzip, gunzipSync } from 'node:zlib';
 import { AnalyzeError, analyzeRepository } from '../analyzer/analyze-repository.js';
 import { commitFileStream } from '../analyzer/commit-file-json.js';
 import type { AnalysisProgress } from '../analyzer/progress.js';
-import { knownSummaries, summarizeNodes, type KnownSummary } from '../analyzer/summarize.js';
+import { knownSummaries, summarizeCommit, type KnownSummary } from '../analyzer/summarize.js';
 import type { AnalysisStats } from '../commit-file.js';
 import { describeUpload, postGraphReportingFailure, serverUrlProblem, tokenFrom } from './upload.js';
 
@@ -170,7 +170,7 @@ export async function analyzeCommand(argv: string[]): Promise<number> {
     const model = process.env.OLLAMA_SUMMARY_MODEL?.trim() || DEFAULT_SUMMARY_MODEL;
     const host = ollamaHost(process.env);
     let last = 0;
-    const result = await summarizeNodes(commit.nodes, {
+    const result = await summarizeCommit(commit, {
       host,
       model,
       concurrency: concurrency as number,
@@ -185,7 +185,6 @@ export async function analyzeCommand(argv: string[]): Promise<number> {
         );
       },
     });
-    commit.stats.documentedNodes = commit.nodes.filter((n) => n.technicalSummary).length;
     say(
       `Summarized ${result.total} nodes with ${model}: ${result.answered} by the model, ${result.reused} reused from --previous, ${result.failed} kept their doc comment` +
         (result.gaveUp ? ` (gave up on the model: ${result.gaveUp})` : ''),

@@ -89,6 +89,10 @@ export const repoOp = defineOperation({
     branch: text(200, { what: 'branch', trim: true, nonEmpty: true })
       .optional()
       .describe('analyze: the branch the graph is recorded under'),
+    summarize: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .describe("analyze with a path: also write summaries with the server's chat model (OLLAMA_SUMMARY_MODEL)"),
   }),
   output: RepoResultSchema,
   scope: 'read',
