@@ -214,3 +214,25 @@ export function knownSummaries(
   }
   return known;
 }
+
+/** A stored node's model summaries as the server reads them (null where absent), by the hash of its code. */
+export interface StoredSummary {
+  codeHash: string;
+  technicalSummary: string | null;
+  businessSummary: string | null;
+  security: { severity: string | null; summary: string | null };
+  model: string | null;
+}
+
+/** knownSummaries of stored summaries (the server's latest commit): those complete enough to reuse. */
+export function knownFromStored(stored: Iterable<StoredSummary>): Map<string, KnownSummary> {
+  return knownSummaries(
+    [...stored].map((s) => ({
+      codeHash: s.codeHash,
+      technicalSummary: s.technicalSummary ?? undefined,
+      businessSummary: s.businessSummary ?? undefined,
+      security: { severity: s.security.severity ?? undefined, summary: s.security.summary ?? undefined },
+      metadata: { summarySource: 'llm', summaryModel: s.model ?? undefined },
+    })),
+  );
+}

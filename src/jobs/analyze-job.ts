@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Kysely } from 'kysely';
 import type { AnalysisProgress } from '../analyzer/progress.js';
-import { knownSummaries, type KnownSummary, type SummarizeProgress } from '../analyzer/summarize.js';
+import { knownFromStored, type KnownSummary, type SummarizeProgress } from '../analyzer/summarize.js';
 import { analyzeGraphTables } from '../db/queries/graphs/ingest.js';
 import { latestKnownSummaries } from '../db/queries/graphs/known-summaries.js';
 import type { Database } from '../db/schema.js';
@@ -114,13 +114,13 @@ async function summarizeInput(
 ): Promise<ThreadSummarize | undefined> {
   if (!settings.model) return undefined;
   const rows = await latestKnownSummaries(db, repo);
-  const known = knownSummaries(
+  const known = knownFromStored(
     rows.map((r) => ({
       codeHash: r.code_hash,
-      technicalSummary: r.technical_summary ?? undefined,
-      businessSummary: r.business_summary ?? undefined,
-      security: { severity: r.security_severity ?? undefined, summary: r.security_summary ?? undefined },
-      metadata: { summarySource: 'llm', summaryModel: r.model ?? undefined },
+      technicalSummary: r.technical_summary,
+      businessSummary: r.business_summary,
+      security: { severity: r.security_severity, summary: r.security_summary },
+      model: r.model,
     })),
   );
   const { model, ollamaHost: host, concurrency, timeoutMs } = settings;
