@@ -1,18 +1,22 @@
 /**
- * Analyzer benchmark (`npm run bench:analyzer`): `analyzeRepository` on this repository and on a
- * generated 2,000-file TypeScript tree, each in its own process (files/s, nodes, edges, peak RSS),
- * then find_symbols quality on natural-language questions about this project's own source: 30
- * documented functions, each asked for by its doc comment's first sentence without the words of
- * its name, MRR@10 on the analyzer's graph, and on the same graph without doc comments.
- * The graph is uploaded to an in-process server on PGlite, or on Postgres when DATABASE_URL is set.
- * Writes bench/results/analyzer.{json,md}.
+ * Analyzer benchmark (`npm run bench:analyzer`): `analyzeRepository` on this repository, on a
+ * generated 2,000-file tree per language (TypeScript, Go, Rust, Java) and on one real checkout per
+ * new language passed on the command line (--go, --rust, --java: a folder; nothing of it is
+ * written here but its name and commit), each in its own process: files/s, nodes, edges, peak RSS,
+ * and for Go, Rust and Java the share of call sites resolved to a node of the repository
+ * (lib/call-sites.ts). Then find_symbols quality on natural-language questions about this
+ * project's own source: 30 documented functions, each asked for by its doc comment's first
+ * sentence without the words of its name, MRR@10 on the analyzer's graph, and on the same graph
+ * without doc comments. The graph is uploaded to an in-process server on PGlite, or on Postgres
+ * when DATABASE_URL is set. Writes bench/results/analyzer.{json,md}.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -26,19 +30,26 @@ import { openDb } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { identifierWords } from '../src/domain/graphs/search-document.js';
 import { testConfig } from '../support/test-config.js';
-import { CODE_NOUNS, CODE_VERBS } from './lib/code-words.js';
+import { callSiteShare, type CallSiteLanguage, type CallSiteReport } from './lib/call-sites.js';
+import { generateTree, type GeneratedLanguage } from './lib/generated-trees.js';
 import { machine } from './lib/machine.js';
 import { scratchPglite, scratchPostgres } from './lib/scratch.js';
-import { prng } from './lib/seed.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS_DIR = join(ROOT, 'bench/results/');
 const QUESTIONS = 30;
 
-const USAGE = `npm run bench:analyzer [-- --files 2000]
+const USAGE = `npm run bench:analyzer [-- --files 2000] [--go <checkout>] [--rust <checkout>] [--java <checkout>]
 
-Analyzes this repository and a generated TypeScript tree of --files files (each in a child
-process), then scores find_symbols on ${QUESTIONS} doc-comment questions about this project's source.`;
+Analyzes this repository, a generated tree of --files files per language (TypeScript, Go, Rust,
+Java) and the checkouts given (a real Go, Rust and Java repository: give all three for results to
+commit), each in a child process, then scores find_symbols on ${QUESTIONS} doc-comment questions
+about this project's source.`;
+
+/** The languages whose call sites are counted, and their labels. */
+const LANGUAGES: Record<CallSiteLanguage, string> = { go: 'Go', rust: 'Rust', java: 'Java' };
+const GENERATED: Record<GeneratedLanguage, string> = { typescript: 'TypeScript', ...LANGUAGES };
+const TARGETS = { self_seconds: 60, mrr10: 0.6, generated_files_per_second: 200, peak_rss_mib: 1024 };
 
 /** What one analysis run in a child process reports. */
 interface RunReport {
@@ -89,64 +100,6 @@ function runChild(root: string, out: string): Promise<RunReport> {
         : reject(new Error(`analysis of ${root} exited with ${code}`)),
     );
   });
-}
-
-// ------------------------------------------------------------------------------------------------
-// A generated TypeScript tree: folders of files that import earlier files' functions and classes.
-
-async function generateTree(dir: string, files: number, seed = 5): Promise<void> {
-  const rand = prng(seed);
-  const pick = <T>(list: T[]) => list[Math.floor(rand() * list.length)]!;
-  const cap = (w: string) => w[0]!.toUpperCase() + w.slice(1);
-  const doc = () => `${cap(Array.from({ length: 8 }, () => pick([...CODE_VERBS, ...CODE_NOUNS])).join(' '))}.`;
-  const made: Array<{ path: string; fn: string; cls: string }> = [];
-  for (let i = 0; i < files; i++) {
-    const path = `src/${pick(CODE_NOUNS)}${i % 50}/${pick(CODE_NOUNS)}-${pick(CODE_NOUNS)}-${i}.ts`;
-    const fn = `${pick(CODE_VERBS)}${cap(pick(CODE_NOUNS))}${i}`;
-    const cls = `${cap(pick(CODE_NOUNS))}${cap(pick(CODE_NOUNS))}Service${i}`;
-    const deps = made.length
-      ? Array.from({ length: 1 + Math.floor(rand() * 3) }, () => made[Math.floor(rand() * made.length)]!)
-      : [];
-    const unique = [...new Map(deps.map((d) => [d.path, d])).values()];
-    const lines: string[] = [];
-    for (const d of unique) {
-      let rel = join(dirname(path).replace(/[^/]+/g, '..'), d.path).replace(/\.ts$/, '.js');
-      if (!rel.startsWith('.')) rel = `./${rel}`;
-      lines.push(`import { ${d.fn}, ${d.cls} } from '${rel}';`);
-    }
-    const calls = unique.map((d) => `${d.fn}(input)`).join(' + ') || '0';
-    lines.push(
-      '',
-      `/** ${doc()} */`,
-      `export interface ${cap(pick(CODE_NOUNS))}Shape${i} {`,
-      '  id: string;',
-      '  size: number;',
-      '}',
-      '',
-      `/** ${doc()} */`,
-      `export function ${fn}(input: number): number {`,
-      `  return helper${i}(input) + ${calls};`,
-      '}',
-      '',
-      `const helper${i} = (value: number): number => value * ${i};`,
-      '',
-      `/** ${doc()} */`,
-      `export class ${cls}${unique[0] ? ` extends ${unique[0].cls}` : ''} {`,
-      `  /** ${doc()} */`,
-      `  ${pick(CODE_VERBS)}(input: number): number {`,
-      `    return this.run(input) + ${fn}(input);`,
-      '  }',
-      '',
-      '  run(input: number): number {',
-      `    return ${unique.map((d) => `new ${d.cls}().run(input)`).join(' + ') || 'input'};`,
-      '  }',
-      '}',
-      '',
-    );
-    made.push({ path, fn, cls });
-    await mkdir(join(dir, dirname(path)), { recursive: true });
-    await writeFile(join(dir, path), lines.join('\n'));
-  }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -259,11 +212,48 @@ async function quality(selfFile: string) {
 
 // ------------------------------------------------------------------------------------------------
 
+/** A run of a language the call sites are counted for: its report and the share resolved. */
+type CountedRun = RunReport & { calls: CallSiteReport };
+
+/** Analyzes `root` in a child process; for Go, Rust and Java also counts its call sites from the graph it wrote. */
+async function run(root: string, out: string, language?: CallSiteLanguage): Promise<CountedRun | RunReport> {
+  const report = await runChild(root, out);
+  if (!language) return report;
+  const commit = JSON.parse(gunzipSync(await readFile(out)).toString('utf8')) as CommitFile;
+  return { ...report, calls: await callSiteShare(root, commit, language) };
+}
+
+/** A checkout's name and commit (from git, when it is a repository). */
+function checkoutOf(dir: string): { name: string; commit: string | null; commit_date: string | null } {
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync('git', ['-C', dir, ...args], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim();
+    } catch {
+      return null;
+    }
+  };
+  return { name: basename(dir), commit: git('rev-parse', 'HEAD'), commit_date: git('log', '-1', '--format=%cs') };
+}
+
+const describeRun = (label: string, a: RunReport & { calls?: CallSiteReport }) =>
+  `${label}: ${a.files} files in ${a.seconds} s (${a.files_per_second} files/s), ${a.nodes} nodes, ${a.edges} edges, peak RSS ${a.peak_rss_mib} MiB` +
+  (a.calls
+    ? `, ${a.calls.resolved} of ${a.calls.sites} call sites resolved (${pct(a.calls.resolved_share)}; ${pct(a.calls.resolved_share_of_naming)} of the ${a.calls.naming_repo_symbol} naming a repository symbol)`
+    : '');
+
+const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
+
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
       files: { type: 'string', default: '2000' },
+      go: { type: 'string' },
+      rust: { type: 'string' },
+      java: { type: 'string' },
       child: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -277,19 +267,43 @@ async function main(): Promise<number> {
     return 0;
   }
   const files = Number(values.files);
+  const checkouts: Partial<Record<CallSiteLanguage, string>> = {};
+  for (const language of Object.keys(LANGUAGES) as CallSiteLanguage[]) {
+    const dir = values[language];
+    if (dir === undefined) continue;
+    if (!(await stat(dir).catch(() => null))?.isDirectory()) {
+      console.error(`--${language} ${dir}: not a folder\n\n${USAGE}`);
+      return 2;
+    }
+    checkouts[language] = resolve(dir);
+  }
+  // Other work on the machine slows every figure: recorded beside them.
+  const loadAtStart = os.loadavg()[0]!;
   const tmp = await mkdtemp(join(os.tmpdir(), 'dsh-bench-analyzer-'));
   try {
     const selfFile = join(tmp, 'self.json.gz');
     const self = await runChild(ROOT, selfFile);
-    console.log(
-      `this repository: ${self.files} files in ${self.seconds} s (${self.files_per_second} files/s), ${self.nodes} nodes, ${self.edges} edges, peak RSS ${self.peak_rss_mib} MiB`,
-    );
-    const tree = join(tmp, 'tree');
-    await generateTree(tree, files);
-    const generated = await runChild(tree, join(tmp, 'tree.json.gz'));
-    console.log(
-      `generated tree: ${generated.files} files in ${generated.seconds} s (${generated.files_per_second} files/s), ${generated.nodes} nodes, ${generated.edges} edges, peak RSS ${generated.peak_rss_mib} MiB`,
-    );
+    console.log(describeRun('this repository', self));
+    const generated: Partial<Record<GeneratedLanguage, RunReport | CountedRun>> = {};
+    for (const language of Object.keys(GENERATED) as GeneratedLanguage[]) {
+      const tree = join(tmp, `tree-${language}`);
+      await generateTree(language, tree, files);
+      const counted = language === 'typescript' ? undefined : language;
+      generated[language] = await run(tree, join(tmp, `tree-${language}.json.gz`), counted);
+      console.log(describeRun(`generated ${GENERATED[language]} tree`, generated[language]));
+      await rm(tree, { recursive: true, force: true });
+    }
+    const real: Partial<Record<CallSiteLanguage, CountedRun & ReturnType<typeof checkoutOf>>> = {};
+    for (const [language, dir] of Object.entries(checkouts) as Array<[CallSiteLanguage, string]>) {
+      const report = (await run(dir, join(tmp, `${language}.json.gz`), language)) as CountedRun;
+      real[language] = { ...checkoutOf(dir), ...report };
+      console.log(describeRun(`${LANGUAGES[language]} checkout ${real[language].name}`, report));
+    }
+    const missing = (Object.keys(LANGUAGES) as CallSiteLanguage[]).filter((l) => !checkouts[l]);
+    if (missing.length)
+      console.warn(
+        `No real ${missing.map((l) => LANGUAGES[l]).join(', ')} repository: pass ${missing.map((l) => `--${l} <checkout>`).join(' ')}.`,
+      );
 
     const q = await quality(selfFile);
     console.log(
@@ -299,7 +313,9 @@ async function main(): Promise<number> {
     const results = {
       date: new Date().toISOString(),
       machine: machine(),
-      analyses: { self, generated: { ...generated, requested_files: files } },
+      load_average_1m: { start: Math.round(loadAtStart * 100) / 100, end: Math.round(os.loadavg()[0]! * 100) / 100 },
+      requested_files: files,
+      analyses: { self, generated, real },
       search: {
         engine: q.engine,
         questions: q.questions.length,
@@ -309,10 +325,12 @@ async function main(): Promise<number> {
         top1_without_doc_comments: q.withoutDocs.top1,
         asked: q.questions,
       },
-      targets: { self_seconds: 60, mrr10: 0.6 },
+      targets: TARGETS,
     };
     await mkdir(RESULTS_DIR, { recursive: true });
-    const name = files === 2000 ? 'analyzer' : `analyzer-${files}`;
+    // Results to commit: the default tree size, and a real repository for each language.
+    const name =
+      files === 2000 && missing.length === 0 ? 'analyzer' : `analyzer-${files}${missing.length ? '-partial' : ''}`;
     await writeFile(join(RESULTS_DIR, `${name}.json`), JSON.stringify(results, null, 2) + '\n');
     await writeFile(join(RESULTS_DIR, `${name}.md`), markdown(results));
     console.log(`\n${markdown(results)}`);
@@ -324,22 +342,48 @@ async function main(): Promise<number> {
 
 function markdown(r: any): string {
   const ok = (pass: boolean) => (pass ? '✅' : '❌');
-  const row = (label: string, a: RunReport) =>
-    `| ${label} | ${a.files} | ${a.seconds} | ${a.files_per_second} | ${a.nodes} | ${a.edges} | ${a.peak_rss_mib} |`;
+  const t = r.targets;
+  const runs: Array<[string, RunReport & { calls?: CallSiteReport }]> = [
+    ['this repository', r.analyses.self],
+    ...Object.entries(r.analyses.generated).map(
+      ([language, a]) => [`generated ${GENERATED[language as GeneratedLanguage]} tree`, a] as [string, RunReport],
+    ),
+    ...Object.entries(r.analyses.real).map(
+      ([language, a]: [string, any]) =>
+        [
+          `${LANGUAGES[language as CallSiteLanguage]}: ${a.name} @ ${a.commit?.slice(0, 10) ?? '?'} (${a.commit_date ?? '?'})`,
+          a,
+        ] as [string, RunReport],
+    ),
+  ];
+  const calls = (c?: CallSiteReport) =>
+    c
+      ? `${c.sites} | ${c.resolved} (${pct(c.resolved_share)}) | ${c.naming_repo_symbol} | ${pct(c.resolved_share_of_naming)}`
+      : '– | – | – | –';
+  const row = (label: string, a: RunReport & { calls?: CallSiteReport }) =>
+    `| ${label} | ${a.files} | ${a.seconds} | ${a.files_per_second} | ${a.nodes} | ${a.edges} | ${a.peak_rss_mib} | ${calls(a.calls)} |`;
+  const trees = Object.entries(r.analyses.generated) as Array<[GeneratedLanguage, RunReport]>;
+  const slowest = Math.min(...trees.map(([, a]) => a.files_per_second));
+  const peak = Math.max(...runs.map(([, a]) => a.peak_rss_mib));
   const s = r.search;
   return [
     `# Analyzer benchmark (${r.date.slice(0, 10)}, ${r.machine.cpus} CPUs, Node ${r.machine.node})`,
     '',
-    '| analysis | files | seconds | files/s | nodes | edges | peak RSS MiB |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
-    row('this repository', r.analyses.self),
-    row(`generated TypeScript tree`, r.analyses.generated),
+    `Load average (1 min) ${r.load_average_1m.start} at the start, ${r.load_average_1m.end} at the end: other work on the machine slows the figures.`,
     '',
-    `This repository in ${r.analyses.self.seconds} s: target < ${r.targets.self_seconds} s ${ok(r.analyses.self.seconds < r.targets.self_seconds)}.`,
+    '| analysis | files | seconds | files/s | nodes | edges | peak RSS MiB | call sites | resolved | naming a repo symbol | resolved of those |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...runs.map(([label, a]) => row(label, a)),
+    '',
+    `This repository in ${r.analyses.self.seconds} s: target < ${t.self_seconds} s ${ok(r.analyses.self.seconds < t.self_seconds)}. ` +
+      `Generated trees (${r.requested_files} files each): slowest ${slowest} files/s, target ≥ ${t.generated_files_per_second} per language ${ok(slowest >= t.generated_files_per_second)}. ` +
+      `Peak RSS of any run ${peak} MiB: target < ${t.peak_rss_mib} MiB ${ok(peak < t.peak_rss_mib)}.`,
+    '',
+    "Call sites (Go, Rust, Java) are counted apart from the analyzer, with its tree-sitter grammars: Go and Rust `call_expression` (not Rust's macros), Java `method_invocation` and `new`. A site is resolved when the node it is in (the innermost whose lines hold it) has a CALLS edge to a node of the repository with the name it calls. Sites calling the standard library or dependencies cannot resolve; 'naming a repo symbol' counts the sites whose called name is the name of one of the repository's symbols.",
     '',
     `| find_symbols on ${s.questions} doc-comment questions (${s.engine}) | MRR@10 | top 1 |`,
     '| --- | --- | --- |',
-    `| analyzer graph (doc comments as technicalSummary) | ${s.mrr10_with_doc_comments.toFixed(3)} ${ok(s.mrr10_with_doc_comments >= r.targets.mrr10)} (target ≥ ${r.targets.mrr10}) | ${s.top1_with_doc_comments} |`,
+    `| analyzer graph (doc comments as technicalSummary) | ${s.mrr10_with_doc_comments.toFixed(3)} ${ok(s.mrr10_with_doc_comments >= t.mrr10)} (target ≥ ${t.mrr10}) | ${s.top1_with_doc_comments} |`,
     `| the same graph without doc comments | ${s.mrr10_without_doc_comments.toFixed(3)} | ${s.top1_without_doc_comments} |`,
     '',
     "Each question is the first sentence of a documented function's doc comment without the words of its name; the questions and ranks are in analyzer.json.",

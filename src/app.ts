@@ -71,6 +71,7 @@ type AppConfig = Pick<
   | 'sessionIdleMs'
   | 'defaultProject'
   | 'embedding'
+  | 'summaries'
   | 'searchWeights'
   | 'graphs'
   | 'graphUploads'
@@ -150,6 +151,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
         db,
         analyzeRoots: config.graphs.analyzeRoots,
         retention: config.graphs.retention,
+        summaries: config.summaries,
         log: app.log,
         nodeVectors: { embedder, queued: () => worker.kick(), log: app.log },
       }),
@@ -180,7 +182,11 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     keys: { revoked: (name) => void mcpSessions?.closeSessionsOf(name) },
     changes,
     defaultProject: config.defaultProject,
-    jobs: { analyzeRoots: config.graphs.analyzeRoots, queued: () => jobs.kick() },
+    jobs: {
+      analyzeRoots: config.graphs.analyzeRoots,
+      summaryModel: config.summaries.model,
+      queued: () => jobs.kick(),
+    },
     memory: {
       embedder,
       indexes,

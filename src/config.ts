@@ -158,6 +158,15 @@ const envSchema = z.object({
     .refine((v) => /^https?:\/\/[^/\s]+/.test(v), { error: 'must be an http(s) URL or host:port' }),
   OLLAMA_EMBEDDING_MODEL: z.string().trim().min(1, 'must not be empty').max(200).default('nomic-embed-text'),
   OLLAMA_TIMEOUT_MS: int(1, 600_000, 30_000),
+  // The chat model of `repo {action: "analyze", summarize: true}` (issue 25); unset: no summaries on the server.
+  OLLAMA_SUMMARY_MODEL: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .transform((v) => (v ? v : undefined)),
+  OLLAMA_SUMMARY_CONCURRENCY: int(1, 64, 4),
+  OLLAMA_SUMMARY_TIMEOUT_MS: int(1, 3_600_000, 120_000),
   // Weights of the branches' scores in the fused score (db/queries/memories/hybrid-search.ts):
   // 0.15 : 1 measured best on LoCoMo with GloVe and with the fake embedder (docs/benchmarks.md).
   SEARCH_VECTOR_WEIGHT: weight('0.15'),
@@ -354,6 +363,15 @@ const configSchema = envSchema
       ollamaHost: e.OLLAMA_HOST.replace(/\/+$/, ''),
       model: e.OLLAMA_EMBEDDING_MODEL,
       timeoutMs: e.OLLAMA_TIMEOUT_MS,
+    },
+    /** The chat model server-side analysis writes summaries with (`summarize: true`); no model: none are written. */
+    summaries: {
+      model: e.OLLAMA_SUMMARY_MODEL,
+      ollamaHost: e.OLLAMA_HOST.replace(/\/+$/, ''),
+      /** Requests to the model at once. */
+      concurrency: e.OLLAMA_SUMMARY_CONCURRENCY,
+      /** Per node, from sending to the last byte of the answer. */
+      timeoutMs: e.OLLAMA_SUMMARY_TIMEOUT_MS,
     },
     /** Weights of the two search branches' scores in the fused score. */
     searchWeights: {

@@ -9,7 +9,8 @@ export const ERROR_CODES = {
   UNAUTHORIZED: { status: 401, summary: 'Missing, unknown or revoked API key (send Authorization: Bearer <token>).' },
   FORBIDDEN: {
     status: 403,
-    summary: "The caller may not do this: the key lacks the operation's scope, or a foreign Host or Origin header.",
+    summary:
+      "The caller may not do this: the key lacks the operation's scope or the repo, a foreign Host or Origin header, or what this server does not offer (analysis outside ANALYZE_ROOTS, summaries without OLLAMA_SUMMARY_MODEL).",
   },
   NOT_FOUND: {
     status: 404,

@@ -60,6 +60,8 @@ export class FakeOllama {
   chatDelayMs = 0;
   /** Answer chat requests with this HTTP status instead. */
   chatFailWith: number | null = null;
+  /** Set: every chat request waits for it before answering (a test holds the model, then lets it go). */
+  chatGate: Promise<void> | null = null;
   /**
    * The chat answer's content for a prompt (default: summaries naming the prompt's first
    * backticked name, as JSON); return a non-JSON string to act as a model that ignores the format.
@@ -177,6 +179,7 @@ export class FakeOllama {
     const prompt = body.messages?.at(-1)?.content ?? '';
     this.chatCalls.push({ model, prompt });
     if (this.chatDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.chatDelayMs));
+    if (this.chatGate) await this.chatGate;
     if (res.destroyed) return;
     if (this.chatFailWith !== null) return send(this.chatFailWith, { error: 'fake failure' });
     if (!this.chatModels.has(model)) return send(404, { error: `model "${model}" not found, try pulling it first` });

@@ -18,6 +18,8 @@ export const testConfig = (overrides: Partial<ServerConfig> = {}): ServerConfig 
   defaultProject: 'default',
   // No embedder unless a test runs its fake Ollama (see fake-ollama.ts).
   embedding: { provider: 'none', ollamaHost: 'http://127.0.0.1:9', model: 'nomic-embed-text', timeoutMs: 2_000 },
+  // No summary model: `repo {action: "analyze", summarize: true}` is refused unless a test sets one.
+  summaries: { model: undefined, ollamaHost: 'http://127.0.0.1:9', concurrency: 4, timeoutMs: 2_000 },
   // The service's defaults (SEARCH_VECTOR_WEIGHT & co., src/config.ts).
   searchWeights: loadConfig({}).searchWeights,
   graphs: { retention: 20, uploadLimit: 256 * 1024 * 1024, analyzeRoots: [] },

@@ -284,3 +284,91 @@ for (const backend of backends)
       assert.doesNotMatch(ids, /src\/a\.ts::changed/, ids);
     });
   });
+
+for (const backend of backends)
+  describe(`analyze --summarize --upload reuses the summaries the server stores (${backend.name})`, () => {
+    const model = new FakeOllama();
+    let database: TestDb;
+    let server: TestServer;
+    let root: string;
+    before(async () => {
+      await model.start();
+      database = await backend.open();
+      server = await startServer(database);
+      root = await repository();
+    });
+    after(async () => {
+      await server?.close();
+      await database?.dispose();
+      await model.stop();
+    });
+
+    test('the same commit again asks the model nothing, a changed function once: the rest come from the server', async () => {
+      const env = { OLLAMA_HOST: model.url, OLLAMA_SUMMARY_MODEL: MODEL };
+      const analyze = () => runCli(['analyze', root, '--upload', server.url, '--repo', 'reuse', '--summarize'], env);
+      model.chatCalls.length = 0;
+      const first = await analyze();
+      assert.equal(first.code, 0, first.stderr);
+      assert.match(first.stderr, new RegExp(`${SYMBOLS.length} by the model, 0 reused from ${server.url},`));
+      assert.equal(model.chatCalls.length, SYMBOLS.length);
+
+      const second = await analyze();
+      assert.equal(second.code, 0, second.stderr);
+      assert.match(
+        second.stderr,
+        new RegExp(`0 by the model, ${SYMBOLS.length} reused from ${server.url} \\(commit [0-9a-f]{12}\\)`),
+      );
+      assert.equal(model.chatCalls.length, SYMBOLS.length, 'the second run asked the model nothing');
+
+      await writeFile(join(root, 'src/main.ts'), FILES['src/main.ts']!.replace('async () => {}', 'async () => {};'));
+      const third = await analyze();
+      assert.equal(third.code, 0, third.stderr);
+      assert.match(third.stderr, new RegExp(`1 by the model, ${SYMBOLS.length - 1} reused`));
+      assert.equal(model.chatCalls.length, SYMBOLS.length + 1);
+      assert.match(model.chatCalls.at(-1)!.prompt, /`start`/);
+
+      // Every symbol of the stored commit has the model's summaries, reused or new.
+      for (const id of SYMBOLS) {
+        const got = await rest(server.url, 'POST', '/api/v1/tools/get_node', { node: id, repo: 'reuse' });
+        assert.equal(got.status, 200, JSON.stringify(got.body));
+        assert.equal(got.body.node.metadata.summarySource, 'llm', id);
+        assert.equal(got.body.node.businessSummary, `${got.body.node.name} matters to users (fake model).`, id);
+      }
+    });
+
+    test('POST /api/v1/graphs/summaries: the summaries of the hashes asked for; none for a repo without a graph; bad input is 400 naming it', async () => {
+      const commit = await analyzeRepository(root);
+      const hashes = commit.nodes.map((n) => codeHashOf(n)).filter((h): h is string => h !== undefined);
+      const answer = await rest(server.url, 'POST', '/api/v1/graphs/summaries', { repo: 'REUSE', codeHashes: hashes });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.match(answer.body.commitHash, /^[0-9a-f]+$/);
+      const backoff = commit.nodes.find((n) => n.id === 'src/retry.ts::backoff')!;
+      const found = answer.body.summaries.find((s: any) => s.codeHash === codeHashOf(backoff));
+      assert.deepEqual(found, {
+        codeHash: codeHashOf(backoff),
+        technicalSummary: 'backoff does its work (fake model).',
+        businessSummary: 'backoff matters to users (fake model).',
+        security: { severity: 'none', summary: 'backoff touches nothing sensitive.' },
+        model: MODEL,
+      });
+      assert.equal(answer.body.summaries.length, SYMBOLS.length, 'files have no model summaries');
+
+      const none = await rest(server.url, 'POST', '/api/v1/graphs/summaries', {
+        repo: 'nothing-here',
+        codeHashes: hashes,
+      });
+      assert.equal(none.status, 200);
+      assert.deepEqual(none.body, { repo: 'nothing-here', commitHash: null, summaries: [] });
+
+      for (const [body, field] of [
+        [{ repo: 'reuse', codeHashes: ['XYZ'] }, 'codeHashes.0'],
+        [{ repo: 'reuse', codeHashes: Array.from({ length: 5_001 }, () => hashes[0]) }, 'codeHashes'],
+        [{ codeHashes: [] }, 'repo'],
+      ] as const) {
+        const bad = await rest(server.url, 'POST', '/api/v1/graphs/summaries', body);
+        assert.equal(bad.status, 400, JSON.stringify(bad.body));
+        assert.equal(bad.body.error.code, 'VALIDATION_ERROR');
+        assert.equal(bad.body.error.details.issues[0].field, field, JSON.stringify(bad.body));
+      }
+    });
+  });

@@ -265,6 +265,7 @@ for (const backend of backends) {
       // Finished: with its result and times.
       const done = await check('devstream_get_job', { jobId });
       assert.deepEqual([...new Set(done.map((o) => o.job.status))], ['succeeded'], JSON.stringify(done[0]));
+      await check('devstream_graph_summaries', { repo: 'shop', codeHashes: ['0123456789abcdef0123456789abcdef'] });
     });
 
     test('API keys, the caller, deleting a graph', async () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Ollama } from 'ollama';
 import { z } from 'zod';
-import type { GraphNode } from '../commit-file.js';
+import type { CommitFile, GraphNode } from '../commit-file.js';
 
 /** What a node's summaries are, as DevLens's commit files carry them. */
 export interface NodeSummaries {
@@ -29,7 +29,7 @@ export interface SummarizeOptions {
   timeoutMs?: number;
   /** Summaries already written for code of these hashes (the previous commit's): reused, not asked again. */
   known?: ReadonlyMap<string, KnownSummary>;
-  /** Called after each node: how many are done of the total, and how many were reused or failed. */
+  /** Called before the first node and after each: how many are done of the total, and how many were reused or failed. */
   onProgress?: (progress: SummarizeProgress) => void;
 }
 
@@ -175,6 +175,7 @@ export async function summarizeNodes(nodes: GraphNode[], options: SummarizeOptio
     }
   };
 
+  options.onProgress?.({ ...progress });
   let next = 0;
   const worker = async () => {
     while (next < wanted.length) {
@@ -186,6 +187,16 @@ export async function summarizeNodes(nodes: GraphNode[], options: SummarizeOptio
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
   return { ...progress, answered, ...(gaveUp ? { gaveUp } : {}) };
+}
+
+/**
+ * summarizeNodes over a commit's nodes, then its `stats.documentedNodes` counted again (the nodes
+ * with a technical summary now): what `analyze --summarize` and the server's analyze job run.
+ */
+export async function summarizeCommit(commit: CommitFile, options: SummarizeOptions): Promise<SummarizeResult> {
+  const result = await summarizeNodes(commit.nodes, options);
+  commit.stats.documentedNodes = commit.nodes.filter((n) => n.technicalSummary).length;
+  return result;
 }
 
 /** The LLM summaries of a commit's nodes by code hash (a previous commit file's), for `known`. */
@@ -202,4 +213,26 @@ export function knownSummaries(
     known.set(hash, { ...parsed.data, model: typeof metadata.summaryModel === 'string' ? metadata.summaryModel : '' });
   }
   return known;
+}
+
+/** A stored node's model summaries as the server reads them (null where absent), by the hash of its code. */
+export interface StoredSummary {
+  codeHash: string;
+  technicalSummary: string | null;
+  businessSummary: string | null;
+  security: { severity: string | null; summary: string | null };
+  model: string | null;
+}
+
+/** knownSummaries of stored summaries (the server's latest commit): those complete enough to reuse. */
+export function knownFromStored(stored: Iterable<StoredSummary>): Map<string, KnownSummary> {
+  return knownSummaries(
+    [...stored].map((s) => ({
+      codeHash: s.codeHash,
+      technicalSummary: s.technicalSummary ?? undefined,
+      businessSummary: s.businessSummary ?? undefined,
+      security: { severity: s.security.severity ?? undefined, summary: s.security.summary ?? undefined },
+      metadata: { summarySource: 'llm', summaryModel: s.model ?? undefined },
+    })),
+  );
 }

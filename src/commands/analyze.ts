@@ -7,8 +7,9 @@ import { createGzip, gunzipSync } from 'node:zlib';
 import { AnalyzeError, analyzeRepository } from '../analyzer/analyze-repository.js';
 import { commitFileStream } from '../analyzer/commit-file-json.js';
 import type { AnalysisProgress } from '../analyzer/progress.js';
-import { knownSummaries, summarizeNodes, type KnownSummary } from '../analyzer/summarize.js';
+import { knownSummaries, summarizeCommit, type KnownSummary } from '../analyzer/summarize.js';
 import type { AnalysisStats } from '../commit-file.js';
+import { serverSummaries } from './server-summaries.js';
 import { describeUpload, postGraphReportingFailure, serverUrlProblem, tokenFrom } from './upload.js';
 
 /** The chat model --summarize asks when OLLAMA_SUMMARY_MODEL is not set. */
@@ -28,9 +29,10 @@ variable (kept out of the command line). Progress goes to stderr unless --quiet.
 
 --summarize asks a chat model (Ollama at OLLAMA_HOST, default http://127.0.0.1:11434; the model
 OLLAMA_SUMMARY_MODEL, default ${DEFAULT_SUMMARY_MODEL}) for each symbol's technical and business summary and
-security note. A node whose code is unchanged since --previous (an earlier commit file of this
-repository, .json or .json.gz) keeps that file's summaries without asking the model. A node the model
-fails keeps its doc comment; a model that is down is given up on after a few failures.`;
+security note. A node whose code is unchanged keeps the summaries it had without asking the model:
+those of --previous (an earlier commit file of this repository, .json or .json.gz) and, with
+--upload, those the server stores for the repo's latest commit. A node the model fails keeps its
+doc comment; a model that is down is given up on after a few failures.`;
 
 /** Ollama's URL from OLLAMA_HOST as Ollama itself takes it (the scheme may be left out); default local. */
 function ollamaHost(env: NodeJS.ProcessEnv): string {
@@ -166,16 +168,32 @@ export async function analyzeCommand(argv: string[]): Promise<number> {
     `Analyzed ${files.total} files (${languageCounts(files)}) in ${seconds(commit.stats.durationMs)}: ` +
       `${commit.nodes.length} nodes, ${commit.edges.length} edges, commit ${commit.commitHash}`,
   );
+  const repo = values.repo ?? basename(root);
+  const token = tokenFrom(values.token);
   if (values.summarize) {
     const model = process.env.OLLAMA_SUMMARY_MODEL?.trim() || DEFAULT_SUMMARY_MODEL;
     const host = ollamaHost(process.env);
+    const reused = new Map(known ?? []);
+    const sources = known ? ['--previous'] : [];
+    if (values.upload) {
+      // What the server already has for unchanged code: a push that changed 20 functions asks about 20.
+      const stored = await serverSummaries({ url: values.upload, repo, token, nodes: commit.nodes });
+      if ('problem' in stored)
+        say(
+          `Could not read the summaries ${values.upload} stores (${stored.problem}): the model is asked about every node`,
+        );
+      else {
+        for (const [hash, summary] of stored.known) if (!reused.has(hash)) reused.set(hash, summary);
+        sources.push(`${values.upload}${stored.commitHash ? ` (commit ${stored.commitHash.slice(0, 12)})` : ''}`);
+      }
+    }
     let last = 0;
-    const result = await summarizeNodes(commit.nodes, {
+    const result = await summarizeCommit(commit, {
       host,
       model,
       concurrency: concurrency as number,
       timeoutMs: (timeoutS as number) * 1000,
-      ...(known ? { known } : {}),
+      known: reused,
       onProgress: (p) => {
         const now = performance.now();
         if (values.quiet || (now - last < 1000 && p.done !== p.total)) return;
@@ -185,9 +203,8 @@ export async function analyzeCommand(argv: string[]): Promise<number> {
         );
       },
     });
-    commit.stats.documentedNodes = commit.nodes.filter((n) => n.technicalSummary).length;
     say(
-      `Summarized ${result.total} nodes with ${model}: ${result.answered} by the model, ${result.reused} reused from --previous, ${result.failed} kept their doc comment` +
+      `Summarized ${result.total} nodes with ${model}: ${result.answered} by the model, ${result.reused} reused${sources.length ? ` from ${sources.join(' and ')}` : ''}, ${result.failed} kept their doc comment` +
         (result.gaveUp ? ` (gave up on the model: ${result.gaveUp})` : ''),
     );
   }
@@ -205,9 +222,9 @@ export async function analyzeCommand(argv: string[]): Promise<number> {
   if (values.upload) {
     const result = await postGraphReportingFailure({
       url: values.upload,
-      repo: values.repo ?? basename(root),
+      repo,
       branch: values.branch,
-      token: tokenFrom(values.token),
+      token,
       body: commitFileStream(commit),
       gzipped: false,
     });

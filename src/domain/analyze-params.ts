@@ -8,6 +8,8 @@ export const AnalyzeParamsSchema = z.object({
   path: z.string(),
   repo: z.string(),
   branch: z.string().optional(),
+  /** Also write each symbol's summaries with the server's chat model (OLLAMA_SUMMARY_MODEL). */
+  summarize: z.boolean().optional(),
 });
 export type AnalyzeParams = z.output<typeof AnalyzeParamsSchema>;
 

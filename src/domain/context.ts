@@ -27,6 +27,8 @@ export interface MemoryServices {
 export interface JobServices {
   /** Folders the server may analyze (ANALYZE_ROOTS); empty: none. */
   analyzeRoots: readonly string[];
+  /** The chat model analyses write summaries with (OLLAMA_SUMMARY_MODEL); absent: `summarize` is refused. */
+  summaryModel?: string | undefined;
   /** A job was queued: wake the runner. */
   queued(): void;
 }

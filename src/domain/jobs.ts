@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { getJob as findJob, insertJob, type JobRow } from '../db/queries/jobs.js';
-import { notFound } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import { analyzablePath, type AnalyzeParams } from './analyze-params.js';
 import type { Context } from './context.js';
 import { newId } from './ids.js';
@@ -16,11 +16,13 @@ export const JobSchema = z.object({
   progress: z
     .record(z.string(), z.unknown())
     .nullable()
-    .describe('analyze: phase (listing, parsing, resolving, done, storing), filesDone, filesTotal, elapsedMs'),
+    .describe(
+      'analyze: phase (listing, parsing, resolving, done, summarizing, storing), filesDone, filesTotal, elapsedMs; summarizing: model, done, total',
+    ),
   result: z
     .record(z.string(), z.unknown())
     .nullable()
-    .describe('analyze: the stored graph (graphId, repo, commitHash, nodes, edges, uploadedAt)'),
+    .describe('analyze: the stored graph (graphId, repo, commitHash, nodes, edges, uploadedAt, summaries?)'),
   error: z.string().nullable(),
   attempts: z.number().int(),
   createdBy: z.string().nullable(),
@@ -50,16 +52,29 @@ function present(row: JobRow): Job {
 /**
  * Queues the analysis of a folder the server can read (inside ANALYZE_ROOTS; checked now, and
  * again when the job runs). The graph is stored under `repo`, by default the folder's name: one
- * outside the caller's repos is FORBIDDEN, as its upload would be.
+ * outside the caller's repos is FORBIDDEN, as its upload would be. `summarize` needs the server's
+ * summary model (OLLAMA_SUMMARY_MODEL): without one it is FORBIDDEN, naming the field, and nothing
+ * is queued (a graph without the summaries asked for is not what the caller wanted).
  */
 export async function queueAnalysis(
   ctx: Pick<Context, 'db' | 'jobs' | 'caller'>,
-  input: { path: string; repo?: string | undefined; branch?: string | undefined },
+  input: { path: string; repo?: string | undefined; branch?: string | undefined; summarize?: boolean | undefined },
 ): Promise<Job> {
   const path = await analyzablePath(input.path, ctx.jobs.analyzeRoots);
+  if (input.summarize && !ctx.jobs.summaryModel)
+    throw new AppError(
+      'FORBIDDEN',
+      'summarize: this server has no summary model (OLLAMA_SUMMARY_MODEL is unset). Analyze without summarize, or run ' +
+        '`devstream-hub analyze <folder> --summarize --upload <server>` where a chat model is (Ollama, OLLAMA_SUMMARY_MODEL).',
+    );
   const repo = input.repo ?? basename(path);
   requireRepo(ctx.caller, repo);
-  const params: AnalyzeParams = { path, repo, ...(input.branch ? { branch: input.branch } : {}) };
+  const params: AnalyzeParams = {
+    path,
+    repo,
+    ...(input.branch ? { branch: input.branch } : {}),
+    ...(input.summarize ? { summarize: true } : {}),
+  };
   const row = await insertJob(ctx.db, { id: newId(), kind: 'analyze', params, createdBy: ctx.caller.name });
   ctx.jobs.queued();
   return present(row);

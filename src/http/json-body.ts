@@ -5,9 +5,10 @@ import { validationError } from '../errors.js';
 export const MAX_BODY_DEPTH = 64;
 /**
  * Most values (strings, numbers, objects, arrays… counted as they start) a JSON body may hold. No
- * operation takes more than a few hundred (keywords ≤ 50, a JSON-RPC batch of tools/call); a big
- * memory is one long string. Past this, parsing and validating cost grows with the body while it
- * can only be refused: 2 MB of `[[…]]` or of unknown fields took ~0.5 s of CPU each.
+ * operation takes more than a few thousand (keywords ≤ 50, a JSON-RPC batch of tools/call, the
+ * analyzer's 5,000 code hashes to POST /graphs/summaries); a big memory is one long string. Past
+ * this, parsing and validating cost grows with the body while it can only be refused: 2 MB of
+ * `[[…]]` or of unknown fields took ~0.5 s of CPU each.
  */
 export const MAX_BODY_VALUES = 10_000;
 

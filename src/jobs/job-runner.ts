@@ -24,7 +24,11 @@ export interface JobRunnerOptions {
 
 /** A job whose runner died this many times is failed rather than started again. */
 const MAX_ATTEMPTS = 3;
-/** Progress is written at most this often (plus with each lease renewal). */
+/**
+ * Progress is written at most this often (plus with each lease renewal); a report held back by it
+ * is written when the interval is up, so the last one before a long wait (a model answering slowly)
+ * shows within a second rather than at the next renewal.
+ */
 const PROGRESS_EVERY_MS = 1_000;
 
 /**
@@ -107,21 +111,32 @@ export class JobRunner {
     };
     const heartbeat = setInterval(renew, this.leaseMs / 3);
     heartbeat.unref();
+    let held: NodeJS.Timeout | undefined;
+    const stopWriting = () => {
+      clearInterval(heartbeat);
+      clearTimeout(held);
+    };
     this.log.info({ job: job.id, kind: job.kind, attempt: job.attempts }, 'job started');
     try {
       const result = await handler(
         job,
         (next) => {
           progress = next;
-          if (Date.now() - written >= PROGRESS_EVERY_MS) renew();
+          const wait = PROGRESS_EVERY_MS - (Date.now() - written);
+          if (wait <= 0) renew();
+          else
+            held ??= setTimeout(() => {
+              held = undefined;
+              renew();
+            }, wait);
         },
         abort.signal,
       );
-      clearInterval(heartbeat);
+      stopWriting();
       await finishJob(this.db, job.id, { result }, progress);
       this.log.info({ job: job.id, kind: job.kind }, 'job succeeded');
     } catch (error) {
-      clearInterval(heartbeat);
+      stopWriting();
       if (!this.loop.active) {
         await requeueJob(this.db, job.id);
         this.log.info({ job: job.id }, 'job stopped by shutdown: queued again');

@@ -3,6 +3,7 @@ import { findSymbols, FindSymbolsResultSchema, renderSymbols } from '../domain/g
 import { getNode, GetNodeResultSchema, NODE_PARTS, renderNode } from '../domain/graphs/get-node.js';
 import { deleteGraph, DeleteGraphResultSchema, listGraphs, ListGraphsResultSchema } from '../domain/graphs/graphs.js';
 import { DIRECTIONS, impact, ImpactResultSchema, renderImpact } from '../domain/graphs/impact.js';
+import { knownSummaries, KnownSummariesResultSchema, MAX_CODE_HASHES } from '../domain/graphs/known-summaries.js';
 import { INTENTS, resolveContext, ResolveContextResultSchema } from '../domain/graphs/resolve-context.js';
 import { renderRepo, REPO_ACTIONS, RepoResultSchema, repoTool } from '../domain/graphs/repo-tool.js';
 import { graphId, text } from '../domain/fields.js';
@@ -89,6 +90,10 @@ export const repoOp = defineOperation({
     branch: text(200, { what: 'branch', trim: true, nonEmpty: true })
       .optional()
       .describe('analyze: the branch the graph is recorded under'),
+    summarize: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .describe("analyze with a path: also write summaries with the server's chat model (OLLAMA_SUMMARY_MODEL)"),
   }),
   output: RepoResultSchema,
   scope: 'read',
@@ -200,10 +205,41 @@ export const deleteGraphOp = defineOperation({
   render: (out) => JSON.stringify(out),
 });
 
+export const knownSummariesOp = defineOperation({
+  name: 'devstream_graph_summaries',
+  title: 'Known summaries',
+  description:
+    "The model-written summaries the latest stored commit of a repo has for code of the given hashes (a node's " +
+    'codeHash: SHA-256 of its code, 32 hex characters): what `analyze --summarize --upload` reuses instead of asking ' +
+    'its model again about unchanged code.',
+  action: 'reading known summaries',
+  input: z.strictObject({
+    repo: text(500, { what: 'repo', trim: true, nonEmpty: true }).describe('The repository the graph is stored under'),
+    codeHashes: z
+      .array(
+        z
+          .string()
+          .max(32, 'must be 32 lowercase hex characters (a codeHash)')
+          .regex(/^[0-9a-f]{32}$/, 'must be 32 lowercase hex characters (a codeHash)'),
+      )
+      .max(MAX_CODE_HASHES, `at most ${MAX_CODE_HASHES} code hashes a request`)
+      .describe(`Code hashes (at most ${MAX_CODE_HASHES})`),
+  }),
+  output: KnownSummariesResultSchema,
+  scope: 'read',
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  // The analyzer's, not an agent's.
+  tool: false,
+  routes: [{ method: 'POST', path: '/graphs/summaries' }],
+  handler: knownSummaries,
+  render: (out) => JSON.stringify(out),
+});
+
 /** The graph store's operations, then the DevLens tools in their tools/list order. */
 export const codeGraphOperations = [
   listGraphsOp,
   deleteGraphOp,
+  knownSummariesOp,
   resolveContextOp,
   findSymbolsOp,
   getNodeOp,

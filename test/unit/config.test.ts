@@ -69,6 +69,33 @@ describe('configuration from the environment', () => {
     assert.throws(() => loadConfig({ PORT: '70000' }), /PORT: must be an integer from 0 to 65535/);
   });
 
+  test('OLLAMA_SUMMARY_MODEL: unset by default (no summaries on the server); the summaries use OLLAMA_HOST', () => {
+    const none = loadConfig({});
+    assert.deepEqual(none.summaries, {
+      model: undefined,
+      ollamaHost: 'http://127.0.0.1:11434',
+      concurrency: 4,
+      timeoutMs: 120_000,
+    });
+    assert.equal(loadConfig({ OLLAMA_SUMMARY_MODEL: '  ' }).summaries.model, undefined, 'blank means unset');
+    const set = loadConfig({
+      OLLAMA_HOST: 'gpu-box:11434/',
+      OLLAMA_SUMMARY_MODEL: ' qwen2.5-coder:7b ',
+      OLLAMA_SUMMARY_CONCURRENCY: '8',
+      OLLAMA_SUMMARY_TIMEOUT_MS: '60000',
+    });
+    assert.deepEqual(set.summaries, {
+      model: 'qwen2.5-coder:7b',
+      ollamaHost: 'http://gpu-box:11434',
+      concurrency: 8,
+      timeoutMs: 60_000,
+    });
+    assert.throws(
+      () => loadConfig({ OLLAMA_SUMMARY_CONCURRENCY: '0' }),
+      /OLLAMA_SUMMARY_CONCURRENCY: must be an integer from 1 to 64/,
+    );
+  });
+
   test('REDIS_URL: a redis:// or rediss:// URL; unset by default; its password never shown', () => {
     assert.equal(loadConfig({}).redisUrl, undefined);
     assert.equal(loadConfig({ REDIS_URL: ' ' }).redisUrl, undefined, 'blank means unset');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dependencyEdges, summaryCoverage } from '../../db/queries/graph-health.js';
+import { validationError } from '../../errors.js';
 import type { Context } from '../context.js';
 import { JobSchema, queueAnalysis } from '../jobs.js';
 import { GraphSummarySchema, listGraphs } from './graphs.js';
@@ -97,7 +98,8 @@ const ANALYZE_HELP =
   'repository run `npx devstream-hub analyze . --upload <this server> --repo <name>` (in CI, on every push ' +
   'to main), or upload a DevLens graph: `devstream-hub upload ~/.devlens/graphs/<graphId> --url <this server> ' +
   '--repo <name>`. A checkout mounted on the server (inside ANALYZE_ROOTS) is analyzed here with ' +
-  'repo {action: "analyze", path: "<folder on the server>"}.';
+  'repo {action: "analyze", path: "<folder on the server>"} (summarize: true also writes summaries with the ' +
+  "server's chat model, when it has one).";
 
 /** `repo`: list the graphs, a graph's health (summary coverage, dependency cycles), its freshness, or how to analyze. */
 export async function repoTool(
@@ -108,8 +110,12 @@ export async function repoTool(
     commit?: string | undefined;
     path?: string | undefined;
     branch?: string | undefined;
+    summarize?: boolean | undefined;
   },
 ): Promise<RepoResult> {
+  // Summaries are written by an analysis on the server: asked for anywhere else, they would silently not be.
+  if (input.summarize && (input.action !== 'analyze' || input.path === undefined))
+    throw validationError([{ field: 'summarize', message: 'only with action "analyze" and a path' }]);
   if (input.action === 'list') {
     const { graphs } = await listGraphs(ctx);
     return {
@@ -120,12 +126,18 @@ export async function repoTool(
   }
   if (input.action === 'analyze') {
     if (input.path === undefined) return { action: 'analyze', message: ANALYZE_HELP };
-    const job = await queueAnalysis(ctx, { path: input.path, repo: input.repo, branch: input.branch });
+    const job = await queueAnalysis(ctx, {
+      path: input.path,
+      repo: input.repo,
+      branch: input.branch,
+      summarize: input.summarize,
+    });
+    const summaries = job.params.summarize ? `, with summaries by ${ctx.jobs.summaryModel}` : '';
     return {
       action: 'analyze',
       repo: String(job.params.repo),
       job,
-      message: `Analysis of ${String(job.params.path)} queued as job ${job.jobId} (graph "${String(job.params.repo)}"): follow it with devstream_get_job {jobId: "${job.jobId}"} or GET /api/v1/jobs/${job.jobId}.`,
+      message: `Analysis of ${String(job.params.path)} queued as job ${job.jobId} (graph "${String(job.params.repo)}"${summaries}): follow it with devstream_get_job {jobId: "${job.jobId}"} or GET /api/v1/jobs/${job.jobId}.`,
     };
   }
 
