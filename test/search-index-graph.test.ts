@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { reachableNodes } from '../src/db/queries/graph-impact.js';
 import { edgesAmong } from '../src/db/queries/graphs/edge-reads.js';
+import { lexicalSearch } from '../src/domain/graphs/lexical-search.js';
 import { SearchIndex } from '../src/domain/graphs/search-index.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { rest, startServer, type TestServer } from './helpers/server.js';
@@ -102,6 +103,32 @@ for (const backend of backends) {
         }
       }
       assert.ok(compared > 100, `the walks reached nodes (${compared})`);
+    });
+
+    test('a repeated id is one hit: its first copy among those the words find (a later copy when only it matches)', async () => {
+      const twin = (line: number, words: string) => ({
+        id: 'src/t.ts::render',
+        name: 'render',
+        type: 'FUNCTION',
+        filePath: 'src/t.ts',
+        startLine: line,
+        endLine: line + 1,
+        rawCode: `function render() { /* ${words} */ }`,
+      });
+      const file = {
+        commitHash: 't1',
+        analyzedAt: '2026-01-01T00:00:00Z',
+        nodes: [twin(1, 'paints the canvas'), twin(5, 'paints the canvas with gradients'), twin(9, 'other words')],
+        edges: [],
+      };
+      const r = await rest(server.url, 'POST', '/api/v1/graphs?repo=twins', JSON.stringify(file));
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      const twins = await SearchIndex.build(database.db.kysely, { graphId: r.body.graphId, commitHash: 't1' });
+      const hits = async (query: string) =>
+        (await lexicalSearch({ db: database.db.kysely }, twins, query, 10)).map((h) => [h.node_id, h.start_line]);
+      assert.deepEqual(await hits('canvas paints'), [['src/t.ts::render', 1]]);
+      assert.deepEqual(await hits('gradients'), [['src/t.ts::render', 5]]);
+      assert.deepEqual(await hits('render'), [['src/t.ts::render', 1]], 'the exact name: the first copy');
     });
 
     test('edges among any set of nodes: one per (from, to, type), no self-loop, by from, to, type', async () => {

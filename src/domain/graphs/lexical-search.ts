@@ -160,17 +160,23 @@ export async function lexicalSearch(
     choosing.add(i);
     room -= queryTerms[i]!.df;
   }
-  // The candidates' fields per word, in one flat array (a row of `width` per candidate).
+  // The candidates' fields per word, in one flat array (a row of `width` per candidate), sized for
+  // the most candidates the choosing words and the exact names can bring.
   const width = queryTerms.length;
+  const exact = new Set(terms.identifiers.flatMap((id) => index.named(id)));
+  let most = exact.size;
+  for (const i of choosing) for (const v of queryTerms[i]!.variants) most += index.df(v);
   const slot = new Int32Array(index.nodes.length).fill(-1);
   const candidates: number[] = [];
-  const masks: number[] = [];
+  const masks = new Uint8Array(Math.min(most, index.nodes.length) * width);
   const add = (node: number) => {
-    if (slot[node]! !== -1) return slot[node]!;
-    slot[node] = candidates.length;
-    candidates.push(node);
-    for (let i = 0; i < width; i++) masks.push(0);
-    return slot[node]!;
+    let k = slot[node]!;
+    if (k === -1) {
+      k = candidates.length;
+      slot[node] = k;
+      candidates.push(node);
+    }
+    return k;
   };
   // When even the rarest word fills more than the budget, its nodes that also hold the next rarest
   // word are the candidates (all of its nodes if none does).
@@ -183,21 +189,36 @@ export async function lexicalSearch(
   const gather = (keep: ((node: number) => boolean) | null) => {
     for (const i of choosing) {
       for (const v of queryTerms[i]!.variants) {
-        index.forEachPosting(v, (node, mask) => {
-          if (keep && !keep(node)) return;
-          masks[add(node) * width + i]! |= mask;
-        });
+        const p = index.postingsOf(v);
+        if (!p) continue;
+        const nodes = p.nodes;
+        for (let j = 0; j < nodes.length; j++) {
+          const node = nodes[j]!;
+          if (keep && !keep(node)) continue;
+          masks[add(node) * width + i]! |= p.masks[j]!;
+        }
       }
     }
   };
   gather(holdsNext);
   if (holdsNext && candidates.length === 0) gather(null);
-  const exact = new Set(terms.identifiers.flatMap((id) => index.named(id)));
   for (const node of exact) add(node);
+  // The other words only score the candidates: each one's postings read once (or, for a word far
+  // commoner than the candidates are many, each candidate looked up in them).
   queryTerms.forEach((t, i) => {
     if (choosing.has(i)) return;
-    for (let k = 0; k < candidates.length; k++)
-      for (const v of t.variants) masks[k * width + i]! |= index.fields(v, candidates[k]!);
+    for (const v of t.variants) {
+      const p = index.postingsOf(v);
+      if (!p) continue;
+      if (p.nodes.length <= candidates.length * 16) {
+        for (let j = 0; j < p.nodes.length; j++) {
+          const k = slot[p.nodes[j]!]!;
+          if (k !== -1) masks[k * width + i]! |= p.masks[j]!;
+        }
+      } else {
+        for (let k = 0; k < candidates.length; k++) masks[k * width + i]! |= index.fields(v, candidates[k]!);
+      }
+    }
   });
 
   // The query's words together, as a name would be written without its case: `combine headers` → combineheaders.
@@ -251,22 +272,23 @@ export async function lexicalSearch(
       (whole ? 1 : prior(c, terms));
   }
   /** The sum of the best RANKING.supportNeighbours ranks among a node's direct callers and callees. */
-  const best: number[] = [];
+  const best = new Float64Array(RANKING.supportNeighbours);
   const support = (node: number): number => {
-    best.length = 0;
+    let kept = 0;
     for (const m of index.near[node]!) {
       const k = slot[m]!;
       if (k === -1) continue;
       const r = ranks[k]!;
-      let at = best.length;
+      // Insert r into the descending `best[0..kept)`, dropping what falls off the end.
+      let at = kept;
       while (at > 0 && best[at - 1]! < r) at--;
-      if (at < RANKING.supportNeighbours) {
-        best.splice(at, 0, r);
-        if (best.length > RANKING.supportNeighbours) best.pop();
-      }
+      if (at >= best.length) continue;
+      for (let j = Math.min(kept, best.length - 1); j > at; j--) best[j] = best[j - 1]!;
+      best[at] = r;
+      if (kept < best.length) kept++;
     }
     let sum = 0;
-    for (const r of best) sum += r;
+    for (let j = 0; j < kept; j++) sum += best[j]!;
     return sum;
   };
   // Exact names first (best scored first), then by rank, score and id; one hit per node id
@@ -284,6 +306,7 @@ export async function lexicalSearch(
     (id(a.node) < id(b.node) ? -1 : id(a.node) > id(b.node) ? 1 : 0);
   const firstCopy = new Map<string, number>();
   for (const node of candidates) {
+    if (!index.hasTwin(node)) continue;
     const nodeId = id(node);
     const seen = firstCopy.get(nodeId);
     if (seen === undefined || index.nodes[seen]!.seq > index.nodes[node]!.seq) firstCopy.set(nodeId, node);
@@ -291,7 +314,7 @@ export async function lexicalSearch(
   const top: Array<{ node: number; rank: number; exact: boolean }> = [];
   for (let k = 0; k < candidates.length; k++) {
     const node = candidates[k]!;
-    if (firstCopy.get(id(node)) !== node) continue;
+    if (firstCopy.size > 0 && index.hasTwin(node) && firstCopy.get(id(node)) !== node) continue;
     const isExact = exact.has(node);
     const rank = RANKING.callSupport > 0 ? ranks[k]! + RANKING.callSupport * support(node) : ranks[k]!;
     if (!isExact && rank <= 0) continue;

@@ -43,7 +43,7 @@ export type IndexedNode = Omit<SearchRow, 'search' | 'summarized'> & {
 };
 
 /** One term's postings: node positions in `nodes`, and the fields it fills in each. */
-interface Postings {
+export interface Postings {
   nodes: Int32Array;
   masks: Uint8Array;
 }
@@ -274,6 +274,16 @@ export class SearchIndex {
   /** How many nodes hold the term. */
   df(term: string): number {
     return this.postings.get(term)?.nodes.length ?? 0;
+  }
+
+  /** The term's postings: the nodes holding it (ascending) and the fields it fills in each; undefined when none does. */
+  postingsOf(term: string): Readonly<Postings> | undefined {
+    return this.postings.get(term);
+  }
+
+  /** Whether another node has this node's id (overloads, repeated ids): search keeps one of them. */
+  hasTwin(node: number): boolean {
+    return this.byId.get(this.nodes[node]!.node_id)!.length > 1;
   }
 
   /** Calls `visit` with each node holding the term and the fields it fills there. */
