@@ -51,7 +51,15 @@ async function main(): Promise<void> {
     });
     if (up.status !== 201) throw new Error(`upload: ${up.status} ${await up.text()}`);
     console.log(`${repo}: ${commit.nodes.length} nodes on ${scratch.label}; service ${service.url}`);
-    const times: Record<string, { client: number[]; server: number[]; parts: Record<string, number[]> }> = {};
+    const times: Record<
+      string,
+      {
+        client: number[];
+        server: number[];
+        parts: Record<string, number[]>;
+        slow?: Array<{ client: number; timing: string; what: string }>;
+      }
+    > = {};
     const call = async (tool: string, args: Record<string, unknown>) => {
       const started = performance.now();
       const r = await fetch(`${service.url}/api/v1/tools/${tool}`, {
@@ -65,6 +73,7 @@ async function main(): Promise<void> {
       const parts = new Map([...timing.matchAll(/(\w+);dur=([\d.]+)/g)].map((m) => [m[1]!, Number(m[2])]));
       const entry = (times[tool] ??= { client: [], server: [], parts: {} });
       entry.client.push(client);
+      (entry.slow ??= []).push({ client, timing, what: String(args.task ?? args.query).slice(0, 60) });
       entry.server.push(parts.get('op') ?? NaN);
       for (const [name, ms] of parts) if (name !== 'op') (entry.parts[name] ??= []).push(ms);
     };
@@ -86,6 +95,8 @@ async function main(): Promise<void> {
       );
       for (const [name, xs] of Object.entries(t.parts))
         console.log(`  ${name.padEnd(14)} p50 / p95 ${f(xs, 50)} / ${f(xs, 95)} ms`);
+      for (const slow of [...(t.slow ?? [])].sort((a, b) => b.client - a.client).slice(0, 6))
+        console.log(`  slow ${slow.client.toFixed(1)} ms  ${slow.timing}  ${slow.what}`);
     }
     if (values.keep) {
       console.log('kept: Ctrl-C to stop');
