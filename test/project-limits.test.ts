@@ -404,6 +404,13 @@ for (const backend of backends)
             'sparrow stays',
           );
         },
+        devstream_graph_summaries: async () => {
+          const hashes = { codeHashes: ['0'.repeat(32)] };
+          refused(await call('devstream_graph_summaries', 'limited', { repo: 'sparrow', ...hashes }), 'FORBIDDEN');
+          for (const body of ok(await call('devstream_graph_summaries', 'limited', { repo: 'wren', ...hashes })))
+            assert.deepEqual([body.repo, body.summaries], ['wren', []]);
+          ok(await call('devstream_graph_summaries', 'full', { repo: 'sparrow', ...hashes }));
+        },
         resolve_context: async () => {
           refused(
             await call('resolve_context', 'limited', { task: 'how are retries delayed', repo: 'sparrow' }),
