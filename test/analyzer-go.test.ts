@@ -342,7 +342,7 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
 }
 
 describe('devstream-hub analyze on a Go module', () => {
-  test('the CLI writes the nodes and edges above', async () => {
+  test('the CLI writes the nodes and edges above', once, async () => {
     const repo = await writeFixture();
     const out = join(repo, 'graph.json');
     const run = await cli(['analyze', repo, '--out', out]);

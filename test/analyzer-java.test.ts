@@ -503,7 +503,7 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
 }
 
 describe('devstream-hub analyze on Java (the command)', () => {
-  test('main.ts writes the commit file with --out', async () => {
+  test('main.ts writes the commit file with --out', once, async () => {
     const repo = await writeFixture();
     const out = join(repo, 'graph.json');
     const run = await cli(['analyze', repo, '--out', out]);

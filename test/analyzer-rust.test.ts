@@ -402,7 +402,7 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
 }
 
 describe('devstream-hub analyze on a Rust crate', () => {
-  test('the CLI writes the exact nodes and edges to --out', async () => {
+  test('the CLI writes the exact nodes and edges to --out', once, async () => {
     const repo = await writeFixture();
     const out = join(repo, 'graph.json');
     const run = await cli(['analyze', repo, '--out', out]);

@@ -679,7 +679,7 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
 }
 
 describe('devstream-hub analyze (the command)', () => {
-  test('main.ts runs it: the commit file on stdout, progress and the summary on stderr', async () => {
+  test('main.ts runs it: the commit file on stdout, progress and the summary on stderr', once, async () => {
     const repo = await writeFixture();
     const out = await cli(['analyze', repo, '--out', '/dev/stdout', '--include', 'src/shapes.ts']);
     assert.equal(out.code, 0, out.stderr);
@@ -697,7 +697,7 @@ describe('devstream-hub analyze (the command)', () => {
     );
   });
 
-  test('bad arguments and missing folders are refused with an exit code, not a stack trace', async () => {
+  test('bad arguments and missing folders are refused with an exit code, not a stack trace', once, async () => {
     const repo = await writeFixture();
     const errors: string[] = [];
     const original = console.error;

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { backends } from './helpers/backends.js';
+import { backends, once } from './helpers/backends.js';
 import { createKey } from './helpers/keys.js';
 import { rest, startServer } from './helpers/server.js';
 import { childEnv, ROOT } from './helpers/service.js';
@@ -154,7 +154,7 @@ function assertNoNpx(line: string): void {
   assert.doesNotMatch(line, /\bnpx\b/, 'the recipe runs no npx');
 }
 
-describe("docs/code-graphs.md's CI recipe", () => {
+describe("docs/code-graphs.md's CI recipe", once, () => {
   let workspace: string;
   let steps: Array<Record<string, any>>;
   let analyzeStep: Record<string, any>;

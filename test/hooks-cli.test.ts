@@ -25,6 +25,7 @@ import { hooksCommand, installHooks, mergeHooks, SettingsFileError, type HooksAr
 import { freePort } from '../support/free-port.js';
 import { childEnv, ROOT, runCli as cli } from './helpers/service.js';
 import { tempDirs } from './helpers/temp-dirs.js';
+import { once } from './helpers/backends.js';
 
 const EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd'];
 const PLUGIN = join(ROOT, 'plugins', 'claude-code', 'devstream-hub');
@@ -88,7 +89,7 @@ async function recordingServer(status: number, answer: string) {
 const parse = (stdout: string) => JSON.parse(stdout) as { hooks: HooksBlock };
 const only = <T>(block: HooksBlock, event: string) => block[event]![0]!.hooks[0] as T;
 
-describe('devstream-hub hooks print', () => {
+describe('devstream-hub hooks print', once, () => {
   test('prints only JSON: HTTP hooks with the bearer header from DEVSTREAM_TOKEN, SessionStart as a curl command hook', async () => {
     const r = await cli(['hooks', 'print', '--url', 'https://hub.example.com'], {});
     assert.equal(r.code, 0, r.stderr);
@@ -247,7 +248,7 @@ describe('devstream-hub hooks print', () => {
   });
 });
 
-describe('devstream-hub hooks install', () => {
+describe('devstream-hub hooks install', once, () => {
   const tempDir = tempDirs('hooks');
   const block = claudeCodeHooks({ url: hookEndpoint('http://127.0.0.1:7000') });
 
@@ -353,7 +354,7 @@ describe('devstream-hub hooks install', () => {
   });
 });
 
-describe('the SessionStart command, run by bash', () => {
+describe('the SessionStart command, run by bash', once, () => {
   const ANSWER = JSON.stringify({
     hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: 'Active tasks: T1 Ship the cart' },
   });
@@ -439,7 +440,7 @@ describe('the SessionStart command, run by bash', () => {
   });
 });
 
-describe('the Claude Code plugin folder', () => {
+describe('the Claude Code plugin folder', once, () => {
   test('hooks/hooks.json is what the generator gives for DEVSTREAM_HUB_URL and DEVSTREAM_TOKEN', async () => {
     const committed = await readFile(join(PLUGIN, 'hooks', 'hooks.json'), 'utf8');
     assert.equal(

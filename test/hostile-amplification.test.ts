@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { MAX_LISTED_ISSUES } from '../src/errors.js';
 import { MAX_BODY_DEPTH, MAX_BODY_VALUES } from '../src/http/json-body.js';
-import { backends, type TestDb } from './helpers/backends.js';
+import { backends, type TestDb, once } from './helpers/backends.js';
 import { MCP_HEADERS, rest, startServer, type TestServer } from './helpers/server.js';
 import { serve } from './helpers/service.js';
 import { tempDirs } from './helpers/temp-dirs.js';
@@ -28,7 +28,7 @@ const shapes = (size: number): Record<string, string> => {
   };
 };
 
-describe('amplification: bounded work and bounded answers for any body (issue 19)', () => {
+describe('amplification: bounded work and bounded answers for any body (issue 19)', once, () => {
   let database: TestDb;
   let server: TestServer;
   const tempDir = tempDirs('amplification');

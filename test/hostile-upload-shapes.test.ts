@@ -17,8 +17,8 @@ import { tempDirs } from './helpers/temp-dirs.js';
  * unknown top-level fields, a huge nodeScores, huge single nodes and edges — are sent
  * gzip-compressed to the service running as its own process (the default GRAPH_UPLOAD_LIMIT,
  * 256 MB), while its resident memory is read from /proc and /healthz is polled. Each must be
- * refused 400 naming the field, with the service under 1 GiB (VmHWM), /healthz answering within a
- * second throughout, nothing stored, and the service serving afterwards; a big legal upload
+ * refused 400 naming the field, with the service under 1 GiB (VmHWM), /healthz answering throughout
+ * (within HEALTHZ_MS, a bound for a blocked event loop), nothing stored, and the service serving afterwards; a big legal upload
  * (~200 MB of code) is stored under the same bound.
  *
  * A shape that drives the service past 1 GiB fails at once (the upload is cut and the service
@@ -97,6 +97,13 @@ interface Service {
   url: string;
 }
 
+/**
+ * Slowest /healthz allowed during an upload: a bound for failure, far from what a blocked event loop
+ * takes (the whole upload) and from what a loaded 2-core machine adds to a healthy one (1 s failed
+ * with four test files running at once). How fast /healthz answers is not this test's claim.
+ */
+const HEALTHZ_MS = 5_000;
+
 interface Outcome {
   status: number | null;
   body: any;
@@ -104,7 +111,7 @@ interface Outcome {
   charsAtAnswer: number;
   /** The service's peak resident memory (VmHWM) after the upload, bytes. */
   peakRss: number;
-  /** /healthz polls that took a second or more, or failed. */
+  /** /healthz polls that took HEALTHZ_MS or more, or failed. */
   healthFailures: string[];
   /** Why the upload was cut (memory bound passed, the service died), if it was. */
   cut: string | null;
@@ -177,12 +184,12 @@ async function attempt(service: Service, repo: string, parts: Part[]): Promise<O
       await new Promise((r) => setTimeout(r, 50));
     }
   })();
-  // /healthz, every 100 ms: each must answer 200 within a second.
+  // /healthz, every 100 ms: each must answer 200 within HEALTHZ_MS.
   const health = (async () => {
     while (running) {
       const started = performance.now();
       try {
-        const r = await fetch(`${service.url}/healthz`, { signal: AbortSignal.timeout(1000) });
+        const r = await fetch(`${service.url}/healthz`, { signal: AbortSignal.timeout(HEALTHZ_MS) });
         await r.arrayBuffer();
         if (r.status !== 200) healthFailures.push(`HTTP ${r.status}`);
       } catch (error) {
@@ -222,7 +229,7 @@ function assertRefused(o: Outcome, names: (field: string) => boolean, expected: 
   const mib = (n: number) => `${Math.round(n / MiB)} MiB`;
   assert.equal(o.cut, null, `${label}: ${o.cut} (after ${mib(o.charsAtAnswer)} of body)`);
   assert.ok(o.peakRss < GiB, `${label}: the service's peak RSS is ${mib(o.peakRss)}, over 1 GiB`);
-  assert.deepEqual(o.healthFailures, [], `${label}: /healthz answered within a second throughout`);
+  assert.deepEqual(o.healthFailures, [], `${label}: /healthz answered throughout`);
   assert.equal(o.status, 400, `${label}: HTTP ${o.status} ${JSON.stringify(o.body).slice(0, 300)}`);
   assert.equal(o.body?.error?.code, 'VALIDATION_ERROR', label);
   const fields: string[] = (o.body.error.details?.issues ?? []).map((i: { field: string }) => i.field);
@@ -547,7 +554,7 @@ for (const backend of backends) {
       assert.equal(o.status, 201, JSON.stringify(o.body).slice(0, 300));
       assert.equal(o.body.nodes, count);
       assert.ok(o.peakRss < GiB, `peak RSS ${Math.round(o.peakRss / MiB)} MiB, over 1 GiB`);
-      assert.deepEqual(o.healthFailures, [], '/healthz answered within a second throughout');
+      assert.deepEqual(o.healthFailures, [], '/healthz answered throughout');
       const r = await fetch(`${s.url}/api/v1/graphs/${o.body.graphId}`, { method: 'DELETE' });
       assert.equal(r.status, 200);
     });

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { freePort } from '../support/free-port.js';
 import { LOCK_FILE } from '../src/db/data-dir-lock.js';
-import { postgresBaseUrl } from './helpers/backends.js';
+import { once, postgresBaseUrl } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
 import { clusterSupport, createCluster } from '../support/pg-cluster.js';
 import { createScratchDatabase } from '../support/postgres.js';
@@ -72,33 +72,37 @@ const logged = (output: () => string, pattern: RegExp) =>
 describe('serve: start-up and shutdown (issue 18)', () => {
   const tempDir = tempDirs('life');
 
-  test('a PGlite data folder is owned by one process: a second server is refused, naming the folder and the pid', async () => {
-    const dataDir = await tempDir();
-    const first = await serve({ DATA_DIR: dataDir });
-    try {
-      const lock = JSON.parse(readFileSync(join(dataDir, LOCK_FILE), 'utf8'));
-      assert.equal(lock.pid, first.child.pid);
-      const second = await serve({ DATA_DIR: dataDir }, { waitReady: false });
-      assert.equal(await second.exited, 1, 'the second server exits');
-      assert.match(
-        second.output(),
-        new RegExp(
-          `data folder ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by process ${first.child.pid}`,
-        ),
-      );
-      // The first one carries on, and is the only writer.
-      assert.equal((await fetch(`${first.url}/readyz`)).status, 200);
-      // So does every command that opens the folder.
-      const migrate = await runCli(['migrate'], { DATA_DIR: dataDir });
-      assert.equal(migrate.code, 1);
-      assert.match(migrate.stderr, new RegExp(`in use by process ${first.child.pid}`));
-    } finally {
-      assert.equal(await first.stop(), 0);
-    }
-    assert.equal(existsSync(join(dataDir, LOCK_FILE)), false, 'a clean exit removes the lock');
-  });
+  test(
+    'a PGlite data folder is owned by one process: a second server is refused, naming the folder and the pid',
+    once,
+    async () => {
+      const dataDir = await tempDir();
+      const first = await serve({ DATA_DIR: dataDir });
+      try {
+        const lock = JSON.parse(readFileSync(join(dataDir, LOCK_FILE), 'utf8'));
+        assert.equal(lock.pid, first.child.pid);
+        const second = await serve({ DATA_DIR: dataDir }, { waitReady: false });
+        assert.equal(await second.exited, 1, 'the second server exits');
+        assert.match(
+          second.output(),
+          new RegExp(
+            `data folder ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is in use by process ${first.child.pid}`,
+          ),
+        );
+        // The first one carries on, and is the only writer.
+        assert.equal((await fetch(`${first.url}/readyz`)).status, 200);
+        // So does every command that opens the folder.
+        const migrate = await runCli(['migrate'], { DATA_DIR: dataDir });
+        assert.equal(migrate.code, 1);
+        assert.match(migrate.stderr, new RegExp(`in use by process ${first.child.pid}`));
+      } finally {
+        assert.equal(await first.stop(), 0);
+      }
+      assert.equal(existsSync(join(dataDir, LOCK_FILE)), false, 'a clean exit removes the lock');
+    },
+  );
 
-  test('the lock of a process that no longer runs is taken over', async () => {
+  test('the lock of a process that no longer runs is taken over', once, async () => {
     const dataDir = await tempDir();
     const first = await serve({ DATA_DIR: dataDir });
     await postTask(first.url, 'Before the crash', 'Locks');
@@ -116,110 +120,118 @@ describe('serve: start-up and shutdown (issue 18)', () => {
     }
   });
 
-  test('one Ctrl-C on `npm start` drains: requests in flight finish, new ones get 503, the process exits 0', async () => {
-    const dataDir = await tempDir();
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    // A terminal's Ctrl-C signals the whole foreground process group: npm, sh, tsx and node.
-    const child = spawn('npm', ['start'], {
-      cwd: ROOT,
-      env: childEnv({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info' }),
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout!.on('data', (c) => (output += c));
-    child.stderr!.on('data', (c) => (output += c));
-    // npm re-raises the signal on itself once its child has exited: it ends by SIGINT, node by exit 0.
-    const exited = new Promise<string>((resolve) =>
-      child.on('exit', (code, signal) => resolve(signal ?? `exit ${code}`)),
-    );
-    try {
-      await eventually(
-        async () =>
-          (await fetch(`${url}/readyz`).then(
-            (r) => r.status,
-            () => 0,
-          )) === 200
-            ? true
-            : undefined,
-        60_000,
+  test(
+    'one Ctrl-C on `npm start` drains: requests in flight finish, new ones get 503, the process exits 0',
+    once,
+    async () => {
+      const dataDir = await tempDir();
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      // A terminal's Ctrl-C signals the whole foreground process group: npm, sh, tsx and node.
+      const child = spawn('npm', ['start'], {
+        cwd: ROOT,
+        env: childEnv({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info' }),
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout!.on('data', (c) => (output += c));
+      child.stderr!.on('data', (c) => (output += c));
+      // npm re-raises the signal on itself once its child has exited: it ends by SIGINT, node by exit 0.
+      const exited = new Promise<string>((resolve) =>
+        child.on('exit', (code, signal) => resolve(signal ?? `exit ${code}`)),
       );
-      const body = commitFile('c0ffee0000000000000000000000000000000001');
-      const upload = openUpload(url, '/api/v1/graphs?repo=draining');
-      upload.req.write(body.slice(0, 1000));
-      await sleep(300); // the request is in flight
-
-      process.kill(-child.pid!, 'SIGINT');
-      await logged(() => output, /shutting down/);
-      // The listener stays open: a new request is answered 503, not refused.
-      const refused = await fetch(`${url}/api/v1/graphs`);
-      assert.equal(refused.status, 503);
-      assert.equal(((await refused.json()) as any).error.code, 'SHUTTING_DOWN');
-      assert.equal(refused.headers.get('retry-after'), '5');
-      assert.equal((await fetch(`${url}/healthz`)).status, 200, 'the process is still alive');
-
-      upload.req.end(body.slice(1000));
-      const answer = await upload.response;
-      assert.equal(answer.status, 201, answer.body);
-      assert.match(await exited, /^(exit 0|SIGINT)$/, output);
-      assert.match(output, /"msg":"shut down"/);
-      assert.doesNotMatch(output, /second signal: exiting now/);
-    } finally {
       try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        /* the group has exited */
+        await eventually(
+          async () =>
+            (await fetch(`${url}/readyz`).then(
+              (r) => r.status,
+              () => 0,
+            )) === 200
+              ? true
+              : undefined,
+          60_000,
+        );
+        const body = commitFile('c0ffee0000000000000000000000000000000001');
+        const upload = openUpload(url, '/api/v1/graphs?repo=draining');
+        upload.req.write(body.slice(0, 1000));
+        await sleep(300); // the request is in flight
+
+        process.kill(-child.pid!, 'SIGINT');
+        await logged(() => output, /shutting down/);
+        // The listener stays open: a new request is answered 503, not refused.
+        const refused = await fetch(`${url}/api/v1/graphs`);
+        assert.equal(refused.status, 503);
+        assert.equal(((await refused.json()) as any).error.code, 'SHUTTING_DOWN');
+        assert.equal(refused.headers.get('retry-after'), '5');
+        assert.equal((await fetch(`${url}/healthz`)).status, 200, 'the process is still alive');
+
+        upload.req.end(body.slice(1000));
+        const answer = await upload.response;
+        assert.equal(answer.status, 201, answer.body);
+        assert.match(await exited, /^(exit 0|SIGINT)$/, output);
+        assert.match(output, /"msg":"shut down"/);
+        assert.doesNotMatch(output, /second signal: exiting now/);
+      } finally {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          /* the group has exited */
+        }
       }
-    }
-    // What was acknowledged was stored.
-    const again = await serve({ DATA_DIR: dataDir });
-    try {
-      const graphs = (await (await fetch(`${again.url}/api/v1/graphs`)).json()) as any;
-      assert.deepEqual(
-        graphs.graphs.map((g: any) => [g.repo, g.nodes]),
-        [['draining', 40]],
-      );
-    } finally {
-      await again.stop();
-    }
-  });
+      // What was acknowledged was stored.
+      const again = await serve({ DATA_DIR: dataDir });
+      try {
+        const graphs = (await (await fetch(`${again.url}/api/v1/graphs`)).json()) as any;
+        assert.deepEqual(
+          graphs.graphs.map((g: any) => [g.repo, g.nodes]),
+          [['draining', 40]],
+        );
+      } finally {
+        await again.stop();
+      }
+    },
+  );
 
-  test('an upload still running at SHUTDOWN_TIMEOUT_S is answered 503 and stores nothing; a client that hangs up is a client abort', async () => {
-    const dataDir = await tempDir();
-    const served = await serve({ DATA_DIR: dataDir, SHUTDOWN_TIMEOUT_S: '1', LOG_LEVEL: 'info' });
-    const body = commitFile('c0ffee0000000000000000000000000000000002');
+  test(
+    'an upload still running at SHUTDOWN_TIMEOUT_S is answered 503 and stores nothing; a client that hangs up is a client abort',
+    once,
+    async () => {
+      const dataDir = await tempDir();
+      const served = await serve({ DATA_DIR: dataDir, SHUTDOWN_TIMEOUT_S: '1', LOG_LEVEL: 'info' });
+      const body = commitFile('c0ffee0000000000000000000000000000000002');
 
-    // A client that hangs up mid-upload: logged as such, not as a database failure.
-    const gone = openUpload(served.url, '/api/v1/graphs?repo=hangup');
-    gone.response.catch(() => {});
-    gone.req.write(body.slice(0, 1000));
-    await sleep(300);
-    gone.req.destroy();
-    await logged(served.output, /client closed the connection before the body ended/);
-    assert.doesNotMatch(served.output(), /database is unreachable/);
+      // A client that hangs up mid-upload: logged as such, not as a database failure.
+      const gone = openUpload(served.url, '/api/v1/graphs?repo=hangup');
+      gone.response.catch(() => {});
+      gone.req.write(body.slice(0, 1000));
+      await sleep(300);
+      gone.req.destroy();
+      await logged(served.output, /client closed the connection before the body ended/);
+      assert.doesNotMatch(served.output(), /database is unreachable/);
 
-    const stuck = openUpload(served.url, '/api/v1/graphs?repo=stuck');
-    stuck.req.write(body.slice(0, 1000));
-    await sleep(300);
-    served.child.kill('SIGTERM');
-    const answer = await stuck.response;
-    assert.equal(answer.status, 503, answer.body);
-    assert.equal(JSON.parse(answer.body).error.code, 'SHUTTING_DOWN');
-    assert.equal(answer.headers.connection, 'close');
-    stuck.req.destroy();
-    assert.equal(await served.exited, 0, served.output());
+      const stuck = openUpload(served.url, '/api/v1/graphs?repo=stuck');
+      stuck.req.write(body.slice(0, 1000));
+      await sleep(300);
+      served.child.kill('SIGTERM');
+      const answer = await stuck.response;
+      assert.equal(answer.status, 503, answer.body);
+      assert.equal(JSON.parse(answer.body).error.code, 'SHUTTING_DOWN');
+      assert.equal(answer.headers.connection, 'close');
+      stuck.req.destroy();
+      assert.equal(await served.exited, 0, served.output());
 
-    const again = await serve({ DATA_DIR: dataDir });
-    try {
-      const graphs = (await (await fetch(`${again.url}/api/v1/graphs`)).json()) as any;
-      assert.deepEqual(graphs.graphs, [], 'neither upload left anything');
-    } finally {
-      await again.stop();
-    }
-  });
+      const again = await serve({ DATA_DIR: dataDir });
+      try {
+        const graphs = (await (await fetch(`${again.url}/api/v1/graphs`)).json()) as any;
+        assert.deepEqual(graphs.graphs, [], 'neither upload left anything');
+      } finally {
+        await again.stop();
+      }
+    },
+  );
 
-  test('a port in use is found before the database is opened or migrated', async () => {
+  test('a port in use is found before the database is opened or migrated', once, async () => {
     const dataDir = await tempDir();
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', () => resolve()));

@@ -4,6 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { WEB_ROOT } from '../../src/http/dashboard.js';
+import { once } from './backends.js';
 
 /** Debian's Chromium (.ci/run installs it); CHROMIUM overrides the path. */
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -11,12 +12,16 @@ export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 /** Where browser tests put their screenshots (gitignored; the good ones are copied to docs/screenshots). */
 export const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 
-/** Why the dashboard's browser tests cannot run here (for `describe`'s `skip`), or false when they can. */
+/**
+ * Why the dashboard's browser tests cannot run here (for `describe`'s `skip`), or false when they can.
+ * They run once, on the last backend there is: the page talks to the REST API, which its own tests run
+ * on both backends; CI's Postgres pass, which follows the PGlite one, leaves them out (`once`).
+ */
 export const dashboardSkip: string | false = !existsSync(CHROMIUM)
   ? `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`
   : !existsSync(`${WEB_ROOT}index.html`)
     ? 'the dashboard is not built (npm run build:web)'
-    : false;
+    : once.skip;
 
 /**
  * Headless Chromium as these machines allow it: without the background-networking flags it keeps
