@@ -398,6 +398,10 @@ for (const backend of backends) {
       await upload('plain-lib', retryGraph('n2', '2026-06-01T00:00:00Z'));
       await settled();
       assert.equal(fake.calls.length, callsBeforeN2, 'n2 took n1 vectors');
+      // The service stops first: its worker would otherwise lease the queued nodes before the command's
+      // drain does (a race CI lost once), and the command would report them still queued.
+      await server!.close();
+      server = undefined;
       const printed: string[] = [];
       const log = console.log;
       console.log = (line: string) => void printed.push(line);
