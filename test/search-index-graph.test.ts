@@ -1,18 +1,30 @@
 /**
  * resolve_context walks a commit's edges in process, from the search index (issue 21's latency):
  * the walk and the edges among a packet's nodes must be what the database's own statements give
- * (reachableNodes, the impact tool's walk; edgesAmong) — nearest hop, the least edge type there,
+ * (reachableNodes, the impact tool's walk; for the edges, the statement the packet read them by before) — nearest hop, the least edge type there,
  * the first copy of a node, GHOSTs and ids no node holds, the same order — on a graph with cycles,
  * self-loops, repeated edges, repeated ids and several edge types, on both backends.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql, type Kysely } from 'kysely';
 import { reachableNodes } from '../src/db/queries/graph-impact.js';
-import { edgesAmong } from '../src/db/queries/graphs/edge-reads.js';
+import type { Database } from '../src/db/schema.js';
 import { lexicalSearch } from '../src/domain/graphs/lexical-search.js';
 import { SearchIndex } from '../src/domain/graphs/search-index.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { rest, startServer, type TestServer } from './helpers/server.js';
+
+/** The edges among `ids` as the database gives them: one per (from, to, type), no self-loop, ordered. */
+async function edgesAmong(db: Kysely<Database>, g: { graphId: string; commitHash: string }, ids: string[]) {
+  if (ids.length === 0) return [];
+  const rows = await sql<{ from_id: string; to_id: string; type: string }>`
+    select distinct from_id, to_id, type from graph_edges
+     where graph_id = ${g.graphId} and commit_hash = ${g.commitHash}
+       and from_id = any(${ids}::text[]) and to_id = any(${ids}::text[]) and from_id <> to_id
+     order by from_id, to_id, type`.execute(db);
+  return rows.rows;
+}
 
 /** Nodes a..h over two files (b twice: an overload), a GHOST, and edges to an id no node holds. */
 function tangledGraph() {

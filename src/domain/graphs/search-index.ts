@@ -120,6 +120,8 @@ export class SearchIndex {
   readonly callers: number[][] = [];
   /** Per node, its callers and callees together, each once. */
   readonly near: number[][] = [];
+  /** Per node, 1 when another node has its id (set once the nodes are read). */
+  private twins = new Uint8Array(0);
   /** GHOST nodes (first copy by id): not searched, but a walk reaches them. */
   private readonly ghosts = new Map<string, IndexedNode>();
   /** Every id an edge names, numbered; the edges out of and into each, with their types. */
@@ -179,6 +181,8 @@ export class SearchIndex {
       });
       index.postings.set(lexeme, { nodes, masks });
     }
+    index.twins = new Uint8Array(index.nodes.length);
+    for (const copies of index.byId.values()) if (copies.length > 1) for (const at of copies) index.twins[at] = 1;
     for (let i = 0; i < index.nodes.length; i++) {
       index.calls.push([]);
       index.callers.push([]);
@@ -283,7 +287,7 @@ export class SearchIndex {
 
   /** Whether another node has this node's id (overloads, repeated ids): search keeps one of them. */
   hasTwin(node: number): boolean {
-    return this.byId.get(this.nodes[node]!.node_id)!.length > 1;
+    return this.twins[node] === 1;
   }
 
   /** Calls `visit` with each node holding the term and the fields it fills there. */

@@ -37,18 +37,3 @@ export async function neighbours(
      limit ${limit}`.execute(db);
   return { rows: rows.rows, total: rows.rows[0]?.total ?? 0 };
 }
-
-/** Edges among these nodes, one per (from, to, type). */
-export async function edgesAmong(
-  db: Db,
-  g: { graphId: string; commitHash: string },
-  ids: string[],
-): Promise<Array<{ from_id: string; to_id: string; type: string }>> {
-  if (ids.length === 0) return [];
-  const rows = await sql<{ from_id: string; to_id: string; type: string }>`
-    select distinct from_id, to_id, type from graph_edges
-     where graph_id = ${g.graphId} and commit_hash = ${g.commitHash}
-       and from_id = any(${ids}::text[]) and to_id = any(${ids}::text[]) and from_id <> to_id
-     order by from_id, to_id, type`.execute(db);
-  return rows.rows;
-}
