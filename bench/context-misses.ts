@@ -12,26 +12,15 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buffer } from 'node:stream/consumers';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { gzipSync } from 'node:zlib';
-import { analyzeRepository } from '../src/analyzer/analyze-repository.js';
-import { commitFileStream } from '../src/analyzer/commit-file-json.js';
 import { searchTerms } from '../src/domain/graphs/search-terms.js';
+import { type ContextQuestion, uploadCheckout } from './lib/checkout-graph.js';
 import { startService, type ServiceProcess } from './lib/child.js';
 import { readPacket } from './lib/context-packet.js';
 import { scratchPglite, scratchPostgres } from './lib/scratch.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-
-interface Question {
-  id: string;
-  question: string;
-  category: string;
-  intent: string;
-  gold: string[];
-}
 
 async function call(service: ServiceProcess, name: string, args: Record<string, unknown>): Promise<any> {
   const response = await fetch(`${service.url}/api/v1/tools/${name}`, {
@@ -64,17 +53,13 @@ async function main(): Promise<void> {
   });
   try {
     for (const name of files) {
-      const file = JSON.parse(await readFile(join(dir, name), 'utf8')) as { repo: string; questions: Question[] };
+      const file = JSON.parse(await readFile(join(dir, name), 'utf8')) as {
+        repo: string;
+        questions: ContextQuestion[];
+      };
       if (values.only && file.repo !== values.only) continue;
-      const commit = await analyzeRepository(join(values.checkouts!, file.repo));
+      const commit = await uploadCheckout(service.url, values.checkouts!, file.repo);
       const names = new Map(commit.nodes.map((n) => [n.id, `${n.type} ${n.startLine}-${n.endLine}`]));
-      const body = gzipSync(await buffer(commitFileStream(commit)));
-      const up = await fetch(`${service.url}/api/v1/graphs?repo=${file.repo}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-        body,
-      });
-      if (up.status !== 201) throw new Error(`upload ${file.repo}: ${up.status} ${await up.text()}`);
       for (const q of file.questions) {
         if (q.category === 'identifier') continue;
         const rc = await call(service, 'resolve_context', { task: q.question, intent: q.intent, repo: file.repo });

@@ -9,12 +9,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buffer } from 'node:stream/consumers';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { gzipSync } from 'node:zlib';
-import { analyzeRepository } from '../../src/analyzer/analyze-repository.js';
-import { commitFileStream } from '../../src/analyzer/commit-file-json.js';
+import { uploadCheckout } from '../lib/checkout-graph.js';
 import { startService } from '../lib/child.js';
 import { scratchPglite, scratchPostgres } from '../lib/scratch.js';
 import { percentile } from '../lib/stats.js';
@@ -35,8 +32,6 @@ async function main(): Promise<void> {
   const file = JSON.parse(await readFile(join(ROOT, 'bench/context/questions', `${repo}.json`), 'utf8')) as {
     questions: Array<{ question: string; intent: string }>;
   };
-  const commit = await analyzeRepository(join(values.checkouts!, repo));
-  const body = gzipSync(await buffer(commitFileStream(commit)));
   const scratch = process.env.DATABASE_URL ? await scratchPostgres(process.env.DATABASE_URL) : await scratchPglite();
   const service = await startService({
     cwd: ROOT,
@@ -44,12 +39,7 @@ async function main(): Promise<void> {
     nodeArgs: values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir=/tmp/context-prof'] : [],
   });
   try {
-    const up = await fetch(`${service.url}/api/v1/graphs?repo=${repo}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-      body,
-    });
-    if (up.status !== 201) throw new Error(`upload: ${up.status} ${await up.text()}`);
+    const commit = await uploadCheckout(service.url, values.checkouts!, repo);
     console.log(`${repo}: ${commit.nodes.length} nodes on ${scratch.label}; service ${service.url}`);
     const times: Record<
       string,

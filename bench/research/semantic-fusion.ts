@@ -11,19 +11,16 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buffer } from 'node:stream/consumers';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
-import { analyzeRepository } from '../../src/analyzer/analyze-repository.js';
-import { commitFileStream } from '../../src/analyzer/commit-file-json.js';
 import { openDb } from '../../src/db/client.js';
 import { pickAnswer } from '../../src/domain/graphs/answer-shape.js';
 import { lexicalSearch, type LexicalHit } from '../../src/domain/graphs/lexical-search.js';
 import { SearchIndexCache, type SearchIndex } from '../../src/domain/graphs/search-index.js';
 import { identifierWords } from '../../src/domain/graphs/search-document.js';
 import { searchTerms, type SearchTerms } from '../../src/domain/graphs/search-terms.js';
+import { type ContextQuestion, uploadCheckout } from '../lib/checkout-graph.js';
 import { startService } from '../lib/child.js';
 import { GloveVectors } from '../lib/glove-ollama.js';
 import { scratchPostgres } from '../lib/scratch.js';
@@ -31,13 +28,7 @@ import { scratchPostgres } from '../lib/scratch.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const POOL = 50;
 
-interface Question {
-  id: string;
-  question: string;
-  category: string;
-  intent: string;
-  gold: string[];
-}
+type Question = ContextQuestion;
 
 interface Case {
   repo: string;
@@ -118,14 +109,7 @@ async function collect(checkouts: string): Promise<Collected> {
     const cache = new SearchIndexCache();
     for (const f of files) {
       const file = JSON.parse(await readFile(join(dir, f), 'utf8')) as { repo: string; questions: Question[] };
-      const commit = await analyzeRepository(join(checkouts, file.repo));
-      const body = gzipSync(await buffer(commitFileStream(commit)));
-      const r = await fetch(`${service.url}/api/v1/graphs?repo=${file.repo}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-        body,
-      });
-      if (r.status !== 201) throw new Error(`upload ${file.repo}: ${r.status} ${await r.text()}`);
+      await uploadCheckout(service.url, checkouts, file.repo);
       const g = (
         await sql<{ graph_id: string; commit_hash: string; uploaded_at: Date }>`
           select c.graph_id, c.commit_hash, c.uploaded_at from graph_commits c
@@ -250,8 +234,14 @@ async function main(): Promise<void> {
     });
   const lexOnly: Fuse = (c) => c.lexical;
   /** Today's fusion: lexical rank / best + w × similarity scaled from the POOL-th (0) to the nearest (1). */
+  /**
+   * Score fusion: lexical rank / best + w × similarity scaled from the POOL-th (0) to the nearest (1).
+   * `both` (the service until decision 0010) adds it to lexical hits and brings in new nodes;
+   * `lexical-only` only re-orders the lexical hits; `new-only` (the choice) keeps their order and
+   * places the nodes only the semantic channel found.
+   */
   const scoreFusion =
-    (w: number, onlyLexical = false): Fuse =>
+    (w: number, mode: 'both' | 'lexical-only' | 'new-only' = 'both'): Fuse =>
     (c) => {
       const best = Math.max(...c.lexical.filter((h) => !h.exact).map((h) => h.rank), 0);
       const sims = c.semantic.map((s) => s.sim);
@@ -263,10 +253,10 @@ async function main(): Promise<void> {
         const scaled = top > floor ? (sims[i]! - floor) / (top - floor) : 1;
         const before = fused.get(s.id);
         if (before) {
-          if (!before.exact) before.rank += w * scaled;
+          if (!before.exact && mode !== 'new-only') before.rank += w * scaled;
           return;
         }
-        if (onlyLexical) return;
+        if (mode === 'lexical-only') return;
         const node = c.index.node(s.id);
         if (node) fused.set(s.id, { ...node, exact: false, rank: w * scaled });
       });
@@ -364,26 +354,7 @@ async function main(): Promise<void> {
       return [...exact, ...tied, ...others];
     };
   for (const t of [0.98, 0.95, 0.9, 0.85, 0.8, 0.7]) report(`tie-break theta=${t}`, tieBreak(t));
-  /** The lexical order kept; nodes only the semantic channel found placed at w × scaled similarity. */
-  const newOnly =
-    (w: number): Fuse =>
-    (c) => {
-      const best = Math.max(...c.lexical.filter((h) => !h.exact).map((h) => h.rank), 0);
-      const sims = c.semantic.map((s) => s.sim);
-      const top = sims[0]!;
-      const floor = sims[sims.length - 1]!;
-      const fused = new Map<string, LexicalHit>();
-      for (const h of c.lexical) fused.set(h.node_id, { ...h, rank: h.exact ? h.rank : best > 0 ? h.rank / best : 0 });
-      c.semantic.forEach((s, i) => {
-        if (fused.has(s.id)) return;
-        const node = c.index.node(s.id);
-        const scaled = top > floor ? (sims[i]! - floor) / (top - floor) : 1;
-        if (node) fused.set(s.id, { ...node, exact: false, rank: w * scaled });
-      });
-      const exact = c.lexical.filter((h) => h.exact);
-      return [...exact, ...[...fused.values()].filter((h) => !h.exact).sort((a, b) => b.rank - a.rank)];
-    };
-  for (const w of [0.1, 0.2, 0.3, 0.5]) report(`new only w=${w}`, newOnly(w));
+  for (const w of [0.1, 0.2, 0.3, 0.5]) report(`new only w=${w}`, scoreFusion(w, 'new-only'));
   /** The lexical head kept as it is; the rest by score fusion. */
   const tail =
     (head: number, w: number): Fuse =>
@@ -396,7 +367,8 @@ async function main(): Promise<void> {
   for (const head of [1, 3, 5])
     for (const w of [0.1, 0.2, 0.3, 0.5, 1]) report(`tail head=${head} w=${w}`, tail(head, w));
   for (const w of [0.05, 0.1, 0.2, 0.3, 0.5]) report(`score fusion w=${w}`, scoreFusion(w));
-  for (const w of [0.05, 0.1, 0.2, 0.3, 0.5]) report(`score fusion lexical-only w=${w}`, scoreFusion(w, true));
+  for (const w of [0.05, 0.1, 0.2, 0.3, 0.5])
+    report(`score fusion lexical-only w=${w}`, scoreFusion(w, 'lexical-only'));
   for (const w of [0.1, 0.2, 0.3, 0.5, 1]) report(`raw rerank w=${w}`, rawRerank(w));
   for (const w of [0.1, 0.2, 0.3, 0.5, 1]) report(`rrf w=${w}`, rrf(w));
   if (process.env.RANKS === '1')
