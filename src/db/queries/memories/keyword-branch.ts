@@ -12,6 +12,13 @@ const SELECTIVE_DF = 0.05;
  * Keeps a search's cost flat as a project grows (every candidate is a heap read and a scoring pass).
  */
 const MAX_FETCHED = 600;
+/**
+ * A question whose rarest word is in more memories than this is all common words: its candidates
+ * are the memories with most of its PAIR_WORDS rarest words (see kw_fetch), not all with the rarest.
+ */
+const CROWDED_DF = 150;
+/** How many of a question's rarest words the tiers of a crowded question combine. */
+const PAIR_WORDS = 4;
 /** A keyword (weight A) occurrence counts as this many content occurrences. */
 const KEYWORD_TF = 3;
 
@@ -55,22 +62,59 @@ export function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): R
         from kw_df
     ), kw_query as (
       select ${orQuery(sql`fetches and (selective or not exists (select 1 from kw_lexemes where selective))`)} as selective,
-             ${orQuery(sql`fetches`)} as any_word
+             ${orQuery(sql`fetches`)} as any_word,
+             array_agg(lex) as words,
+             (select (string_agg(${tsqueryTerm(sql.ref('lex'))}, ' & '))::tsquery
+                from kw_df where df_rank <= ${sql.lit(PAIR_WORDS)}) as all_rare,
+             (select (string_agg(${tsqueryTerm(sql.ref('a.lex'))} || ' & ' || ${tsqueryTerm(sql.ref('b.lex'))}, ' | '))::tsquery
+                from kw_df a join kw_df b on a.df_rank < b.df_rank
+               where b.df_rank <= ${sql.lit(PAIR_WORDS)}) as pairs,
+             (select min(df) from kw_df) > ${sql.lit(CROWDED_DF)} as crowded
         from kw_lexemes
-    ), kw_candidates as (
+    ), kw_fetch as (
+      -- What fetches candidates, in tiers: the next tier only while fewer than k were found. When
+      -- even the rarest word of the question is in more than CROWDED_DF memories (every word is
+      -- common), the tiers are the memories with all of its PAIR_WORDS rarest words, then with two of
+      -- them, then with the rarest: more words matched outrank fewer (scores are multiplied by the
+      -- words matched), and the candidates stay few however large the project grows. Otherwise the
+      -- rare words, then any word.
+      -- A crowded question's tiers stop at the search's limit (its hits all have the most words) and
+      -- hold at most MAX_FETCHED memories each (any of them: they match alike).
+      select case when crowded then all_rare else selective end as first,
+             case when crowded then pairs else any_word end as second,
+             case when crowded then selective end as third,
+             case when crowded then ${p.limit}::int else ${sql.lit(p.k)} end as enough,
+             case when crowded then ${sql.lit(MAX_FETCHED)} end as cap
+        from kw_query
+    ), kw_first as (
       select m.id, m.fts, m.project_id, m.created_at from semantic_memory m
-       where m.fts @@ (select selective from kw_query) and ${where}
-    ), kw_more as (
-      -- Evaluated once, and only when the rare words found fewer than k memories.
+       where m.fts @@ (select first from kw_fetch) and ${where}
+       limit (select cap from kw_fetch)
+    ), kw_second as (
+      -- Each later tier is evaluated once, and only when the tiers before it found too few.
       select m.id, m.fts, m.project_id, m.created_at from semantic_memory m
-       where (select count(*) from kw_candidates) < ${sql.lit(p.k)}
-         and m.fts @@ (select any_word from kw_query) and not m.fts @@ (select selective from kw_query) and ${where}
+       where (select count(*) from kw_first) < (select enough from kw_fetch)
+         and m.fts @@ (select second from kw_fetch) and not coalesce(m.fts @@ (select first from kw_fetch), false)
+         and ${where}
+       limit (select cap from kw_fetch)
+    ), kw_third as (
+      select m.id, m.fts, m.project_id, m.created_at from semantic_memory m
+       where (select count(*) from kw_first) + (select count(*) from kw_second) < (select enough from kw_fetch)
+         and m.fts @@ (select third from kw_fetch)
+         and not coalesce(m.fts @@ (select first from kw_fetch) or m.fts @@ (select second from kw_fetch), false)
+         and ${where}
+       limit (select cap from kw_fetch)
     ), kw_terms as (
+      -- A candidate's query words only, not all of its lexemes: setweight marks them (weight C, which
+      -- the stored vectors never use) and ts_filter keeps them, in C, before anything is unnested;
+      -- the same again over its keyword (weight A) positions. A third of the cost of unnesting it whole.
       select c.id, c.project_id, c.created_at, length(c.fts)::float8 as dl, q.idf,
-             (coalesce(array_length(u.positions, 1), 1)
-               + ${sql.lit(KEYWORD_TF - 1)} * cardinality(array_positions(u.weights, 'A')))::float8 as tf
-        from (select * from kw_candidates union all select * from kw_more) c
-       cross join lateral unnest(c.fts) u
+             (array_length(u.positions, 1)
+               + ${sql.lit(KEYWORD_TF - 1)} * coalesce(array_length(ua.positions, 1), 0))::float8 as tf
+        from (select * from kw_first union all select * from kw_second union all select * from kw_third) c
+       cross join kw_query w
+       cross join lateral unnest(ts_filter(setweight(c.fts, 'C', w.words), '{c}')) u
+        left join lateral unnest(ts_filter(setweight(ts_filter(c.fts, '{a}'), 'C', w.words), '{c}')) ua on ua.lexeme = u.lexeme
         join kw_lexemes q on q.lex = u.lexeme
     ), kw_scored as (
       -- BM25+, times the number of query words matched: memories with more of the words come first.
