@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
 
 /** The Postgres channel every instance LISTENs on (change-bus.ts). */
@@ -61,4 +61,18 @@ export function parseChangeEvent(payload: string | undefined): ChangeEvent | und
  */
 export async function notifyChange(db: Kysely<Database>, event: ChangeEvent): Promise<void> {
   await sql`select pg_notify(${CHANGE_CHANNEL}, ${changePayload(event)})`.execute(db);
+}
+
+/**
+ * The pg_notify of a change, as an SQL expression for the statement that makes it (one round trip
+ * instead of two): sent at that statement's commit, or its transaction's, and never for a write
+ * that failed. `project` and `id` are SQL expressions of the written row (a title is at most 200
+ * characters, so the payload stays far below NOTIFY's 8000 bytes). Read back by parseChangeEvent.
+ */
+export function notifyChangeSql(
+  type: 'task-changed' | 'plan-changed' | 'memory-changed',
+  project: RawBuilder<unknown>,
+  id: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  return sql`pg_notify(${sql.lit(CHANGE_CHANNEL)}, json_build_object('type', ${sql.lit(type)}, 'project', ${project}, 'id', ${id})::text)`;
 }

@@ -1,5 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, TaskStatus, TaskType } from '../schema.js';
+import { notifyChangeSql } from '../change-events.js';
+import { memoryInsertCtes, memoryInsertedNotifySql, type NewMemory } from './memories/insert-memory.js';
 import { inProjects, type ProjectScope } from './project-scope.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -130,7 +132,8 @@ export interface NewTask {
 /**
  * Creates a pending micro-task with DevStream's defaults (10-minute cap, 256k context tokens) in one
  * statement: inserts it into the phase named `phaseName` (case-insensitive) of the project titled
- * `project` (case-insensitive) and returns it with the stored names. Returns undefined, having written nothing, when either does not exist.
+ * `project` (case-insensitive), tells every instance (task-changed, at commit) and returns it with
+ * the stored names. Returns undefined, having written nothing, when either does not exist.
  */
 export async function insertTaskIntoNamedPhase(
   db: Db,
@@ -152,28 +155,41 @@ export async function insertTaskIntoNamedPhase(
     )
     select ins.id, ins.title, ins.description, ins.task_type, ins.status, ins.priority, ins.phase_id,
            target.phase_name, target.project, ins.assigned_agent, ins.created_by,
-           ins.created_at, ins.updated_at, ins.started_at, ins.completed_at
+           ins.created_at, ins.updated_at, ins.started_at, ins.completed_at,
+           ${notifyChangeSql('task-changed', sql`target.project`, sql`ins.id`)} as notified
       from ins join target on target.phase_id = ins.phase_id`.execute(db);
-  return result.rows[0];
+  const row = result.rows[0] as (TaskRow & { notified?: unknown }) | undefined;
+  if (!row) return undefined;
+  const { notified: _, ...inserted } = row;
+  return inserted;
 }
 
 /**
  * Sets a task's status in one statement: locks the row, sets `started_at` on the first move to
  * active and `completed_at` on the first move to a closing status, records the change (with the
- * caller's notes) in task_status_history, and returns the task with its previous status.
+ * caller's notes) in task_status_history, stores `note` (if any) as a memory of the task's project
+ * (see memoryInsertCtes; `note.project` is not read), tells every instance (task-changed, and
+ * memory-changed for a new memory) at commit, and returns the task with its previous status and
+ * the memory's id (null: a live memory of the project has this content already, see duplicateOf).
  * Returns undefined, having written nothing, when no task has this id (in `projects`).
  */
 export async function updateTaskStatus(
   db: Db,
   change: { id: string; status: TaskStatus; notes: string | null; createdBy: string | null; projects?: ProjectScope },
-): Promise<(TaskRow & { previous_status: TaskStatus }) | undefined> {
+  note?: NewMemory,
+): Promise<(TaskRow & { previous_status: TaskStatus; project_id: string; memory_id: string | null }) | undefined> {
   const { id, status, notes, createdBy, projects } = change;
   const visible =
     projects === undefined
       ? sql`true`
       : sql`phase_id in (select ph.id from phases ph where ${inProjects(sql.ref('ph.plan_id'), projects)})`;
   const closing = status === 'completed' || status === 'failed' || status === 'skipped';
-  const result = await sql<TaskRow & { previous_status: TaskStatus }>`
+  const memory = note
+    ? sql`, target as (
+        select p.id, p.title from upd join phases ph on ph.id = upd.phase_id join intervention_plans p on p.id = ph.plan_id
+      ), ${memoryInsertCtes(note)}`
+    : sql``;
+  const result = await sql<TaskRow & { previous_status: TaskStatus; project_id: string; memory_id: string | null }>`
     with old as (
       select id, status from micro_tasks where id = ${id} and ${visible} for update
     ), upd as (
@@ -187,12 +203,19 @@ export async function updateTaskStatus(
     ), hist as (
       insert into task_status_history (task_id, from_status, to_status, notes, created_by)
       select id, previous_status, status, ${notes}, ${createdBy} from upd
-    )
+    )${memory}
     select upd.id, upd.title, upd.description, upd.task_type, upd.status, upd.priority, upd.phase_id,
-           ph.name as phase_name, p.title as project, upd.assigned_agent, upd.created_by,
-           upd.created_at, upd.updated_at, upd.started_at, upd.completed_at, upd.previous_status
+           ph.name as phase_name, p.title as project, p.id as project_id, upd.assigned_agent, upd.created_by,
+           upd.created_at, upd.updated_at, upd.started_at, upd.completed_at, upd.previous_status,
+           ${note ? sql`ins.id` : sql`null::text`} as memory_id,
+           ${notifyChangeSql('task-changed', sql`p.title`, sql`upd.id`)} as task_notified
+           ${note ? sql`, ${memoryInsertedNotifySql} as memory_notified` : sql``}
       from upd
       join phases ph on ph.id = upd.phase_id
-      join intervention_plans p on p.id = ph.plan_id`.execute(db);
-  return result.rows[0];
+      join intervention_plans p on p.id = ph.plan_id
+      ${note ? sql`cross join target left join ins on true` : sql``}`.execute(db);
+  const row = result.rows[0] as (typeof result.rows)[number] & { task_notified?: unknown; memory_notified?: unknown };
+  if (!row) return undefined;
+  const { task_notified: _, memory_notified: __, ...task } = row;
+  return task;
 }

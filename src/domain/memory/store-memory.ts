@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { fromDbError } from '../../db/errors.js';
 import { notifyChange } from '../../db/change-events.js';
-import { announce } from '../announce.js';
 import { findDuplicate } from '../../db/queries/memories/find-duplicate.js';
 import { insertMemory, type InsertOutcome, type NewMemory } from '../../db/queries/memories/insert-memory.js';
 import type { MemoryRow } from '../../db/queries/memories/memory-row.js';
@@ -118,13 +117,8 @@ async function insertIntoProject(
   ctx: Context,
   memory: NewMemory,
 ): Promise<Exclude<InsertOutcome, { kind: 'no-project' }>> {
+  // A new memory is announced by the insert itself (memory-changed, at commit).
   const first = await insertMemory(ctx.db, memory);
-  if (first.kind === 'inserted')
-    await announce(ctx, {
-      type: 'memory-changed',
-      project: first.memory.project ?? memory.project,
-      id: first.memory.id,
-    });
   if (first.kind !== 'no-project') return first;
   const { outcome, created } = await ctx.db.transaction().execute(async (trx) => {
     let plan;
@@ -141,12 +135,6 @@ async function insertIntoProject(
     if (second.kind === 'no-project') throw new Error(`project "${plan.title}" vanished while the memory was stored`);
     // Announced at commit, to every instance.
     if (plan.created) await notifyChange(trx, { type: 'plan-changed', project: plan.title, id: plan.id });
-    if (second.kind === 'inserted')
-      await notifyChange(trx, {
-        type: 'memory-changed',
-        project: second.memory.project ?? plan.title,
-        id: second.memory.id,
-      });
     return { outcome: second, created: plan.created };
   });
   if (created) ctx.notice('info', `Created project "${outcome.memory.project}"`, { project: outcome.memory.project });

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { notifyChange } from '../../db/change-events.js';
 import { fromDbError } from '../../db/errors.js';
-import { announce } from '../announce.js';
 import { findOrCreatePhase, findOrCreatePlan } from '../../db/queries/plans.js';
 import { insertTaskIntoNamedPhase } from '../../db/queries/tasks.js';
 import type { TaskType } from '../../db/schema.js';
@@ -52,12 +51,9 @@ export async function createTask(ctx: Context, input: CreateTaskInput): Promise<
     assigned_agent: input.assigned_agent ?? 'developer',
     created_by: createdBy,
   };
+  // The insert announces the task itself (task-changed, at commit).
   const existing = await insertTaskIntoNamedPhase(ctx.db, task);
-  if (existing) {
-    const created = toTask(existing);
-    await announce(ctx, { type: 'task-changed', project: created.project, id: created.id });
-    return { success: true, task: created, auto_created: { project: false, phase: false } };
-  }
+  if (existing) return { success: true, task: toTask(existing), auto_created: { project: false, phase: false } };
 
   const result = await ctx.db.transaction().execute(async (trx) => {
     let plan;
@@ -81,10 +77,9 @@ export async function createTask(ctx: Context, input: CreateTaskInput): Promise<
     const row = await insertTaskIntoNamedPhase(trx, task);
     if (!row) throw new Error(`phase "${phase.name}" of "${plan.title}" vanished while the task was created`);
     const created = toTask(row);
-    // Announced at commit, to every instance: the task, and the plan when this made it or its phase.
+    // Announced at commit, to every instance: the plan when this made it or its phase (the insert tells of the task).
     if (plan.created || phase.created)
       await notifyChange(trx, { type: 'plan-changed', project: plan.title, id: plan.id });
-    await notifyChange(trx, { type: 'task-changed', project: created.project, id: created.id });
     return { success: true as const, task: created, auto_created: { project: plan.created, phase: phase.created } };
   });
   if (result.auto_created.project)

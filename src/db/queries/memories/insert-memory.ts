@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { notifyChangeSql } from '../../change-events.js';
 import { runPrepared } from '../../client.js';
 import type { Database, SemanticMemoryTable } from '../../schema.js';
 import { vectorLiteral } from '../../vector-literal.js';
@@ -23,17 +24,13 @@ export type InsertOutcome =
   { kind: 'inserted'; memory: MemoryRow } | { kind: 'duplicate'; memory: MemoryRow } | { kind: 'no-project' };
 
 /**
- * Stores a memory in one statement: into the project titled `project` (case-insensitive), with its
- * vector staged or queued for embedding when asked, unless the same content is already stored in
- * that project, in which case the existing memory comes back as a duplicate. Writes nothing when
- * the project does not exist.
+ * The CTEs that insert `m` into the project of the `target` CTE (columns id, title; no row: nothing
+ * is written) unless the same content is live there already: `ins` (the new row, or none) and its
+ * embedding job. For statements that make the memory together with something else (a task's notes).
  */
-export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome> {
+export function memoryInsertCtes(m: NewMemory): RawBuilder<unknown> {
   const staged = m.embedding ? sql`${vectorLiteral(m.embedding.vector)}::halfvec` : sql`null::halfvec`;
-  const insert = sql<{ project_id: string | null } & Partial<MemoryRow>>`
-    with target as (
-      select id, title from intervention_plans where lower(title) = lower(${m.project})
-    ), ins as (
+  return sql`ins as (
       insert into semantic_memory (id, project_id, task_id, content, content_type, content_format, keywords,
                                    importance_score, content_hash, source, embedding, embedding_model,
                                    embedding_dims, created_by)
@@ -45,20 +42,42 @@ export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome>
       returning *
     ), job as (
       insert into embedding_jobs (memory_id, embedding) select id, ${staged} from ins where ${m.enqueue || m.embedding !== null}
-    )
+    )`;
+}
+
+/** Tells every instance of the memory `ins` inserted (none: nothing), at commit; see notifyChangeSql. */
+export const memoryInsertedNotifySql = sql`case when ins.id is not null then ${notifyChangeSql('memory-changed', sql`target.title`, sql`ins.id`)} end`;
+
+/**
+ * Stores a memory in one statement: into the project titled `project` (case-insensitive), with its
+ * vector staged or queued for embedding when asked, unless the same content is already stored in
+ * that project, in which case the existing memory comes back as a duplicate. Writes nothing when
+ * the project does not exist. A new memory is announced to every instance (memory-changed) at commit.
+ */
+export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome> {
+  const insert = sql<{ project_id: string | null } & Partial<MemoryRow>>`
+    with target as (
+      select id, title from intervention_plans where lower(title) = lower(${m.project})
+    ), ${memoryInsertCtes(m)}
     select target.id as project_id, target.title as project, ins.id, ins.task_id, ins.content, ins.content_type,
            ins.content_format, ins.keywords, ins.importance_score, ins.source, ins.embedding_model, ins.embedding_dims,
-           0 as access_count, null::timestamptz as last_accessed_at, ins.created_by, ins.created_at
+           0 as access_count, null::timestamptz as last_accessed_at, ins.created_by, ins.created_at,
+           ${memoryInsertedNotifySql} as notified
       from (select 1) as one
       left join target on true
       left join ins on true`;
   const [outcome] = await runPrepared(db, insert.compile(db));
   if (!outcome?.project_id) return { kind: 'no-project' };
   if (outcome.id) {
-    const { project_id: _, ...memory } = outcome;
+    const { project_id: _, notified: __, ...memory } = outcome as typeof outcome & { notified?: unknown };
     return { kind: 'inserted', memory: memory as MemoryRow };
   }
-  const existing = await findByHash(db, outcome.project_id, m.content_hash);
+  return duplicateOf(db, outcome.project_id, m.content_hash);
+}
+
+/** The live memory an insert met instead of inserting (same content in the project with this id). */
+export async function duplicateOf(db: Db, projectId: string, contentHash: string): Promise<InsertOutcome> {
+  const existing = await findByHash(db, projectId, contentHash);
   if (!existing) throw new Error('a duplicate memory was reported but none was found');
   return { kind: 'duplicate', memory: existing };
 }
