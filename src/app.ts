@@ -143,7 +143,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   await registerOpenApi(app, { publicUrl: config.publicUrl });
   addMetricsRoute();
 
-  const { embedder, indexes, worker } = embeddingPipeline(config.embedding, db, app.log, metrics);
+  const { embedder, indexes, worker } = embeddingPipeline(config.embedding, db, app.log, metrics, {
+    engine: deps.db.kind,
+    background: deps.db.background,
+  });
   const jobs = new JobRunner(
     db,
     {
@@ -163,8 +166,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.addHook('onReady', () => changes.start());
   app.addHook('onClose', () => changes.close());
   app.decorate('changes', { subscribe: (listener) => changes.subscribe(listener) } satisfies ChangeFeed);
-  const accesses = new AccessTracker(db, app.log);
-  const compactor = new KeywordStatsCompactor(db, app.log);
+  const accesses = new AccessTracker(deps.db.background, app.log);
+  const compactor = new KeywordStatsCompactor(deps.db.background, app.log);
   app.addHook('onReady', async () => {
     compactor.start();
     await worker.start();
@@ -191,7 +194,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
       embedder,
       indexes,
       accesses,
-      queued: (kind) => (kind === 'vector' ? worker.vectorStaged() : worker.kick()),
+      queued: (kind) => (kind === 'vector' ? worker.vectorStaged() : worker.memoryQueued()),
       weights: config.searchWeights,
     },
     graphs: { indexes: new SearchIndexCache() },

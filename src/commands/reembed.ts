@@ -16,7 +16,7 @@ export async function reembed(config: Pick<Config, 'embedding'>, db: Db, options
     return 2;
   }
   const quiet = { info() {}, warn() {}, error() {}, debug() {} };
-  const { worker } = embeddingPipeline(embedding, db.kysely, quiet);
+  const { worker } = embeddingPipeline(embedding, db.kysely, quiet, undefined, { engine: db.kind });
   const queued = await enqueueStale(db.kysely, embedding.model, { all: options.all });
   console.log(
     `Queued ${queued} memor${queued === 1 ? 'y' : 'ies'} for ${embedding.model}${options.all ? ' (all)' : ''}.`,

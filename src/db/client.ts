@@ -10,7 +10,7 @@ import { PgliteChangeBus, PostgresChangeBus, type ChangeBus } from './change-bus
 import { lockDataDir } from './data-dir-lock.js';
 import { isUnavailable } from './errors.js';
 import { migrate, type Migration } from './migrate.js';
-import { PGliteDialect } from './pglite-dialect.js';
+import { ConnectionTurns, PGliteDialect } from './pglite-dialect.js';
 import {
   buildTemplate,
   seedFromTemplate,
@@ -26,6 +26,12 @@ export type DbKind = 'postgres' | 'pglite';
 export interface Db {
   kind: DbKind;
   kysely: Kysely<Database>;
+  /**
+   * The same database for the service's background work (the embedding worker, folding keyword
+   * statistics, access counts). On PGlite its statements wait while requests do (ConnectionTurns);
+   * on Postgres it is `kysely`.
+   */
+  background: Kysely<Database>;
   /** Connections in use and idle, and callers waiting for one (PGlite: its one connection). */
   poolStats(): PoolStats;
   /** A new listener for every instance's changes (change-bus.ts): a dedicated connection on Postgres. */
@@ -171,6 +177,7 @@ export async function openDb(options: DbOptions): Promise<Db> {
     return {
       kind: 'postgres',
       kysely,
+      background: kysely,
       poolStats: () => ({ busy: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       openChangeBus: (log) => new PostgresChangeBus(options.databaseUrl!, log),
       // Kysely ends the pool only once a query of its own has taken it; a process that used only
@@ -204,16 +211,20 @@ export async function openDb(options: DbOptions): Promise<Db> {
     lock?.release();
     throw error;
   }
-  const dialect = new PGliteDialect(pglite);
+  const turns = new ConnectionTurns();
+  const dialect = new PGliteDialect(pglite, { turns });
   const kysely = new Kysely<Database>({ dialect });
+  const background = new Kysely<Database>({ dialect: new PGliteDialect(pglite, { turns, background: true }) });
   return {
     kind: 'pglite',
     kysely,
+    background,
     poolStats: () => dialect.stats(),
     openChangeBus: (log) => new PgliteChangeBus(pglite, kysely, log),
     // Once: a second close (a test that closed the database under a running service) is a no-op.
     close: once(async () => {
       try {
+        await background.destroy();
         await kysely.destroy();
         await pglite.close();
       } finally {

@@ -12,26 +12,78 @@ import {
   type TransactionSettings,
 } from 'kysely';
 
+/** A background statement that has waited this long goes before the requests waiting (no starvation). */
+const BACKGROUND_MAX_WAIT_MS = 1_000;
+
+/**
+ * Whose turn it is on PGlite's one connection. Requests (foreground) are served first come, first
+ * served; background work (the embedding worker's index inserts, folding statistics, access counts)
+ * only when no request waits, or once it has waited BACKGROUND_MAX_WAIT_MS. A developer's call on
+ * the embedded default then waits for at most the one background statement under way, not for a
+ * queue of them.
+ */
+export class ConnectionTurns {
+  #held = false;
+  readonly #foreground: Array<() => void> = [];
+  readonly #background: Array<{ grant: () => void; since: number }> = [];
+
+  get busy(): boolean {
+    return this.#held;
+  }
+
+  get waiting(): number {
+    return this.#foreground.length + this.#background.length;
+  }
+
+  acquire(background: boolean): Promise<void> {
+    if (!this.#held) {
+      this.#held = true;
+      return Promise.resolve();
+    }
+    return new Promise<void>((grant) => {
+      if (background) this.#background.push({ grant, since: performance.now() });
+      else this.#foreground.push(grant);
+    });
+  }
+
+  release(): void {
+    const oldest = this.#background[0];
+    const overdue = oldest !== undefined && performance.now() - oldest.since >= BACKGROUND_MAX_WAIT_MS;
+    const next = overdue
+      ? this.#background.shift()!.grant
+      : (this.#foreground.shift() ?? this.#background.shift()?.grant);
+    if (next) next();
+    else this.#held = false;
+  }
+}
+
 /**
  * Kysely dialect for embedded PGlite. PGlite is one Postgres backend in this process, so the
  * driver hands out a single connection at a time: a transaction holds it until commit/rollback,
- * and every other query waits its turn (FIFO). Parameterless statements go through the simple
+ * and every other query waits its turn (see ConnectionTurns: two dialects on one PGlite share one,
+ * the service's and its background work's). Parameterless statements go through the simple
  * protocol (`exec`) so multi-statement migration scripts work as they do over `pg`.
  */
 export class PGliteDialect implements Dialect {
-  #driver: PGliteDriver | undefined;
-  constructor(private readonly pglite: PGlite) {}
+  readonly #turns: ConnectionTurns;
+  readonly #background: boolean;
+  constructor(
+    private readonly pglite: PGlite,
+    options: { turns?: ConnectionTurns; background?: boolean } = {},
+  ) {
+    this.#turns = options.turns ?? new ConnectionTurns();
+    this.#background = options.background ?? false;
+  }
   /** The one connection in use or idle, and how many queries wait for it. */
   stats(): { busy: number; idle: number; waiting: number } {
-    const busy = this.#driver?.busy ? 1 : 0;
-    return { busy, idle: 1 - busy, waiting: this.#driver?.waiting ?? 0 };
+    const busy = this.#turns.busy ? 1 : 0;
+    return { busy, idle: 1 - busy, waiting: this.#turns.waiting };
   }
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    this.#driver = new PGliteDriver(this.pglite);
-    return this.#driver;
+    return new PGliteDriver(this.pglite, this.#turns, this.#background);
   }
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's Dialect interface declares it so
   createIntrospector(db: Kysely<any>) {
@@ -44,32 +96,21 @@ export class PGliteDialect implements Dialect {
 
 class PGliteDriver implements Driver {
   readonly #connection: PGliteConnection;
-  #tail: Promise<void> = Promise.resolve();
-  #release: (() => void) | undefined;
-  /** Callers queued for the connection (the one holding it not counted). */
-  waiting = 0;
+  #holding = false;
 
-  constructor(pglite: PGlite) {
+  constructor(
+    pglite: PGlite,
+    private readonly turns: ConnectionTurns,
+    private readonly background: boolean,
+  ) {
     this.#connection = new PGliteConnection(pglite);
   }
 
   async init(): Promise<void> {}
 
-  get busy(): boolean {
-    return this.#release !== undefined;
-  }
-
   async acquireConnection(): Promise<DatabaseConnection> {
-    const previous = this.#tail;
-    let release!: () => void;
-    this.#tail = new Promise<void>((r) => (release = r));
-    this.waiting += 1;
-    try {
-      await previous;
-    } finally {
-      this.waiting -= 1;
-    }
-    this.#release = release;
+    await this.turns.acquire(this.background);
+    this.#holding = true;
     return this.#connection;
   }
 
@@ -87,13 +128,15 @@ class PGliteDriver implements Driver {
   }
 
   async releaseConnection(): Promise<void> {
-    const release = this.#release;
-    this.#release = undefined;
-    release?.();
+    if (!this.#holding) return;
+    this.#holding = false;
+    this.turns.release();
   }
 
+  /** Waits for the statements queued before it. */
   async destroy(): Promise<void> {
-    await this.#tail;
+    await this.turns.acquire(false);
+    this.turns.release();
   }
 }
 

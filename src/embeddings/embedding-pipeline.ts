@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
+import type { DbKind } from '../db/client.js';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -25,6 +26,7 @@ export function embeddingPipeline(
   db: Kysely<Database>,
   log: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>,
   metrics?: Metrics,
+  options: { engine?: DbKind; background?: Kysely<Database> } = {},
 ): EmbeddingPipeline {
   const provider =
     embedding.provider === 'ollama'
@@ -33,6 +35,10 @@ export function embeddingPipeline(
   const embedder = new Embedder(provider, log, metrics);
   const indexes = new VectorIndexes(db, log);
   // A claimed job's lease outlives the longest embedder call.
-  const worker = new EmbeddingWorker(db, embedder, indexes, log, { leaseMs: 2 * embedding.timeoutMs + 30_000 });
+  const worker = new EmbeddingWorker(options.background ?? db, embedder, indexes, log, {
+    leaseMs: 2 * embedding.timeoutMs + 30_000,
+    // PGlite runs one statement at a time: vectors go into its index two per statement (see WorkerOptions).
+    vectorsPerStatement: options.engine === 'pglite' ? 2 : undefined,
+  });
   return { embedder, indexes, worker };
 }

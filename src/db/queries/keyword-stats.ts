@@ -6,16 +6,19 @@ const COMPACT_LOCK = 727_274_002;
 
 /**
  * Folds the keyword statistics' pending deltas (memory_lexeme_delta, appended by the trigger on
- * every write) into memory_lexeme_df, and drops counts that reached zero. One instance at a time;
+ * every write) into memory_lexeme_df, and drops counts that reached zero: at most `max` deltas per
+ * call (all when not given) (one short transaction; PGlite serves nothing else meanwhile). One instance at a time;
  * returns how many deltas were folded (0 when another instance is at it).
  */
-export async function compactKeywordStats(db: Kysely<Database>): Promise<number> {
+export async function compactKeywordStats(db: Kysely<Database>, max?: number): Promise<number> {
   return db.transaction().execute(async (trx) => {
     const lock = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(${COMPACT_LOCK}) as ok`.execute(trx);
     if (!lock.rows[0]?.ok) return 0;
     const folded = await sql<{ project_key: string; lexeme: string; df: number; moved: number }>`
       with moved as (
-        delete from memory_lexeme_delta returning project_key, lexeme, delta
+        delete from memory_lexeme_delta
+         ${max === undefined ? sql`` : sql`where ctid = any (array(select ctid from memory_lexeme_delta limit ${max}))`}
+        returning project_key, lexeme, delta
       ), summed as (
         select project_key, lexeme, sum(delta) as delta, count(*) as n from moved group by project_key, lexeme
       ), upserted as (

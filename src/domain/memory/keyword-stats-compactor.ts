@@ -3,6 +3,9 @@ import { compactKeywordStats } from '../../db/queries/keyword-stats.js';
 import type { Database } from '../../db/schema.js';
 import type { Logger } from '../../logger.js';
 
+/** Deltas folded per transaction (a stored memory leaves ~55: one per distinct word, and two totals). */
+const FOLD_CHUNK = 2_000;
+
 /**
  * Folds the keyword statistics' deltas every few seconds, so that searches sum few of them.
  * Searches are exact whether or not it has run (they add the pending deltas).
@@ -31,10 +34,18 @@ export class KeywordStatsCompactor {
     await this.running;
   }
 
-  /** One pass now; never throws (a failed pass leaves the deltas for the next). */
+  /**
+   * One pass now, in transactions of at most FOLD_CHUNK deltas (a burst of stores leaves tens of
+   * thousands: ~55 per memory); never throws (a failed pass leaves the deltas for the next).
+   */
   async compact(): Promise<number> {
     try {
-      const folded = await compactKeywordStats(this.db);
+      let folded = 0;
+      for (;;) {
+        const chunk = await compactKeywordStats(this.db, FOLD_CHUNK);
+        folded += chunk;
+        if (chunk < FOLD_CHUNK) break;
+      }
       if (folded > 0) this.log.debug({ folded }, 'keyword statistics compacted');
       return folded;
     } catch (error) {
