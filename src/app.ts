@@ -7,6 +7,7 @@ import type { Services } from './domain/context.js';
 import type { ChangeFeed } from './db/change-bus.js';
 import { AccessTracker } from './domain/memory/access-tracker.js';
 import { KeywordStatsCompactor } from './domain/memory/keyword-stats-compactor.js';
+import { TableMaintenance } from './db/table-maintenance.js';
 import { embeddingPipeline } from './embeddings/embedding-pipeline.js';
 import { analyzeJob } from './jobs/analyze-job.js';
 import { JobRunner } from './jobs/job-runner.js';
@@ -168,8 +169,11 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.decorate('changes', { subscribe: (listener) => changes.subscribe(listener) } satisfies ChangeFeed);
   const accesses = new AccessTracker(deps.db.background, app.log);
   const compactor = new KeywordStatsCompactor(deps.db.background, app.log);
+  // Postgres runs autovacuum; embedded PGlite has none.
+  const maintenance = deps.db.kind === 'pglite' ? new TableMaintenance(deps.db.background, app.log) : undefined;
   app.addHook('onReady', async () => {
     compactor.start();
+    maintenance?.start();
     await worker.start();
     jobs.start();
   });
@@ -177,6 +181,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     await jobs.stop();
     await worker.stop();
     await compactor.stop();
+    await maintenance?.stop();
     await accesses.flush();
   });
   let mcpSessions: McpSessions | undefined;

@@ -38,3 +38,8 @@ export async function compactKeywordStats(db: Kysely<Database>, max?: number): P
     return folded.rows.reduce((sum, r) => sum + r.moved, 0);
   });
 }
+
+/** Vacuums the keyword statistics' deltas (not in a transaction: VACUUM cannot run in one). */
+export async function vacuumKeywordDeltas(db: Kysely<Database>): Promise<void> {
+  await sql`vacuum memory_lexeme_delta`.execute(db);
+}
