@@ -302,6 +302,32 @@ for (const backend of backends) {
       assert.ok(s.results[0].keyword_rank !== null, 'found by the any-word fallback');
     });
 
+    test('a question of common words only: memories with all of them first; words never found together still find', async () => {
+      const { kysely } = database.db;
+      // 600 memories of one project, written straight to the table (the trigger counts their words):
+      // "alpha" and "bravo" in 200 each (100 with both), "charlie" in 300 and never with "alpha".
+      await sql`insert into intervention_plans (id, title, expected_outcome) values ('c222222222cc', 'Crowded', 'none')`.execute(
+        kysely,
+      );
+      await sql`
+        insert into semantic_memory (id, project_id, content, content_type, content_format, importance_score, content_hash)
+        select 'c' || lpad(to_hex(g), 11, '0'), 'c222222222cc',
+               case g % 6 when 0 then 'alpha bravo item ' when 1 then 'alpha item ' when 2 then 'bravo item '
+                          else 'charlie item ' end || g,
+               'context', 'text', 0.5, md5('crowded' || g)
+          from generate_series(1, 600) g`.execute(kysely);
+      const both = await search({ query: 'alpha bravo', project: 'Crowded', limit: 10 });
+      assert.equal(both.results.length, 10);
+      for (const hit of both.results)
+        assert.match(hit.content, /^alpha bravo item/, 'every word of a crowded question matched first');
+      const apart = await search({ query: 'alpha charlie', project: 'Crowded', limit: 10 });
+      assert.equal(apart.results.length, 10, 'no memory has both words: each is found alone');
+      for (const hit of apart.results) {
+        assert.ok(hit.keyword_rank !== null);
+        assert.match(hit.content, /^(alpha|charlie) /);
+      }
+    });
+
     test('session context: a hit stored next to other matching memories outranks an equal hit stored among unrelated ones', async () => {
       const contents = [
         'migration rollback steps',

@@ -75,11 +75,16 @@ const SESSION_SETTINGS = {
 };
 
 /**
- * PGlite's own: fewer HNSW candidates per probe. Its distances run in WASM, several times slower
+ * PGlite's own. Fewer HNSW candidates per probe: its distances run in WASM, several times slower
  * than Postgres's: at 10,000 memories in one project the hybrid search's vector branch took 24 ms
  * of the statement's 43 at 100, 15 of 26 at 40 (still more than the 30 a search ranks).
  */
-const PGLITE_SESSION_SETTINGS = { 'hnsw.ef_search': '40' };
+const PGLITE_SESSION_SETTINGS = {
+  'hnsw.ef_search': '40',
+  // The keyword statistics' trigger writes the counts in place (migrations/0016): one connection, no
+  // writers to queue behind each other, and no fold holding every request.
+  'devstream.stats_inline': 'on',
+};
 
 /** The pg pool behind a Kysely instance, for statements worth preparing (see runPrepared). */
 const pools = new WeakMap<Kysely<Database>, pg.Pool>();
