@@ -505,6 +505,21 @@ for (const backend of backends) {
       assert.equal(embedded.task_id, taskId);
       assert.equal(embedded.importance_score, 0.7);
       assert.equal(embedded.project, 'Notes Project');
+      // The same notes on the same status again: the update happens, the memory is the one stored before.
+      const again = await callTool('devstream_update_task', {
+        task_id: taskId,
+        status: 'completed',
+        notes: 'Chose NATS JetStream over RabbitMQ for fan-out.',
+      });
+      assert.equal(again.isError, undefined, again.text);
+      assert.equal(again.structuredContent.memory_id, memoryId);
+      assert.equal(again.structuredContent.previous_status, 'completed');
+      const history = await database.db.kysely
+        .selectFrom('task_status_history')
+        .select(['to_status', 'notes'])
+        .where('task_id', '=', taskId)
+        .execute();
+      assert.equal(history.filter((h) => h.notes?.startsWith('Chose NATS')).length, 2, 'both updates recorded');
     });
 
     test('bad input is a VALIDATION_ERROR naming the field, over REST and MCP', async () => {

@@ -170,7 +170,7 @@ export async function insertTaskIntoNamedPhase(
  * caller's notes) in task_status_history, stores `note` (if any) as a memory of the task's project
  * (see memoryInsertCtes; `note.project` is not read), tells every instance (task-changed, and
  * memory-changed for a new memory) at commit, and returns the task with its previous status and
- * the memory's id (null: a live memory of the project has this content already, see duplicateOf).
+ * the memory's id (null: a live memory of the project has this content already: findByHash).
  * Returns undefined, having written nothing, when no task has this id (in `projects`).
  */
 export async function updateTaskStatus(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duplicateOf } from '../../db/queries/memories/insert-memory.js';
+import { findByHash } from '../../db/queries/memories/find-duplicate.js';
 import { updateTaskStatus } from '../../db/queries/tasks.js';
 import { TASK_STATUSES, type TaskStatus } from '../../db/schema.js';
 import { notFound } from '../../errors.js';
@@ -68,9 +68,9 @@ export async function updateTask(ctx: Context, input: UpdateTaskInput): Promise<
   if (!row) throw notFound(`task_id: no task with id "${id}"`, { task_id: id });
   const { previous_status, project_id, memory_id, ...task } = row;
   let memoryId: string | null = memory_id;
-  if (content !== undefined && memoryId === null) {
-    const duplicate = await duplicateOf(ctx.db, project_id, contentHash(content));
-    if (duplicate.kind !== 'no-project') memoryId = duplicate.memory.id;
-  } else if (memoryId !== null && enqueue) ctx.memory.queued('embedding');
+  // The update stands either way (it has committed): a duplicate deleted meanwhile leaves no id.
+  if (content !== undefined && memoryId === null)
+    memoryId = (await findByHash(ctx.db, project_id, contentHash(content)))?.id ?? null;
+  else if (memoryId !== null && enqueue) ctx.memory.queued('embedding');
   return { success: true, task: toTask(task), previous_status, memory_id: memoryId };
 }

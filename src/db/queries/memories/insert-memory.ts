@@ -76,7 +76,7 @@ export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome>
 }
 
 /** The live memory an insert met instead of inserting (same content in the project with this id). */
-export async function duplicateOf(db: Db, projectId: string, contentHash: string): Promise<InsertOutcome> {
+async function duplicateOf(db: Db, projectId: string, contentHash: string): Promise<InsertOutcome> {
   const existing = await findByHash(db, projectId, contentHash);
   if (!existing) throw new Error('a duplicate memory was reported but none was found');
   return { kind: 'duplicate', memory: existing };
