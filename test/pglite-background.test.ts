@@ -40,9 +40,9 @@ describe('PGlite: requests before background work; tables vacuumed', { skip: onc
     assert.deepEqual(order, ['background 1', 'request', 'background 2']);
   });
 
-  test('a background statement that has waited a second goes before the requests still waiting', async () => {
+  test('a background statement that has waited 250 ms goes before the requests still waiting', async () => {
     const order: string[] = [];
-    const long = hold(db.kysely, 1_200).then(() => order.push('request 1'));
+    const long = hold(db.kysely, 400).then(() => order.push('request 1'));
     await sleep(30);
     const background = sql`select 1`.execute(db.background).then(() => order.push('background'));
     await sleep(10);

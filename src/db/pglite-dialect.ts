@@ -12,8 +12,12 @@ import {
   type TransactionSettings,
 } from 'kysely';
 
-/** A background statement that has waited this long goes before the requests waiting (no starvation). */
-const BACKGROUND_MAX_WAIT_MS = 1_000;
+/**
+ * A background statement that has waited this long goes before the requests waiting: under steady
+ * load the embedding worker still puts a few vectors a second into the index (searches scan the
+ * vectors it has not indexed yet, exactly, and slow down as they pile up).
+ */
+const BACKGROUND_MAX_WAIT_MS = 250;
 /** Background work starts only once no request has used the connection for this long (a lull, not a gap in a burst). */
 const BACKGROUND_IDLE_MS = 50;
 

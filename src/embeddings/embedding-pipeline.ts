@@ -33,7 +33,7 @@ export function embeddingPipeline(
       ? ollamaProvider({ host: embedding.ollamaHost, model: embedding.model, timeoutMs: embedding.timeoutMs })
       : noEmbeddings;
   const embedder = new Embedder(provider, log, metrics);
-  const indexes = new VectorIndexes(db, log);
+  const indexes = new VectorIndexes(db, log, { compact: options.engine === 'pglite' });
   // A claimed job's lease outlives the longest embedder call.
   const worker = new EmbeddingWorker(options.background ?? db, embedder, indexes, log, {
     leaseMs: 2 * embedding.timeoutMs + 30_000,

@@ -14,12 +14,17 @@ export class VectorIndexes {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly log: Pick<Logger, 'info' | 'warn'>,
+    /** PGlite's sparser memory graphs (migrations/0017). */
+    private readonly options: { compact?: boolean } = {},
   ) {}
 
   ensure(dims: number): Promise<void> {
     let pending = this.known.get(dims);
     if (!pending) {
-      pending = Promise.all([ensureVectorIndex(this.db, dims), ensureNodeVectorIndex(this.db, dims)]).then(
+      pending = Promise.all([
+        ensureVectorIndex(this.db, dims, this.options),
+        ensureNodeVectorIndex(this.db, dims),
+      ]).then(
         ([indexed]) => {
           if (indexed) this.log.info({ dims }, 'vector index ready for this dimension');
           else this.log.warn({ dims }, 'vectors this large cannot be indexed by HNSW: vector search will scan');

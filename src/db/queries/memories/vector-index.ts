@@ -13,12 +13,16 @@ const MAX_SCOPE_INDEXED_DIMS = 1024;
  * HNSW for large scopes, and the covering B-tree that exact scans of a project read (migrations/0009).
  * Returns false when the dimension is too large for HNSW.
  */
-export async function ensureVectorIndex(db: Db, dims: number): Promise<boolean> {
+export async function ensureVectorIndex(db: Db, dims: number, options: { compact?: boolean } = {}): Promise<boolean> {
   if (!Number.isInteger(dims) || dims < 1) throw new Error(`bad vector dimension ${dims}`);
   if (dims > MAX_INDEXED_DIMS) return false;
   const d = sql.lit(dims);
+  // compact: PGlite's sparser graph (migrations/0017).
+  const graph = options.compact ? sql`with (m = 8, ef_construction = 32)` : sql``;
   await sql`create index if not exists ${sql.id(`idx_semantic_memory_embedding_${dims}`)} on semantic_memory
-            using hnsw ((embedding::halfvec(${d})) halfvec_cosine_ops) where embedding_dims = ${d}`.execute(db);
+            using hnsw ((embedding::halfvec(${d})) halfvec_cosine_ops) ${graph} where embedding_dims = ${d}`.execute(
+    db,
+  );
   if (dims <= MAX_SCOPE_INDEXED_DIMS) {
     await sql`create index if not exists ${sql.id(`idx_semantic_memory_scope_${dims}`)} on semantic_memory (project_id, content_type)
               include (id, created_at, embedding_model, embedding)
