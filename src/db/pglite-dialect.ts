@@ -50,7 +50,9 @@ export class ConnectionTurns {
     return new Promise<void>((grant) => {
       if (background) this.#background.push({ grant, since: performance.now() });
       else this.#foreground.push(grant);
-      this.#dispatch();
+      // Granted a microtask later, as before turns: callers that start queries together and read
+      // poolStats() meanwhile (a /metrics scrape) see the connection as it was.
+      queueMicrotask(() => this.#dispatch());
     });
   }
 
