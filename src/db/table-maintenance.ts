@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { Periodic } from '../periodic.js';
 import type { Logger } from '../logger.js';
 import type { Database } from './schema.js';
 
@@ -20,27 +21,23 @@ const ANALYZE_SHARE = 0.1;
  * One table per statement, through the background connection (see ConnectionTurns): requests go first.
  */
 export class TableMaintenance {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> = Promise.resolve();
+  private readonly periodic: Periodic;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly log: Pick<Logger, 'warn' | 'debug'>,
-    private readonly intervalMs = 30_000,
-  ) {}
-
-  start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      this.running = this.running.then(() => this.pass());
-    }, this.intervalMs);
-    this.timer.unref();
+    intervalMs = 30_000,
+  ) {
+    this.periodic = new Periodic(() => this.pass(), intervalMs);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  start(): void {
+    this.periodic.start();
+  }
+
+  /** Stops the passes; waits for the one under way. */
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
   /** One pass now: the tables that need it, vacuumed or analyzed; never throws. Returns what was done. */

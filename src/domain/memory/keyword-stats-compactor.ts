@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { compactKeywordStats, vacuumKeywordDeltas } from '../../db/queries/keyword-stats.js';
 import type { Database } from '../../db/schema.js';
+import { Periodic } from '../../periodic.js';
 import type { Logger } from '../../logger.js';
 
 /** Deltas folded per transaction (a stored memory leaves ~55: one per distinct word, and two totals). */
@@ -11,27 +12,23 @@ const FOLD_CHUNK = 2_000;
  * Searches are exact whether or not it has run (they add the pending deltas).
  */
 export class KeywordStatsCompactor {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> = Promise.resolve();
+  private readonly periodic: Periodic;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly log: Pick<Logger, 'warn' | 'debug'>,
-    private readonly intervalMs = 2_000,
-  ) {}
-
-  start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      this.running = this.running.then(() => this.compact());
-    }, this.intervalMs);
-    this.timer.unref();
+    intervalMs = 2_000,
+  ) {
+    this.periodic = new Periodic(() => this.compact(), intervalMs);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  start(): void {
+    this.periodic.start();
+  }
+
+  /** Stops the passes; waits for the one under way. */
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
   /**
