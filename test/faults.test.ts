@@ -29,19 +29,27 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
   let cluster: PgCluster;
   let fake: FakeOllama;
   let service: ServedProcess | undefined;
+  // Every service a test started: a test that fails leaves its own running, and a child process
+  // left running keeps this file's process (and so the whole run) from ending.
+  const started: ServedProcess[] = [];
+  const start = async (...args: Parameters<typeof serve>) => {
+    const served = await serve(...args);
+    started.push(served);
+    return served;
+  };
 
   before(async () => {
     cluster = await createCluster();
     fake = await new FakeOllama().start();
   });
   after(async () => {
-    await service?.stop();
+    for (const served of started) if (served.child.exitCode === null) await served.stop();
     await fake?.stop();
     await cluster?.destroy();
   });
 
   test('503 DATABASE_ERROR while it is down, readyz 503, recovery without a restart, no acknowledged write lost', async () => {
-    service = await serve({
+    service = await start({
       DATABASE_URL: cluster.url,
       EMBEDDING_PROVIDER: 'ollama',
       OLLAMA_HOST: fake.url,
@@ -176,6 +184,53 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
     service = undefined;
   });
 
+  test("vectors the embedder made while the database went away are written when it is back, not after the jobs' lease", async () => {
+    // A 20 s embedder timeout leases a claimed job for 70 s (two calls and 30 s): far past the wait below.
+    service = await start({
+      DATABASE_URL: cluster.url,
+      EMBEDDING_PROVIDER: 'ollama',
+      OLLAMA_HOST: fake.url,
+      OLLAMA_TIMEOUT_MS: '20000',
+    });
+    const api = (method: string, path: string, body?: unknown) => rest(service!.url, method, path, body);
+    fake.failWith = 500;
+    const content = 'Embedded while the database restarted.';
+    const queued = await api('POST', '/api/v1/memories', { content, content_type: 'context', project: 'Faults' });
+    assert.equal(queued.status, 201);
+    assert.equal(queued.body.embedding_generated, false);
+    // The worker claims the job and calls the embedder, which answers only after the database has stopped.
+    const calls = fake.calls.length;
+    fake.failWith = null;
+    fake.delayMs = 6_000;
+    try {
+      await eventually(async () =>
+        fake.calls.slice(calls).some((c) => c.input.some((t) => t.includes(content))) ? true : undefined,
+      );
+      const inFlight = Date.now();
+      await cluster.stop('fast');
+      assert.ok(Date.now() - inFlight < 5_000, 'the database stopped while the embedder call was in flight');
+      const logged = service.output().length;
+      await eventually(async () =>
+        service!.output().slice(logged).includes('embedding worker could not reach the database') ? true : undefined,
+      );
+    } finally {
+      fake.delayMs = 0;
+      await cluster.start();
+    }
+    const callsBefore = fake.calls.length;
+    const memory = await eventually(async () => {
+      const got = (await api('GET', `/api/v1/memories/${queued.body.memory_id}`)).body.memory;
+      return got?.embedding_dimensions === 768 ? got : undefined;
+    });
+    assert.equal(memory.embedding_model, 'nomic-embed-text');
+    assert.ok(
+      !fake.calls.slice(callsBefore).some((c) => c.input.some((t) => t.includes(content))),
+      'the vector made before is the one written: the embedder is not asked again',
+    );
+    assert.equal(await service.stop(), 0);
+    service = undefined;
+  });
+
   test('a transaction whose connection breaks between statements fails as 503, and the process lives', async () => {
     const db = await openDb({ databaseUrl: cluster.url, poolSize: 2 });
     try {
@@ -201,7 +256,7 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
 
   test('start-up waits for the database (DB_CONNECT_TIMEOUT_S) and gives up with a clear error', async () => {
     await cluster.stop('fast');
-    service = await serve({ DATABASE_URL: cluster.url, DB_CONNECT_TIMEOUT_S: '60' }, { waitReady: false });
+    service = await start({ DATABASE_URL: cluster.url, DB_CONNECT_TIMEOUT_S: '60' }, { waitReady: false });
     await eventually(async () => (service!.output().includes('waiting for the database') ? true : undefined), 20_000);
     assert.equal(service.child.exitCode, null);
     await cluster.start();

@@ -73,6 +73,14 @@ export class EmbeddingWorker {
   private stopping = false;
   private readonly leaseMs: number;
   private readonly vectorsPerStatement: number;
+  /**
+   * Writes of claimed jobs' outcomes not done yet: the database went away between the claim and the
+   * write. They go first when it answers again: the jobs are still this worker's (a lease lasts
+   * longer than two embedder calls), and vectors the embedder made are not thrown away. Left to
+   * their lease instead, the jobs waited it out (CI: a memory queued before a Postgres restart got
+   * no vector for the 32 s its lease had left).
+   */
+  private readonly unwritten: Array<() => Promise<number>> = [];
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -154,8 +162,8 @@ export class EmbeddingWorker {
    * Returns how many memories and nodes got a vector. `devstream-hub reembed` calls this directly.
    */
   async drain(): Promise<{ embedded: number; nodes: number; failed: string | null }> {
+    let embedded = await this.writeBack();
     while ((await indexStagedVectors(this.db, this.vectorsPerStatement)) > 0);
-    let embedded = 0;
     let nodes = 0;
     for (;;) {
       if (this.stopping) return { embedded, nodes, failed: null };
@@ -196,6 +204,20 @@ export class EmbeddingWorker {
     return { nextMs: this.idlePollMs };
   }
 
+  /**
+   * Runs the writes left from before (see `unwritten`), then `writes`, in order; the first that
+   * fails keeps itself and the rest for next time, and throws. Returns what the writes returned, summed.
+   */
+  private async writeBack(writes: Array<() => Promise<number>> = []): Promise<number> {
+    this.unwritten.push(...writes);
+    let total = 0;
+    while (this.unwritten.length > 0) {
+      total += await this.unwritten[0]!();
+      this.unwritten.shift();
+    }
+    return total;
+  }
+
   private async runBatch(): Promise<{ claimed: number; embedded: number; failed: string | null }> {
     const model = this.embedder.model;
     if (model === null) return { claimed: 0, embedded: 0, failed: null };
@@ -209,23 +231,19 @@ export class EmbeddingWorker {
     if (!attempt.ok) {
       const attempts = Math.max(...jobs.map((j) => j.attempts));
       const delay = Math.min(MIN_BACKOFF_MS * 2 ** Math.min(attempts, 12), 3_600_000);
-      await retryJobs(
-        this.db,
-        jobs.map((j) => j.memory_id),
-        delay,
-        attempt.reason,
-      );
+      const ids = jobs.map((j) => j.memory_id);
+      await this.writeBack([() => retryJobs(this.db, ids, delay, attempt.reason).then(() => 0)]);
       return { claimed: jobs.length, embedded: 0, failed: attempt.reason };
     }
-    await this.indexes.ensure(attempt.dims);
     const done = jobs.map((j, i) => ({
       memory_id: j.memory_id,
       content_hash: j.content_hash,
       vector: attempt.vectors[i]!,
     }));
-    let embedded = 0;
-    for (const part of chunks(done, this.vectorsPerStatement))
-      embedded += await completeJobs(this.db, part, attempt.model);
+    const embedded = await this.writeBack([
+      () => this.indexes.ensure(attempt.dims).then(() => 0),
+      ...chunks(done, this.vectorsPerStatement).map((part) => () => completeJobs(this.db, part, attempt.model)),
+    ]);
     this.log.debug({ embedded, model: attempt.model }, 'embedded queued memories');
     return { claimed: jobs.length, embedded, failed: null };
   }
@@ -254,13 +272,14 @@ export class EmbeddingWorker {
     if (!attempt.ok) {
       const attempts = Math.max(...jobs.map((j) => j.attempts));
       const delay = Math.min(MIN_BACKOFF_MS * 2 ** Math.min(attempts, 12), 3_600_000);
-      await retryNodeJobs(this.db, jobs, delay, attempt.reason);
+      await this.writeBack([() => retryNodeJobs(this.db, jobs, delay, attempt.reason).then(() => 0)]);
       return { claimed: claimed.length, embedded: reused.size, failed: attempt.reason };
     }
-    await this.indexes.ensure(attempt.dims);
-    let embedded = 0;
     const done = jobs.map((j, i) => ({ ...j, vector: attempt.vectors[i]! }));
-    for (const part of chunks(done, NODE_WRITE_CHUNK)) embedded += await completeNodeJobs(this.db, part, attempt.model);
+    const embedded = await this.writeBack([
+      () => this.indexes.ensure(attempt.dims).then(() => 0),
+      ...chunks(done, NODE_WRITE_CHUNK).map((part) => () => completeNodeJobs(this.db, part, attempt.model)),
+    ]);
     this.log.debug({ embedded, reused: reused.size, model: attempt.model }, 'embedded queued code-graph nodes');
     return { claimed: claimed.length, embedded: embedded + reused.size, failed: null };
   }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../support/free-port.js';
 
@@ -62,8 +63,15 @@ export interface ServedProcess {
   stop(): Promise<number | null>;
 }
 
-/** Services still running: killed when the test process exits, so a failed test leaves none behind. */
+/**
+ * Services still running: killed after the file's last test, so a failed test leaves none behind.
+ * A child left running holds its pipes open, and with them the test file's process: the whole run
+ * then waits for it (a CI run timed out at 90 min on one).
+ */
 const running = new Set<ChildProcess>();
+after(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
 process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
