@@ -1,4 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
+import type { PGliteHandle } from './pglite-thread.js';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
@@ -160,7 +160,7 @@ export class PgliteChangeBus implements ChangeBus {
   private unlisten: (() => Promise<void>) | undefined;
 
   constructor(
-    private readonly pglite: PGlite,
+    private readonly pglite: PGliteHandle,
     private readonly kysely: Kysely<Database>,
     log: BusLog,
   ) {

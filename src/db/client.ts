@@ -11,6 +11,7 @@ import { lockDataDir } from './data-dir-lock.js';
 import { isUnavailable } from './errors.js';
 import { migrate, type Migration } from './migrate.js';
 import { ConnectionTurns, PGliteDialect } from './pglite-dialect.js';
+import { PGliteThread } from './pglite-thread.js';
 import {
   buildTemplate,
   seedFromTemplate,
@@ -205,7 +206,7 @@ export async function openDb(options: DbOptions): Promise<Db> {
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
   // One process per folder: a second PGlite on it would see only its own writes and lose them.
   const lock = inMemory ? null : await lockDataDir(dataDir);
-  let pglite: PGlite;
+  let pglite: PGliteThread | undefined;
   try {
     let premigrated = false;
     if (!inMemory) {
@@ -214,12 +215,13 @@ export async function openDb(options: DbOptions): Promise<Db> {
         options.premigrated !== undefined && (await seedFromTemplate(dataDir, TEMPLATE_CACHE_DIR, templates.migrated));
       if (!premigrated) await seedFromTemplate(dataDir, TEMPLATE_CACHE_DIR, templates.initdb);
     }
-    pglite = await openPglite(dataDir);
+    pglite = await PGliteThread.open(dataDir, PGLITE_START_PARAMS);
     // The template's migrations were applied to this database now, as it came to be.
     if (premigrated) await pglite.query('update schema_version set applied_at = now()');
     for (const [name, value] of Object.entries({ ...SESSION_SETTINGS, ...PGLITE_SESSION_SETTINGS }))
       await pglite.query('SELECT set_config($1, $2, false)', [name, value]);
   } catch (error) {
+    await pglite?.close().catch(() => {});
     lock?.release();
     throw error;
   }

@@ -1,4 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
+import type { PGliteHandle } from './pglite-thread.js';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -119,7 +119,7 @@ export class PGliteDialect implements Dialect {
   readonly #turns: ConnectionTurns;
   readonly #background: boolean;
   constructor(
-    private readonly pglite: PGlite,
+    private readonly pglite: PGliteHandle,
     options: { turns?: ConnectionTurns; background?: boolean } = {},
   ) {
     this.#turns = options.turns ?? new ConnectionTurns();
@@ -150,7 +150,7 @@ class PGliteDriver implements Driver {
   #holding = false;
 
   constructor(
-    pglite: PGlite,
+    pglite: PGliteHandle,
     private readonly turns: ConnectionTurns,
     private readonly background: boolean,
   ) {
@@ -192,7 +192,7 @@ class PGliteDriver implements Driver {
 }
 
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly pglite: PGlite) {}
+  constructor(private readonly pglite: PGliteHandle) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     if (compiled.parameters.length === 0) {
