@@ -25,10 +25,10 @@ const BACKGROUND_IDLE_MS = 50;
  * Whose turn it is on PGlite's one connection. Requests (foreground) are served first come, first
  * served; background work (the embedding worker's index inserts, statistics, vacuum, access counts)
  * only in a lull — no request waiting, none for BACKGROUND_IDLE_MS — or once it has waited
- * BACKGROUND_MAX_WAIT_MS. PGlite runs each statement on the service's own thread, start to end, so
- * a background statement in the gaps of a burst (a request awaiting its embedding) held the next
- * requests for its whole length: with the worker putting vectors into the HNSW index (~30 ms each
- * there) between them, 10 stores in flight ran at ~24/s with a p95 of 1.6 s.
+ * BACKGROUND_MAX_WAIT_MS. PGlite runs one statement at a time, start to end (in its own thread, see
+ * PGliteThread), so a background statement in the gaps of a burst (a request awaiting its
+ * embedding) holds the next requests for its whole length: with the worker putting vectors into
+ * the HNSW index (~30 ms each there) between them, 10 stores in flight ran at ~24/s with a p95 of 1.6 s.
  */
 export class ConnectionTurns {
   #held = false;
