@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { openDb, type Db } from '../src/db/client.js';
+import { toAppError } from '../src/operations/invoke.js';
+import { once } from './helpers/backends.js';
+import { ROOT } from './helpers/service.js';
+
+// Embedded PGlite runs in a thread of its own (src/db/pglite-thread.ts).
+describe('PGlite in its own thread', once, () => {
+  let db: Db;
+  before(async () => {
+    db = await openDb({ dataDir: 'memory://' });
+  });
+  after(async () => {
+    await db?.close();
+  });
+
+  test('the event loop runs while a statement does: timers fire during a 600 ms statement', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 20);
+    try {
+      await sql`select pg_sleep(0.6)`.execute(db.kysely);
+    } finally {
+      clearInterval(timer);
+    }
+    // On the main thread, the statement held the event loop: no tick until it ended.
+    assert.ok(ticks >= 10, `${ticks} ticks of 20 ms during the statement`);
+  });
+
+  test("an error keeps its SQLSTATE and Postgres's fields, so it maps as on Postgres", async () => {
+    await sql`create table thread_t (id int primary key)`.execute(db.kysely);
+    await sql`insert into thread_t values (1)`.execute(db.kysely);
+    const error = await sql`insert into thread_t values (1)`.execute(db.kysely).then(
+      () => assert.fail('a duplicate key is refused'),
+      (e: unknown) => e as Error & { code?: string; constraint?: string },
+    );
+    assert.ok(error instanceof Error);
+    assert.equal(error.code, '23505');
+    assert.equal(error.constraint, 'thread_t_pkey');
+    assert.equal(toAppError(error, 'insert').code, 'CONFLICT');
+    const rows = await sql<{ n: number; at: Date }>`select count(*)::int as n, now() as at from thread_t`.execute(
+      db.kysely,
+    );
+    assert.equal(rows.rows[0]!.n, 1, 'the refused row was not written');
+    assert.ok(rows.rows[0]!.at instanceof Date, 'values come back parsed (a Date), not as text');
+  });
+
+  test('a process whose only work left is a statement waits for it, and exits once the database is closed', async () => {
+    const script = `
+      import { sql } from 'kysely';
+      import { openDb } from './src/db/client.ts';
+      const db = await openDb({ dataDir: 'memory://' });
+      const r = await sql\`select pg_sleep(0.3), 'finished' as state\`.execute(db.kysely);
+      console.log(r.rows[0].state);
+      await db.close();`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    clearTimeout(timer);
+    assert.equal(code, 0, `exit ${code}: ${stderr}`);
+    assert.equal(stdout.trim(), 'finished');
+  });
+});
