@@ -34,7 +34,9 @@ export async function scratchPglite(): Promise<Scratch> {
   return {
     kind: 'pglite',
     dbOptions: { dataDir: dir },
-    env: { DATA_DIR: dir },
+    // Empty: unset for the service. A child inherits the benchmark's environment, and one that
+    // kept the DATABASE_URL a run was started with served Postgres (bench:tasks -- --pglite did).
+    env: { DATA_DIR: dir, DATABASE_URL: '' },
     label: `PGlite in ${dir}`,
     drop: () => rm(dir, { recursive: true, force: true }),
   };
