@@ -21,8 +21,8 @@ describe('PGlite: requests before background work; tables vacuumed', { skip: onc
 
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  // PGlite runs a statement on this thread, start to end: what waits for the connection is what
-  // asked for it while a holder awaited something else (here a transaction sleeping between statements).
+  // PGlite runs one statement at a time, start to end: what waits for the connection is what asked
+  // for it while a holder awaited something else (here a transaction sleeping between statements).
   const hold = (kysely: Db['kysely'], ms: number) =>
     kysely.transaction().execute(async (t) => {
       await sql`select 1`.execute(t);
@@ -95,5 +95,24 @@ describe('PGlite: requests before background work; tables vacuumed', { skip: onc
     );
     assert.deepEqual(churn.rows[0], { dead: 0, vacuumed: true });
     assert.deepEqual(await maintenance.pass(), [], 'nothing left to do');
+  });
+
+  test('a checkpoint once more WAL than the threshold was written since the last one (PGlite never starts one)', async () => {
+    const maintenance = new TableMaintenance(db.background, quiet, 30_000, 1024 * 1024);
+    const walSinceCheckpoint = async () =>
+      (
+        await sql<{ bytes: number }>`
+          select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), redo_lsn)::float8 as bytes from pg_control_checkpoint()`.execute(
+          db.kysely,
+        )
+      ).rows[0]!.bytes;
+    await sql`checkpoint`.execute(db.kysely);
+    assert.equal(await maintenance.checkpointIfDue(), false, 'nothing written since');
+    await sql`create table wal_churn (t text)`.execute(db.kysely);
+    await sql`insert into wal_churn select repeat(md5(i::text), 32) from generate_series(1, 3000) i`.execute(db.kysely);
+    assert.ok((await walSinceCheckpoint()) > 1024 * 1024, 'the insert wrote more WAL than the threshold');
+    assert.equal(await maintenance.checkpointIfDue(), true);
+    assert.ok((await walSinceCheckpoint()) < 1024 * 1024, 'the checkpoint moved the redo point up');
+    assert.equal(await maintenance.checkpointIfDue(), false);
   });
 });

@@ -290,11 +290,13 @@ describe('fresh PGlite data folders start from a template', once, () => {
     assert.deepEqual(await readdir(untouched), []);
   });
 
-  test('PGlite runs with 32MB of shared buffers (its WASM heap holds all of them from the start)', async () => {
+  test('PGlite runs with 32MB of shared buffers (its WASM heap holds all of them from the start) and keeps at most 128MB of WAL', async () => {
     const db = await openDb({ dataDir: await tempDir() });
     try {
-      const { rows } = await sql<{ shared_buffers: string }>`show shared_buffers`.execute(db.kysely);
-      assert.equal(rows[0]?.shared_buffers, '32MB');
+      const { rows } = await sql<{ shared_buffers: string; max_wal_size: string; min_wal_size: string }>`
+        select current_setting('shared_buffers') as shared_buffers, current_setting('max_wal_size') as max_wal_size,
+               current_setting('min_wal_size') as min_wal_size`.execute(db.kysely);
+      assert.deepEqual(rows[0], { shared_buffers: '32MB', max_wal_size: '128MB', min_wal_size: '32MB' });
     } finally {
       await db.close();
     }

@@ -9,6 +9,10 @@ const VACUUM_SHARE = 0.2;
 /** A table is analyzed once this many rows plus this share of its live rows changed since the last analyze. */
 const ANALYZE_BASE = 50;
 const ANALYZE_SHARE = 0.1;
+/** A CHECKPOINT once this much WAL was written since the last one (see checkpointIfDue). */
+const CHECKPOINT_WAL_BYTES = 64 * 1024 * 1024;
+/** How often the WAL written since the last checkpoint is looked at (one cheap query). */
+const CHECKPOINT_CHECK_MS = 5_000;
 
 /**
  * Autovacuum for embedded PGlite, which has none (one backend in single-user mode): every
@@ -19,25 +23,54 @@ const ANALYZE_SHARE = 0.1;
  * pending list is never merged, and the planner keeps the estimates of an empty database (measured:
  * a search at 10,000 memories 110 ms before VACUUM ANALYZE, 31–40 ms after; the folder 466 MB).
  * One table per statement, through the background connection (see ConnectionTurns): requests go first.
+ *
+ * And checkpoints: a standalone backend never starts one on its own (Postgres asks its checkpointer
+ * process for one every max_wal_size of WAL, and PGlite has none), so the WAL grew until the next
+ * restart: 1 GB after 10,000 stores, beside 110 MB of data, whatever max_wal_size said. A CHECKPOINT
+ * every CHECKPOINT_WAL_BYTES of WAL lets Postgres remove the segments past max_wal_size (client.ts).
  */
 export class TableMaintenance {
   private readonly periodic: Periodic;
+  private readonly checkpoints: Periodic;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly log: Pick<Logger, 'warn' | 'debug'>,
     intervalMs = 30_000,
+    private readonly checkpointWalBytes = CHECKPOINT_WAL_BYTES,
   ) {
     this.periodic = new Periodic(() => this.pass(), intervalMs);
+    this.checkpoints = new Periodic(() => this.checkpointIfDue(), Math.min(intervalMs, CHECKPOINT_CHECK_MS));
   }
 
   start(): void {
     this.periodic.start();
+    this.checkpoints.start();
   }
 
-  /** Stops the passes; waits for the one under way. */
-  stop(): Promise<void> {
-    return this.periodic.stop();
+  /** Stops the passes; waits for the ones under way. */
+  async stop(): Promise<void> {
+    await Promise.all([this.periodic.stop(), this.checkpoints.stop()]);
+  }
+
+  /**
+   * A CHECKPOINT when more than `checkpointWalBytes` of WAL were written since the last one; never
+   * throws. Returns whether it ran one.
+   */
+  async checkpointIfDue(): Promise<boolean> {
+    try {
+      const { rows } = await sql<{ bytes: number }>`
+        select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), redo_lsn)::float8 as bytes
+          from pg_control_checkpoint()`.execute(this.db);
+      const bytes = rows[0]?.bytes ?? 0;
+      if (bytes <= this.checkpointWalBytes) return false;
+      await sql`checkpoint`.execute(this.db);
+      this.log.debug({ wal_bytes: bytes }, 'checkpoint');
+      return true;
+    } catch (error) {
+      this.log.warn({ err: error }, 'could not checkpoint; will retry');
+      return false;
+    }
   }
 
   /** One pass now: the tables that need it, vacuumed or analyzed; never throws. Returns what was done. */
