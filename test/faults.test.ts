@@ -37,22 +37,22 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
     started.push(served);
     return served;
   };
+  /** A service on the cluster with the fake Ollama as its embedder. */
+  const startEmbedding = (env: Record<string, string>) =>
+    start({ DATABASE_URL: cluster.url, EMBEDDING_PROVIDER: 'ollama', OLLAMA_HOST: fake.url, ...env });
 
   before(async () => {
     cluster = await createCluster();
     fake = await new FakeOllama().start();
   });
   after(async () => {
-    for (const served of started) if (served.child.exitCode === null) await served.stop();
+    for (const served of started) await served.stop();
     await fake?.stop();
     await cluster?.destroy();
   });
 
   test('503 DATABASE_ERROR while it is down, readyz 503, recovery without a restart, no acknowledged write lost', async () => {
-    service = await start({
-      DATABASE_URL: cluster.url,
-      EMBEDDING_PROVIDER: 'ollama',
-      OLLAMA_HOST: fake.url,
+    service = await startEmbedding({
       OLLAMA_TIMEOUT_MS: '1000',
       // Every 503 gets its warning (the 5 s throttle is test/fault-log.test.ts's): no waiting it out.
       DEVSTREAM_TEST_UNAVAILABLE_LOG_EVERY_MS: '0',
@@ -186,12 +186,7 @@ describe('Postgres outage under a running service', { skip: skipOutage }, () => 
 
   test("vectors the embedder made while the database went away are written when it is back, not after the jobs' lease", async () => {
     // A 20 s embedder timeout leases a claimed job for 70 s (two calls and 30 s): far past the wait below.
-    service = await start({
-      DATABASE_URL: cluster.url,
-      EMBEDDING_PROVIDER: 'ollama',
-      OLLAMA_HOST: fake.url,
-      OLLAMA_TIMEOUT_MS: '20000',
-    });
+    service = await startEmbedding({ OLLAMA_TIMEOUT_MS: '20000' });
     const api = (method: string, path: string, body?: unknown) => rest(service!.url, method, path, body);
     fake.failWith = 500;
     const content = 'Embedded while the database restarted.';

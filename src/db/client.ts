@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
 import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -114,20 +113,22 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
  *   at 16MB). Pages not in the buffers are one read away in the OS page cache (PGlite reads the
  *   folder's files with plain reads), which the process's RSS does not count. Hybrid search over
  *   3,000 memories of 768-D (REST, p50): 30–34 ms at 128MB, 31–33 ms at 32MB, 44–50 ms at 16MB.
- * - max_wal_size 128MB, min_wal_size 32MB, not 1GB / 80MB: Postgres keeps up to max_wal_size of WAL
- *   segments for reuse, and a folder that once wrote that much keeps them. 10,000 stores (vectors
- *   into the HNSW index) left 993 MB of WAL beside 110 MB of data. A checkpoint comes every 128 MB
- *   of WAL instead (PGlite has no checkpointer: the statement that crosses it writes the dirty
- *   buffers, at most the 32MB of them).
+ * - max_wal_size 128MB, min_wal_size 32MB, not 1GB / 80MB: what a checkpoint leaves of the WAL.
+ *   PGlite never starts one by itself (a standalone backend has no checkpointer), so the service
+ *   runs one every 64 MB of WAL (TableMaintenance), and each keeps at most max_wal_size of segments
+ *   for reuse. Without both, 10,000 stores left 993 MB of WAL beside 110 MB of data.
  */
 const PGLITE_START_PARAMS: readonly string[] = [
   ...PGlite.defaultStartParams,
   ...['-c', 'shared_buffers=32MB', '-c', 'max_wal_size=128MB', '-c', 'min_wal_size=32MB'],
 ];
 
-/** PGlite with pgvector on `dataDir` (a folder, or `memory://`); a folder without a cluster gets one from initdb. */
-function openPglite(dataDir: string): Promise<PGlite> {
-  return PGlite.create({ dataDir, extensions: { vector }, startParams: [...PGLITE_START_PARAMS] });
+/**
+ * PGlite with pgvector on `dataDir` (a folder, or `memory://`), in a thread of its own
+ * (pglite-thread.ts); a folder without a cluster gets one from initdb.
+ */
+function openPglite(dataDir: string): Promise<PGliteThread> {
+  return PGliteThread.open(dataDir, PGLITE_START_PARAMS);
 }
 
 /** The two templates fresh PGlite folders are copied from: a bare cluster, and one with `migrations` applied. */
@@ -223,7 +224,7 @@ export async function openDb(options: DbOptions): Promise<Db> {
         options.premigrated !== undefined && (await seedFromTemplate(dataDir, TEMPLATE_CACHE_DIR, templates.migrated));
       if (!premigrated) await seedFromTemplate(dataDir, TEMPLATE_CACHE_DIR, templates.initdb);
     }
-    pglite = await PGliteThread.open(dataDir, PGLITE_START_PARAMS);
+    pglite = await openPglite(dataDir);
     // The template's migrations were applied to this database now, as it came to be.
     if (premigrated) await pglite.query('update schema_version set applied_at = now()');
     for (const [name, value] of Object.entries({ ...SESSION_SETTINGS, ...PGLITE_SESSION_SETTINGS }))
