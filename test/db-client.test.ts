@@ -1,20 +1,25 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
+import { sql } from 'kysely';
+import { openDb } from '../src/db/client.js';
+import { MAX_PREPARED_PER_CONNECTION } from '../src/db/preparing-client.js';
+import { createScratchDatabase } from '../support/postgres.js';
 
 const databaseUrl = process.env.DATABASE_URL;
 
-// Kysely ends its pg pool only once one of its own queries has taken it: a process that used only
-// runPrepared (bench/research/time2.ts) printed its figures, closed the database and never exited.
+// A process that closed the database must exit by itself: one whose pool stayed open (a bench script
+// that prepared its statements on the pool beside Kysely) printed its figures and never exited.
 test(
-  'close() ends the Postgres pool even when only runPrepared used it: the process exits',
+  'close() ends the Postgres pool: the process exits',
   { skip: databaseUrl ? false : 'no DATABASE_URL' },
   async () => {
     const script = `
-    import { CompiledQuery } from 'kysely';
-    import { openDb, runPrepared } from './src/db/client.ts';
+    import { sql } from 'kysely';
+    import { openDb } from './src/db/client.ts';
     const db = await openDb({ databaseUrl: process.env.DATABASE_URL });
-    const rows = await runPrepared(db.kysely, CompiledQuery.raw('select 1 as x'));
+    const { rows } = await sql\`select \${1}::int as x\`.execute(db.kysely);
+    await sql\`select \${1}::int as x\`.execute(db.kysely); // the second run prepares it
     await db.close();
     console.log(JSON.stringify(rows));
   `;
@@ -30,5 +35,63 @@ test(
     clearTimeout(hung);
     assert.equal(out.trim(), '[{"x":1}]');
     assert.equal(code, 0, 'the process exited by itself after close()');
+  },
+);
+
+test(
+  'recurring statements are prepared once per connection; one-offs, texts without parameters and those past the bound are not',
+  { skip: databaseUrl ? false : 'no DATABASE_URL' },
+  async (t) => {
+    const scratch = await createScratchDatabase(databaseUrl!, 'dsh_prepared');
+    t.after(() => scratch.drop());
+    const db = await openDb({ databaseUrl: scratch.url, poolSize: 1 }); // one connection: its statements are visible
+    t.after(() => db.close());
+    const prepared = async () =>
+      (
+        await sql<{ statement: string }>`select statement from pg_prepared_statements order by statement`.execute(
+          db.kysely,
+        )
+      ).rows.map((r) => r.statement);
+
+    for (let i = 0; i < 3; i++) await sql`select ${i}::int + 1 as recurring`.execute(db.kysely);
+    await sql`select ${1}::int + 1 as once`.execute(db.kysely);
+    for (let i = 0; i < 3; i++) await sql`select 1 as no_parameters`.execute(db.kysely);
+    assert.deepEqual(await prepared(), ['select $1::int + 1 as recurring']);
+    const { rows } = await sql<{ x: number }>`select ${41}::int + 1 as x, 'recurring' as recurring`.execute(db.kysely);
+    assert.deepEqual(rows, [{ x: 42, recurring: 'recurring' }]);
+
+    // Texts that vary with their input stop being prepared at the bound.
+    for (let i = 0; i < MAX_PREPARED_PER_CONNECTION + 20; i++)
+      for (let run = 0; run < 2; run++) await sql`select ${i}::int as ${sql.raw(`v${i}`)}`.execute(db.kysely);
+    assert.equal((await prepared()).length, MAX_PREPARED_PER_CONNECTION);
+    assert.deepEqual((await sql<{ v219: number }>`select ${7}::int as v219`.execute(db.kysely)).rows, [{ v219: 7 }]);
+  },
+);
+
+test(
+  'a prepared statement whose result columns a migration changed runs again unnamed: the caller sees the new columns, not an error',
+  { skip: databaseUrl ? false : 'no DATABASE_URL' },
+  async (t) => {
+    const scratch = await createScratchDatabase(databaseUrl!, 'dsh_prepared');
+    t.after(() => scratch.drop());
+    const db = await openDb({ databaseUrl: scratch.url, poolSize: 1 });
+    t.after(() => db.close());
+    await sql`create table widget (id int primary key, name text)`.execute(db.kysely);
+    await sql`insert into widget values (1, 'one')`.execute(db.kysely);
+    const read = () => sql<Record<string, unknown>>`select * from widget where id = ${1}`.execute(db.kysely);
+    for (let i = 0; i < 3; i++) assert.deepEqual((await read()).rows, [{ id: 1, name: 'one' }]);
+    const names = await sql<{
+      n: number;
+    }>`select count(*)::int as n from pg_prepared_statements where statement like ${'select * from widget%'}`.execute(
+      db.kysely,
+    );
+    assert.equal(names.rows[0]!.n, 1, 'prepared before the change');
+
+    // Another instance migrates: Postgres refuses the prepared statement (cached plan must not change result type).
+    const other = await openDb({ databaseUrl: scratch.url, poolSize: 1 });
+    await sql`alter table widget add column colour text default 'red'`.execute(other.kysely);
+    await other.close();
+    assert.deepEqual((await read()).rows, [{ id: 1, name: 'one', colour: 'red' }]);
+    assert.deepEqual((await read()).rows, [{ id: 1, name: 'one', colour: 'red' }]);
   },
 );

@@ -1,4 +1,4 @@
-import { openDb, runPrepared } from '../../src/db/client.js';
+import { openDb } from '../../src/db/client.js';
 import { hybridSearchSql } from '../../src/db/queries/memories/hybrid-search.js';
 import type { SearchParams } from '../../src/db/queries/memories/search-params.js';
 import { FakeOllama } from '../../support/fake-ollama.js';
@@ -28,7 +28,7 @@ for (const mode of (process.env.MODES ?? 'kw_project,kw_all,hy_project,hy_all,hy
         : undefined,
     };
     const t = performance.now();
-    await runPrepared(db.kysely, hybridSearchSql(p).compile(db.kysely));
+    await hybridSearchSql(p).execute(db.kysely);
     const e = performance.now() - t;
     if (i >= 40) {
       times.push(e);

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
@@ -11,6 +10,7 @@ import { isUnavailable } from './errors.js';
 import { migrate, type Migration } from './migrate.js';
 import { ConnectionTurns, PGliteDialect } from './pglite-dialect.js';
 import { PGliteThread } from './pglite-thread.js';
+import { PreparingClient } from './preparing-client.js';
 import {
   buildTemplate,
   seedFromTemplate,
@@ -85,23 +85,6 @@ const PGLITE_SESSION_SETTINGS = {
   // writers to queue behind each other, and no fold holding every request.
   'devstream.stats_inline': 'on',
 };
-
-/** The pg pool behind a Kysely instance, for statements worth preparing (see runPrepared). */
-const pools = new WeakMap<Kysely<Database>, pg.Pool>();
-
-/**
- * Runs a compiled query as a named prepared statement on Postgres, so that a statement run on
- * every request (the hybrid search, a store) is parsed and planned once per connection, not per
- * call. Inside a transaction (no pool known for it) the query simply runs. The name is
- * the text's hash, so each variant of the text gets its own statement. PGlite runs it as is.
- */
-export async function runPrepared<R>(kysely: Kysely<Database>, query: CompiledQuery<R>): Promise<R[]> {
-  const pool = pools.get(kysely);
-  if (!pool) return (await kysely.executeQuery(query)).rows;
-  const name = `dsh_${createHash('sha1').update(query.sql).digest('hex').slice(0, 20)}`;
-  const result = await pool.query({ name, text: query.sql, values: query.parameters as unknown[] });
-  return result.rows as R[];
-}
 
 // timestamptz → Date, int8 (counts) → number: counts here never pass 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
@@ -187,6 +170,8 @@ export async function openDb(options: DbOptions): Promise<Db> {
       // shared buffer they touch (without huge pages, searches ran 3–4× slower for its first second).
       idleTimeoutMillis: 600_000,
       application_name: 'devstream-hub',
+      // Recurring statements are prepared once per connection (see there).
+      Client: PreparingClient,
     });
     // A connection lost (Postgres restarting, a network cut) must not crash the process: the pool
     // reports it for idle clients, the client itself while it is checked out (pg-pool detaches its
@@ -195,15 +180,13 @@ export async function openDb(options: DbOptions): Promise<Db> {
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    pools.set(kysely, pool);
     return {
       kind: 'postgres',
       kysely,
       background: kysely,
       poolStats: () => ({ busy: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       openChangeBus: (log) => new PostgresChangeBus(options.databaseUrl!, log),
-      // Kysely ends the pool only once a query of its own has taken it; a process that used only
-      // runPrepared would otherwise keep it open and never exit.
+      // Kysely ends the pool only once a query of its own has taken it (its driver's init).
       close: once(async () => {
         await kysely.destroy();
         if (!pool.ended) await pool.end();

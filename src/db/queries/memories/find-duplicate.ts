@@ -1,5 +1,4 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { runPrepared } from '../../client.js';
 import type { Database } from '../../schema.js';
 import { accessJoin, memoryColumns, type MemoryRow } from './memory-row.js';
 
@@ -13,7 +12,7 @@ export async function findDuplicate(db: Db, project: string, contentHash: string
       join semantic_memory m on coalesce(m.project_id, '') = p.id   -- the dedup key's expression: its index answers
       ${accessJoin}
      where lower(p.title) = lower(${project}) and m.content_hash = ${contentHash} and m.archived_at is null`;
-  const [row] = await runPrepared(db, query.compile(db));
+  const [row] = (await query.execute(db)).rows;
   return row;
 }
 /** The live memory with this content in the project with this id (`''` for none): the duplicate insertMemory met. */

@@ -1,5 +1,4 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { runPrepared } from '../../client.js';
 import type { Database } from '../../schema.js';
 import { keywordBranchSql } from './keyword-branch.js';
 import { accessJoin, memoryColumns } from './memory-row.js';
@@ -77,9 +76,9 @@ function fusedScoreSql(): RawBuilder<unknown> {
     )`;
 }
 
-/** Runs the hybrid search: one prepared statement (the HNSW settings are the connections' own, see client.ts). */
+/** Runs the hybrid search: one statement, prepared on Postgres (the HNSW settings are the connections' own, see client.ts). */
 export async function searchMemories(db: Kysely<Database>, params: SearchParams): Promise<SearchHit[]> {
-  const rows = await runPrepared(db, hybridSearchSql(params).compile(db));
+  const { rows } = await hybridSearchSql(params).execute(db);
   return rows.map((row) => ({
     ...row,
     rrf_score: Number(row.rrf_score),

@@ -1,6 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { notifyChangeSql } from '../../change-events.js';
-import { runPrepared } from '../../client.js';
 import type { Database, SemanticMemoryTable } from '../../schema.js';
 import { vectorLiteral } from '../../vector-literal.js';
 import { findByHash } from './find-duplicate.js';
@@ -66,7 +65,7 @@ export async function insertMemory(db: Db, m: NewMemory): Promise<InsertOutcome>
       from (select 1) as one
       left join target on true
       left join ins on true`;
-  const [outcome] = await runPrepared(db, insert.compile(db));
+  const [outcome] = (await insert.execute(db)).rows;
   if (!outcome?.project_id) return { kind: 'no-project' };
   if (outcome.id) {
     const { project_id: _, notified: __, ...memory } = outcome as typeof outcome & { notified?: unknown };
