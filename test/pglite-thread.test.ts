@@ -47,6 +47,44 @@ describe('PGlite in its own thread', once, () => {
     assert.ok(rows.rows[0]!.at instanceof Date, 'values come back parsed (a Date), not as text');
   });
 
+  test('a recurring statement runs prepared, with the values, types and errors the unprepared one has', async () => {
+    await sql`create table prep_t (id int primary key, at timestamptz, tags text[], doc jsonb)`.execute(db.kysely);
+    const at = new Date('2026-12-05T06:00:00.000Z');
+    for (let i = 1; i <= 3; i++) {
+      const { rows } = await sql<{ id: number; at: Date; tags: string[]; doc: unknown }>`
+        insert into prep_t values (${i}, ${at}, ${['a', `b${i}`]}, ${JSON.stringify({ n: i })}::jsonb)
+        returning id, at, tags, doc`.execute(db.kysely);
+      assert.deepEqual(rows, [{ id: i, at, tags: ['a', `b${i}`], doc: { n: i } }], `run ${i}`);
+    }
+    const prepared = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db.kysely);
+    assert.ok(
+      prepared.rows.some((r) => r.statement.includes('insert into prep_t')),
+      'the insert is prepared from its second run',
+    );
+    for (let run = 0; run < 3; run++) {
+      const error = await sql`insert into prep_t values (${1}, ${null}, ${null}, ${null})`.execute(db.kysely).then(
+        () => assert.fail('a duplicate key is refused'),
+        (e: unknown) => e as Error & { code?: string; constraint?: string },
+      );
+      assert.equal(error.code, '23505', `run ${run}`);
+      assert.equal(error.constraint, 'prep_t_pkey');
+    }
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from prep_t where at = ${at}`.execute(
+      db.kysely,
+    );
+    assert.deepEqual(rows, [{ n: 3 }], 'the failed inserts left nothing behind, and the connection serves on');
+  });
+
+  test('a prepared statement whose result columns changed runs again unnamed: the new columns, not an error', async () => {
+    await sql`create table stale_t (id int primary key, name text)`.execute(db.kysely);
+    await sql`insert into stale_t values (1, 'one')`.execute(db.kysely);
+    const read = () => sql<Record<string, unknown>>`select * from stale_t where id = ${1}`.execute(db.kysely);
+    for (let i = 0; i < 3; i++) assert.deepEqual((await read()).rows, [{ id: 1, name: 'one' }]);
+    await sql`alter table stale_t add column colour text default 'red'`.execute(db.kysely);
+    assert.deepEqual((await read()).rows, [{ id: 1, name: 'one', colour: 'red' }]);
+    assert.deepEqual((await read()).rows, [{ id: 1, name: 'one', colour: 'red' }]);
+  });
+
   test('a process whose only work left is a statement waits for it, and exits once the database is closed', async () => {
     const script = `
       import { sql } from 'kysely';
