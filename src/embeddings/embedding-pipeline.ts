@@ -37,8 +37,8 @@ export function embeddingPipeline(
   // A claimed job's lease outlives the longest embedder call.
   const worker = new EmbeddingWorker(options.background ?? db, embedder, indexes, log, {
     leaseMs: 2 * embedding.timeoutMs + 30_000,
-    // PGlite runs one statement at a time: vectors go into its index two per statement (see WorkerOptions).
-    vectorsPerStatement: options.engine === 'pglite' ? 2 : undefined,
+    // PGlite runs one statement at a time: vectors go into its index one per statement (see WorkerOptions).
+    vectorsPerStatement: options.engine === 'pglite' ? 1 : undefined,
   });
   return { embedder, indexes, worker };
 }
