@@ -93,5 +93,36 @@ test(
     await other.close();
     assert.deepEqual((await read()).rows, [{ id: 1, name: 'one', colour: 'red' }]);
     assert.deepEqual((await read()).rows, [{ id: 1, name: 'one', colour: 'red' }]);
+
+    // In a transaction the refusal has aborted it: the caller gets the cause, not 'transaction aborted'.
+    const readSize = () => sql<Record<string, unknown>>`select * from widget where id >= ${2}`.execute(db.kysely);
+    await sql`insert into widget (id, name) values (2, 'two')`.execute(db.kysely);
+    for (let i = 0; i < 3; i++) await readSize();
+    await sql`alter table widget add column size int default 3`.execute(db.kysely);
+    const error = await db.kysely
+      .transaction()
+      .execute((tx) => sql`select * from widget where id >= ${2}`.execute(tx))
+      .then(
+        () => assert.fail('refused in the transaction'),
+        (e: unknown) => e as Error & { code?: string },
+      );
+    assert.equal(error.code, '0A000', error.message);
+    assert.deepEqual((await readSize()).rows, [{ id: 2, name: 'two', colour: 'red', size: 3 }]);
+  },
+);
+
+test(
+  'a value pg cannot send fails its call only: the statement runs again on the same connection',
+  { skip: databaseUrl ? false : 'no DATABASE_URL' },
+  async (t) => {
+    const scratch = await createScratchDatabase(databaseUrl!, 'dsh_prepared');
+    t.after(() => scratch.drop());
+    const db = await openDb({ databaseUrl: scratch.url, poolSize: 1 });
+    t.after(() => db.close());
+    const echo = (value: unknown) => sql<{ v: unknown }>`select ${value}::jsonb as v`.execute(db.kysely);
+    for (let i = 0; i < 3; i++) assert.deepEqual((await echo(JSON.stringify({ i }))).rows, [{ v: { i } }]);
+    await assert.rejects(echo({ big: 1n }), TypeError); // pg's JSON.stringify of the value throws
+    assert.deepEqual((await echo(JSON.stringify({ i: 4 }))).rows, [{ v: { i: 4 } }]);
+    assert.deepEqual((await echo(JSON.stringify({ i: 5 }))).rows, [{ v: { i: 5 } }]);
   },
 );

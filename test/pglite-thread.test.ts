@@ -83,6 +83,20 @@ describe('PGlite in its own thread', once, () => {
     await sql`alter table stale_t add column colour text default 'red'`.execute(db.kysely);
     assert.deepEqual((await read()).rows, [{ id: 1, name: 'one', colour: 'red' }]);
     assert.deepEqual((await read()).rows, [{ id: 1, name: 'one', colour: 'red' }]);
+
+    // In a transaction the refusal has aborted it: the caller gets the cause, not 'transaction aborted'.
+    const readAll = () => sql<Record<string, unknown>>`select * from stale_t where id >= ${1}`.execute(db.kysely);
+    for (let i = 0; i < 3; i++) await readAll();
+    await sql`alter table stale_t add column size int default 3`.execute(db.kysely);
+    const error = await db.kysely
+      .transaction()
+      .execute((tx) => sql`select * from stale_t where id >= ${1}`.execute(tx))
+      .then(
+        () => assert.fail('refused in the transaction'),
+        (e: unknown) => e as Error & { code?: string },
+      );
+    assert.equal(error.code, '0A000', error.message);
+    assert.deepEqual((await readAll()).rows, [{ id: 1, name: 'one', colour: 'red', size: 3 }]);
   });
 
   test('a process whose only work left is a statement waits for it, and exits once the database is closed', async () => {

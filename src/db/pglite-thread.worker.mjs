@@ -33,6 +33,8 @@ try {
  * five custom plans, a generic one when it costs no more), as the Postgres pool's connections do
  * (preparing-client.ts): PGlite's own `query` parses and plans every statement again, in WASM.
  * A text is prepared on its second run, up to MAX_PREPARED of them; the rest run through `query`.
+ * Unlike the Postgres client, a text without parameters is prepared too: `query` sends every text
+ * by the extended protocol, one statement each (several go through `exec`).
  */
 const MAX_PREPARED = 200;
 const RUNS_BEFORE_PREPARING = 2;
@@ -100,6 +102,8 @@ async function queryPrepared(sql, params) {
         await db.execProtocolStream(protocol.serialize.close({ type: 'S', name: statement.name }), { syncToFs: false });
         await db.execProtocolStream(protocol.serialize.sync(), { syncToFs: false });
       });
+    // In a transaction the refusal has aborted it: a retry would only hide the cause.
+    if (db.isInTransaction()) throw error;
     return db.query(sql, params);
   }
 }

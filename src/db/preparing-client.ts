@@ -14,7 +14,7 @@ const COUNTED_TEXTS = 5_000;
 
 const runs = new Map<string, number>();
 
-/** The statement name of a text: the same on every connection (and for runPrepared's). */
+/** The statement name of a text: the same on every connection. */
 export function statementName(text: string): string {
   return `dsh_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
 }
@@ -31,7 +31,12 @@ export function statementName(text: string): string {
  * Postgres re-plans a prepared statement after DDL on its tables by itself, but refuses one whose
  * result columns changed (`select *` after a migration added a column: a replica still running
  * while another migrates): that statement is run again unnamed, and from then on this connection
- * runs it unnamed (in a transaction the error has aborted it: the caller sees the error once).
+ * runs it unnamed (in a transaction the error has aborted it: the caller gets that error, once).
+ * A statement that failed before Postgres saw it (a value pg could not serialize: pg then closes
+ * the statement but keeps its name as parsed) is not named again on this connection either.
+ *
+ * After five runs Postgres may keep a generic plan for a statement; it does so only when its
+ * estimate is no worse than the custom plans' (see decisions/0007 for the search's).
  */
 export class PreparingClient extends pg.Client {
   #prepared = new Set<string>();
@@ -46,8 +51,11 @@ export class PreparingClient extends pg.Client {
       if (name) {
         const run = super.query({ name, text, values } as pg.QueryConfig) as Promise<pg.QueryResult>;
         return run.catch((error: unknown) => {
+          if (!(error instanceof pg.DatabaseError)) this.#stale.add(name);
           if (!isResultTypeChange(error) || this.#stale.has(name)) throw error;
           this.#stale.add(name);
+          // In a transaction the refusal has aborted it: a retry would only hide the cause.
+          if (this.getTransactionStatus() !== 'I') throw error;
           return super.query(text, values);
         }) as never;
       }

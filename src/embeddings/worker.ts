@@ -32,7 +32,8 @@ export interface WorkerOptions {
   /**
    * Memory vectors written (into the HNSW index) per statement (default: the batch size). PGlite
    * serves one statement at a time, and each vector costs it 7–15 ms in WASM: a batch of 32 in one
-   * statement held every request back for ~1 s (store_memory p95 445 ms). One at a time, a request
+   * statement held every request back for ~1 s (store_memory p95 445 ms; measured when an insert
+   * cost ~25 ms, before migration 0017's sparser graph). One at a time, a request
    * waits for one insert at most: searches during a 3,000-vector backlog, p95 72 / 59 ms at two
    * a statement, 57 / 50 at one (the backlog drains ~35 % slower while requests keep coming).
    */
