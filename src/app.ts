@@ -35,6 +35,7 @@ import { registerJsonBodyParser } from './http/json-body.js';
 import { registerGauges } from './observability/gauges.js';
 import { FaultLog } from './operations/fault-log.js';
 import { SearchIndexCache } from './domain/graphs/search-index.js';
+import { PGLITE_STAGED_SCANNED } from './db/queries/memories/vector-branch.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -201,6 +202,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
       accesses,
       queued: (kind) => (kind === 'vector' ? worker.vectorStaged() : worker.memoryQueued()),
       weights: config.searchWeights,
+      // PGlite computes the staged vectors' distances in WASM: it scans fewer of them.
+      ...(deps.db.kind === 'pglite' ? { stagedScanned: PGLITE_STAGED_SCANNED } : {}),
     },
     graphs: { indexes: new SearchIndexCache() },
     packet: config.packet,

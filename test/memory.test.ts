@@ -4,6 +4,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { CompiledQuery, sql } from 'kysely';
 import { compactKeywordStats } from '../src/db/queries/keyword-stats.js';
 import { hybridSearchSql } from '../src/db/queries/memories/hybrid-search.js';
+import { vectorLiteral } from '../src/db/vector-literal.js';
 import type { SearchFilters } from '../src/db/queries/memories/search-filters.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { eventually } from './helpers/eventually.js';
@@ -564,6 +565,49 @@ for (const backend of backends) {
         const s = await search({ query });
         assert.ok(Array.isArray(s.results), query);
       }
+    });
+
+    test('a search scans only the newest staged vectors it is given (PGlite scans fewer): older ones wait for the index', async () => {
+      const { kysely } = database.db;
+      await sql`insert into intervention_plans (id, title, expected_outcome) values ('b333333333bb', 'Staging bound', 'none')`.execute(
+        kysely,
+      );
+      // Three memories whose vectors are still staged in their jobs, the needle's the oldest.
+      const staged = [
+        ['a00000000001', 'needle', '2026-01-01T00:00:01Z'],
+        ['a00000000002', 'haystack one', '2026-01-01T00:00:02Z'],
+        ['a00000000003', 'haystack two', '2026-01-01T00:00:03Z'],
+      ] as const;
+      for (const [id, text, at] of staged) {
+        await sql`insert into semantic_memory (id, project_id, content, content_type, content_format, importance_score, content_hash, embedding_model, embedding_dims)
+                  values (${id}, 'b333333333bb', ${`qqstage ${id}`}, 'context', 'text', 0.5, ${id}, 'nomic-embed-text', 768)`.execute(
+          kysely,
+        );
+        await sql`insert into embedding_jobs (memory_id, embedding, created_at)
+                  values (${id}, ${vectorLiteral(FakeOllama.vector(text))}::halfvec, ${at}::timestamptz)`.execute(
+          kysely,
+        );
+      }
+      const vectorHits = async (scanned: number) => {
+        const compiled = hybridSearchSql({
+          query: 'zzunmatched',
+          filters: { project: 'Staging bound' },
+          limit: 10,
+          k: 30,
+          weights: { vector: 1, keyword: 1, neighbours: 0.4 },
+          vector: { values: FakeOllama.vector('needle'), model: 'nomic-embed-text', dims: 768 },
+          staged: scanned,
+        }).compile(kysely);
+        const { rows } = await kysely.executeQuery(compiled);
+        return (rows as Array<{ id: string; vector_rank: number | null }>).map((r) => [r.id, r.vector_rank]);
+      };
+      assert.deepEqual((await vectorHits(3))[0], ['a00000000001', 1], 'all three scanned: the needle first');
+      assert.deepEqual(
+        (await vectorHits(2)).map(([id]) => id).sort(),
+        ['a00000000002', 'a00000000003'],
+        'the newest two only: the needle waits for the index',
+      );
+      await sql`delete from semantic_memory where project_id = 'b333333333bb'`.execute(kysely);
     });
 
     // Last: it adds 1,200 memories that every unscoped search would see.

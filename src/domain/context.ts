@@ -21,6 +21,8 @@ export interface MemoryServices {
   queued(kind: 'embedding' | 'vector'): void;
   /** Weights of the vector and keyword branches in the fused score, and the neighbour share of the keyword branch. */
   weights: { vector: number; keyword: number; neighbours: number };
+  /** Staged vectors a search scans at most (see vector-branch.ts); absent: the Postgres default. */
+  stagedScanned?: number;
 }
 
 /** Background jobs (code analysis on the server). */

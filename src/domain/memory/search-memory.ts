@@ -42,7 +42,7 @@ export function candidatesFor(limit: number): number {
  * or one the caller may not see, matches nothing. Every hit's access count goes up by one (written within a second, in a batch).
  */
 export async function searchMemory(ctx: Context, input: SearchMemoryInput): Promise<SearchMemoryResult> {
-  const { embedder, weights } = ctx.memory;
+  const { embedder, weights, stagedScanned } = ctx.memory;
   const embedStarted = performance.now();
   const attempt = await embedder.tryEmbed([input.query], 'query');
   ctx.timing('embed', performance.now() - embedStarted);
@@ -61,6 +61,7 @@ export async function searchMemory(ctx: Context, input: SearchMemoryInput): Prom
     k: candidatesFor(input.limit),
     vector: attempt.ok ? { values: attempt.vectors[0]!, model: attempt.model, dims: attempt.dims } : undefined,
     weights,
+    staged: stagedScanned,
   });
   ctx.memory.accesses.record(hits.map((h) => h.id));
   if (!attempt.ok && embedder.enabled) ctx.notice('warning', `Searched by keyword only: ${attempt.reason}`);

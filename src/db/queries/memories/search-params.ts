@@ -16,6 +16,8 @@ export interface SearchParams {
   vector?: { values: number[]; model: string; dims: number } | undefined;
   /** Weights of the branches' scores in the fused score; `neighbours`: share of the neighbours' keyword scores a hit gains. */
   weights: { vector: number; keyword: number; neighbours: number };
+  /** Staged vectors (not yet in the index) the vector branch scans at most, newest first (default STAGED_SCANNED); a literal. */
+  staged?: number | undefined;
 }
 
 export interface SearchHit extends MemoryRow {

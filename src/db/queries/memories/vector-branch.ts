@@ -14,11 +14,18 @@ import type { SearchParams } from './search-params.js';
 const EXACT_SCAN_RATIO = 1000;
 /**
  * Staged vectors (stored, not yet in the index) a search scans at most: the newest. The worker
- * indexes them within a second or so on Postgres; on PGlite it does so between requests, ~3 ms a
+ * indexes them within a second or so on Postgres; on PGlite it does so between requests, 7–15 ms a
  * vector, and 10,000 stores in a minute left most of them staged: every search then computed all
  * their distances in WASM (130 ms at p50). Older ones are found by their words until indexed.
  */
-const STAGED_SCANNED = 1_000;
+export const STAGED_SCANNED = 1_000;
+/**
+ * PGlite's bound: each distance costs ~9 µs in WASM, and fetching and joining the newest staged
+ * ~5 µs more (EXPLAIN ANALYZE with 3,000 staged: 16.8 ms for 1,000 of them). Searches during a
+ * 3,000-vector backlog (settled 10k store, MCP, p50 / p95): 30.3 / 51.0 ms at 1,000, 21.9 / 35.0 at
+ * 300. Its worker indexes ~80 vectors a second when idle: 300 are its last ~4 s of stores.
+ */
+export const PGLITE_STAGED_SCANNED = 300;
 
 /**
  * The vector branch: cosine distance to the query vector over memories with a vector of the
@@ -71,10 +78,10 @@ export function vectorBranchSql(
         limit ${sql.lit(p.k)})
       union all
       -- Vectors stored but not yet moved into their rows (and the index) by the worker: usually few,
-      -- scanned exactly; after a burst of stores the newest STAGED_SCANNED of them (see there).
+      -- scanned exactly; after a burst of stores the newest p.staged of them (STAGED_SCANNED).
       (select m.id, j.embedding::halfvec(${dims}) <=> ${literal}::halfvec(${dims}) as distance
          from (select memory_id, embedding from embedding_jobs where embedding is not null
-                order by created_at desc limit ${sql.lit(STAGED_SCANNED)}) j
+                order by created_at desc limit ${sql.lit(p.staged ?? STAGED_SCANNED)}) j
          join semantic_memory m on m.id = j.memory_id
         where m.embedding is null and ${ofModel} and ${where})
     ), vec_ranked as (
