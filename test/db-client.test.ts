@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { sql } from 'kysely';
 import { openDb } from '../src/db/client.js';
 import { MAX_PREPARED_PER_CONNECTION } from '../src/db/preparing-client.js';
@@ -38,14 +38,20 @@ test(
   },
 );
 
+/** A scratch database and a service handle on it with one connection, both gone after the test. */
+async function oneConnection(t: TestContext) {
+  const scratch = await createScratchDatabase(databaseUrl!, 'dsh_prepared');
+  t.after(() => scratch.drop());
+  const db = await openDb({ databaseUrl: scratch.url, poolSize: 1 });
+  t.after(() => db.close());
+  return { scratch, db };
+}
+
 test(
   'recurring statements are prepared once per connection; one-offs, texts without parameters and those past the bound are not',
   { skip: databaseUrl ? false : 'no DATABASE_URL' },
   async (t) => {
-    const scratch = await createScratchDatabase(databaseUrl!, 'dsh_prepared');
-    t.after(() => scratch.drop());
-    const db = await openDb({ databaseUrl: scratch.url, poolSize: 1 }); // one connection: its statements are visible
-    t.after(() => db.close());
+    const { db } = await oneConnection(t); // one connection: its statements are visible
     const prepared = async () =>
       (
         await sql<{ statement: string }>`select statement from pg_prepared_statements order by statement`.execute(
@@ -72,10 +78,7 @@ test(
   'a prepared statement whose result columns a migration changed runs again unnamed: the caller sees the new columns, not an error',
   { skip: databaseUrl ? false : 'no DATABASE_URL' },
   async (t) => {
-    const scratch = await createScratchDatabase(databaseUrl!, 'dsh_prepared');
-    t.after(() => scratch.drop());
-    const db = await openDb({ databaseUrl: scratch.url, poolSize: 1 });
-    t.after(() => db.close());
+    const { scratch, db } = await oneConnection(t);
     await sql`create table widget (id int primary key, name text)`.execute(db.kysely);
     await sql`insert into widget values (1, 'one')`.execute(db.kysely);
     const read = () => sql<Record<string, unknown>>`select * from widget where id = ${1}`.execute(db.kysely);
@@ -115,10 +118,7 @@ test(
   'a value pg cannot send fails its call only: the statement runs again on the same connection',
   { skip: databaseUrl ? false : 'no DATABASE_URL' },
   async (t) => {
-    const scratch = await createScratchDatabase(databaseUrl!, 'dsh_prepared');
-    t.after(() => scratch.drop());
-    const db = await openDb({ databaseUrl: scratch.url, poolSize: 1 });
-    t.after(() => db.close());
+    const { db } = await oneConnection(t);
     const echo = (value: unknown) => sql<{ v: unknown }>`select ${value}::jsonb as v`.execute(db.kysely);
     for (let i = 0; i < 3; i++) assert.deepEqual((await echo(JSON.stringify({ i }))).rows, [{ v: { i } }]);
     await assert.rejects(echo({ big: 1n }), TypeError); // pg's JSON.stringify of the value throws

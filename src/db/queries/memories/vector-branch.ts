@@ -18,7 +18,7 @@ const EXACT_SCAN_RATIO = 1000;
  * vector, and 10,000 stores in a minute left most of them staged: every search then computed all
  * their distances in WASM (130 ms at p50). Older ones are found by their words until indexed.
  */
-export const STAGED_SCANNED = 1_000;
+const STAGED_SCANNED = 1_000;
 /**
  * PGlite's bound: each distance costs ~9 µs in WASM, and fetching and joining the newest staged
  * ~5 µs more (EXPLAIN ANALYZE with 3,000 staged: 16.8 ms for 1,000 of them). Searches during a
