@@ -184,6 +184,15 @@ for (const backend of backends) {
       );
       const pastEnd = await api('GET', `/api/v1/tasks?offset=${everything.body.total}`);
       assert.deepEqual(pastEnd.body, { tasks: [], total: everything.body.total });
+      // The last page, not full (its total is not counted again, but must be the same).
+      const last = await api('GET', `/api/v1/tasks?limit=3&offset=${everything.body.total - 1}`);
+      assert.equal(last.body.tasks.length, 1);
+      assert.equal(last.body.total, everything.body.total);
+      const fullToTheEnd = await api('GET', `/api/v1/tasks?limit=2&offset=${everything.body.total - 2}`);
+      assert.equal(fullToTheEnd.body.tasks.length, 2);
+      assert.equal(fullToTheEnd.body.total, everything.body.total);
+      const noneSkipped = await api('GET', '/api/v1/tasks?status=skipped&project=rest%20filters%20two');
+      assert.deepEqual(noneSkipped.body, { tasks: [], total: 0 });
     });
 
     test('PATCH /api/v1/tasks/{id} → 200 {success, task, previous_status, memory_id}; started_at/completed_at first time only', async () => {

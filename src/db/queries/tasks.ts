@@ -89,16 +89,19 @@ export async function listTasks(
     rows = rows.where('t.phase_id', 'in', phaseIds);
     count = count.where('t.phase_id', 'in', phaseIds);
   }
-  const [found, total] = await Promise.all([
-    rows
-      .orderBy('t.priority', 'desc')
-      .orderBy('t.created_at', 'desc')
-      .orderBy('t.id')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute(),
-    count.executeTakeFirstOrThrow(),
-  ]);
+  const found = await rows
+    .orderBy('t.priority', 'desc')
+    .orderBy('t.created_at', 'desc')
+    .orderBy('t.id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  // A page that is not full ends the matches: they number offset + its rows, and counting them
+  // again is a second statement for nothing (a filtered list usually fits one page). A full page,
+  // or one past the end, is counted.
+  if (found.length < page.limit && (found.length > 0 || page.offset === 0))
+    return { rows: found, total: page.offset + found.length };
+  const total = await count.executeTakeFirstOrThrow();
   return { rows: found, total: Number(total.n) };
 }
 
