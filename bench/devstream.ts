@@ -35,7 +35,14 @@ import {
   startFakeOllama,
   type HarnessResult,
 } from './lib/devstream-harness.js';
-import { probePing, probeRest, StatementStats, type ProbeSizes } from './lib/devstream-probes.js';
+import {
+  probePing,
+  probeRest,
+  probeSearchPair,
+  StatementStats,
+  type ProbeSizes,
+  type SearchPairResult,
+} from './lib/devstream-probes.js';
 import { checkTargets, formatMarkdown, type Backend, type BackendResult, type Report } from './lib/devstream-report.js';
 import { gitInfo } from './lib/git.js';
 import { machine } from './lib/machine.js';
@@ -424,7 +431,24 @@ async function runBackend(
       });
       for (const r of rest)
         if (r.errors) result.failures.push(`REST ${r.op}: ${r.errors} errors (${JSON.stringify(r.error_samples)})`);
-      result.breakdown = { ping, rest, pg_stat_statements: pss };
+      let searchPair: SearchPairResult | null = null;
+      if (stats) {
+        log(`${backend}: search_memory over MCP with pg_stat_statements on the same calls`);
+        searchPair = await probeSearchPair({
+          cacheDir: options.cacheDir,
+          mcpUrl: `${service.url}/mcp`,
+          workload,
+          // After the queries the harness took and the REST series' warm-up and measured calls.
+          first: consumed + options.sizes.warmup + options.sizes.iters,
+          sizes: options.sizes,
+          stats,
+        });
+        log(
+          `${backend}: search over MCP mean ${searchPair.mcp_ms.mean} ms (p50 ${searchPair.mcp_ms.p50}), its SQL ${searchPair.own_sql_ms_per_call} ms a call: ${searchPair.ratio}×`,
+        );
+        if (searchPair.errors) result.failures.push(`search pair: ${searchPair.errors} errors`);
+      }
+      result.breakdown = { ping, rest, pg_stat_statements: pss, search_pair: searchPair };
       if (!alive(service.pid)) result.failures.push(`the service (pid ${service.pid}) exited during the breakdown`);
     } else {
       result.failures.push('no task ids from the harness: breakdown skipped');

@@ -7,7 +7,9 @@
  *   - the same 7 ops over REST (/api/v1), with the harness's argument generators, client-observed and
  *     by the service's `Server-Timing` (`op`: validation + SQL + mapping inside the service; `embed`);
  *   - on Postgres, what pg_stat_statements saw during each REST series: the statements the service ran
- *     and their execution time per call of the op (planning not included).
+ *     and their execution time per call of the op (planning not included);
+ *   - on Postgres, search_memory over MCP again with pg_stat_statements around those same calls: the
+ *     service's time against its own statement's, paired (the "≤ 1.3× its SQL" target).
  *
  * So, per op: MCP − op ≈ transport + MCP SDK + auth; op − embed − SQL ≈ the service's own code.
  */
@@ -49,6 +51,75 @@ export async function probePing(cacheDir: string, mcpUrl: string, sizes: ProbeSi
     };
   } finally {
     // An open session would hold the service's graceful shutdown.
+    await transport.terminateSession().catch(() => {});
+    await client.close().catch(() => {});
+  }
+}
+
+export interface SearchPairResult {
+  n: number;
+  errors: number;
+  /** Client-observed over MCP (the harness's SDK 1.32 client and transport), the harness's arguments. */
+  mcp_ms: Summary;
+  /** The statements these same calls ran (pg_stat_statements during the series). */
+  sql: SqlPerCall;
+  /**
+   * The search's own SQL a call: the statements run at least once per 4 calls (the hybrid search),
+   * without the occasional ones (background work: the access counts' batch, the embedding worker).
+   */
+  own_sql_ms_per_call: number;
+  /** mcp_ms.mean ÷ own_sql_ms_per_call: the service against its own SQL, over the same calls. */
+  ratio: number;
+}
+
+/**
+ * search_memory over MCP with pg_stat_statements around the same calls: the service's time and its
+ * statement's, paired (the REST series measures its SQL on other calls than the harness's MCP series,
+ * and a series' p50 set against another's mean is no ratio). `first` is where in the harness's query
+ * pool to start (after what the harness and the REST series took).
+ */
+export async function probeSearchPair(options: {
+  cacheDir: string;
+  mcpUrl: string;
+  workload: Workload;
+  first: number;
+  sizes: ProbeSizes;
+  stats: StatementStats;
+}): Promise<SearchPairResult> {
+  const { sizes, stats, workload } = options;
+  const { Client, StreamableHTTPClientTransport } = await loadHarnessSdk(options.cacheDir);
+  const client = new Client({ name: 'devstream-hub-bench-search', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(options.mcpUrl));
+  await client.connect(transport);
+  let i = options.first;
+  const call = async () => {
+    const args = { query: workload.queries[i++ % workload.queries.length]!, limit: 10 };
+    const t0 = performance.now();
+    const result = await client.callTool({ name: 'devstream_search_memory', arguments: args });
+    return { ms: performance.now() - t0, ok: !result.isError };
+  };
+  try {
+    for (let w = 0; w < sizes.warmup; w++) await call();
+    await stats.reset();
+    const samples: number[] = [];
+    let errors = 0;
+    for (let n = 0; n < sizes.iters; n++) {
+      const r = await call();
+      if (r.ok) samples.push(r.ms);
+      else errors++;
+    }
+    const sql = await stats.read(sizes.iters);
+    const mcp = summarize(samples);
+    const own = sql.sql_ms_per_call - sql.occasional_ms_per_call;
+    return {
+      n: sizes.iters,
+      errors,
+      mcp_ms: rounded(mcp),
+      sql,
+      own_sql_ms_per_call: Math.round(own * 1000) / 1000,
+      ratio: Math.round((mcp.mean / own) * 100) / 100,
+    };
+  } finally {
     await transport.terminateSession().catch(() => {});
     await client.close().catch(() => {});
   }
