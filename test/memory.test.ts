@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { CompiledQuery, sql } from 'kysely';
 import { compactKeywordStats } from '../src/db/queries/keyword-stats.js';
-import { hybridSearchSql } from '../src/db/queries/memories/hybrid-search.js';
+import { hybridSearchSql, searchMemories, vectorRanksSql } from '../src/db/queries/memories/hybrid-search.js';
 import { vectorLiteral } from '../src/db/vector-literal.js';
 import type { SearchFilters } from '../src/db/queries/memories/search-filters.js';
 import { backends, type TestDb } from './helpers/backends.js';
@@ -589,17 +589,20 @@ for (const backend of backends) {
         );
       }
       const vectorHits = async (scanned: number) => {
-        const compiled = hybridSearchSql({
-          query: 'zzunmatched',
-          filters: { project: 'Staging bound' },
-          limit: 10,
-          k: 30,
-          weights: { vector: 1, keyword: 1, neighbours: 0.4 },
-          vector: { values: FakeOllama.vector('needle'), model: 'nomic-embed-text', dims: 768 },
-          staged: scanned,
-        }).compile(kysely);
-        const { rows } = await kysely.executeQuery(compiled);
-        return (rows as Array<{ id: string; vector_rank: number | null }>).map((r) => [r.id, r.vector_rank]);
+        const vector = { values: FakeOllama.vector('needle'), model: 'nomic-embed-text', dims: 768 };
+        const { rows } = await vectorRanksSql(
+          {
+            query: 'zzunmatched',
+            filters: { project: 'Staging bound' },
+            limit: 10,
+            k: 30,
+            weights: { vector: 1, keyword: 1, neighbours: 0.4 },
+            vector,
+            staged: scanned,
+          },
+          vector,
+        ).execute(kysely);
+        return rows.map((r) => [r.id, Number(r.r)]);
       };
       assert.deepEqual((await vectorHits(3))[0], ['a00000000001', 1], 'all three scanned: the needle first');
       assert.deepEqual(
@@ -610,19 +613,55 @@ for (const backend of backends) {
       await sql`delete from semantic_memory where project_id = 'b333333333bb'`.execute(kysely);
     });
 
+    test('the search the service runs (both branches side by side, fused here) equals the one-statement search', async () => {
+      const { kysely } = database.db;
+      await store({ content: 'Retry policy for the billing webhook: three attempts, then the dead-letter queue.', content_type: 'context', project: 'Fusion Check' });
+      await store({ content: 'The billing webhook retries with exponential backoff.', content_type: 'decision', project: 'Fusion Check' });
+      await store({ content: 'Dead-letter queue alerts page the on-call engineer.', content_type: 'context', project: 'Fusion Check' });
+      const cases: Array<{ query: string; filters: SearchFilters; limit: number; vector: boolean }> = [
+        { query: 'billing webhook retry policy', filters: {}, limit: 10, vector: true },
+        { query: 'billing webhook retry policy', filters: { project: 'Fusion Check' }, limit: 2, vector: true },
+        { query: 'dead-letter queue', filters: { project: 'fusion check', content_type: 'context' }, limit: 10, vector: true },
+        { query: 'what did we decide about the API layer', filters: {}, limit: 50, vector: true },
+        { query: 'billing webhook retry policy', filters: {}, limit: 10, vector: false },
+        { query: 'zzz nothing matches this', filters: {}, limit: 10, vector: true },
+      ];
+      for (const c of cases) {
+        const vector = c.vector ? { values: FakeOllama.vector(c.query), model: 'nomic-embed-text', dims: 768 } : undefined;
+        const params = { query: c.query, filters: c.filters, limit: c.limit, k: 30, weights: { vector: 0.15, keyword: 1, neighbours: 0.4 } };
+        const split = await searchMemories(kysely, params, Promise.resolve(vector));
+        const { rows } = await hybridSearchSql({ ...params, vector }).execute(kysely);
+        const one = rows.map((r) => ({
+          ...r,
+          rrf_score: Number(r.rrf_score),
+          vector_rank: r.vector_rank === null ? null : Number(r.vector_rank),
+          keyword_rank: r.keyword_rank === null ? null : Number(r.keyword_rank),
+          distance: r.distance === null ? null : Number(r.distance),
+        }));
+        const label = `${c.query} ${JSON.stringify(c.filters)} limit ${c.limit}${c.vector ? '' : ', keyword only'}`;
+        assert.ok(c.query.startsWith('zzz') || one.length > 0, `${label}: the case finds something`);
+        // Scores agree to rounding: a sum over rows in another order (another plan) may differ in its last bit.
+        const near = (a: number | null, b: number | null) => (a === null || b === null ? a === b : Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(b)));
+        assert.equal(split.length, one.length, label);
+        split.forEach((hit, i) => {
+          const { rrf_score, distance, ...rest } = hit;
+          const { rrf_score: oneScore, distance: oneDistance, ...oneRest } = one[i]!;
+          assert.deepEqual(rest, oneRest, `${label}: hit ${i + 1}`);
+          assert.ok(near(rrf_score, oneScore) && near(distance, oneDistance), `${label}: hit ${i + 1} scores ${rrf_score} / ${oneScore}`);
+        });
+      }
+    });
+
     // Last: it adds 1,200 memories that every unscoped search would see.
     test('a large scope takes the HNSW-ordered branch, filters applied in it; a small project is scanned exactly', async () => {
       const { kysely } = database.db;
       // Which way the vector branch went: EXPLAIN ANALYZE of the statement the service runs.
       const vectorScan = async (filters: SearchFilters) => {
-        const compiled = hybridSearchSql({
-          query: 'crash',
-          filters,
-          limit: 10,
-          k: 30,
-          weights: { vector: 1, keyword: 1, neighbours: 0.4 },
-          vector: { values: FakeOllama.vector('crash'), model: 'nomic-embed-text', dims: 768 },
-        }).compile(kysely);
+        const vector = { values: FakeOllama.vector('crash'), model: 'nomic-embed-text', dims: 768 };
+        const compiled = vectorRanksSql(
+          { query: 'crash', filters, limit: 10, k: 30, weights: { vector: 1, keyword: 1, neighbours: 0.4 }, vector },
+          vector,
+        ).compile(kysely);
         const r = await kysely.executeQuery(
           CompiledQuery.raw(`explain (analyze, format json) ${compiled.sql}`, [...compiled.parameters]),
         );

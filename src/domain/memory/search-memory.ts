@@ -43,9 +43,6 @@ export function candidatesFor(limit: number): number {
  */
 export async function searchMemory(ctx: Context, input: SearchMemoryInput): Promise<SearchMemoryResult> {
   const { embedder, weights, stagedScanned } = ctx.memory;
-  const embedStarted = performance.now();
-  const attempt = await embedder.tryEmbed([input.query], 'query');
-  ctx.timing('embed', performance.now() - embedStarted);
   const filters: SearchFilters = {
     project: input.project,
     projects: visibleProjects(ctx.caller),
@@ -54,15 +51,20 @@ export async function searchMemory(ctx: Context, input: SearchMemoryInput): Prom
     created_after: input.created_after,
     created_before: input.created_before,
   };
-  const hits = await searchMemories(ctx.db, {
-    query: input.query,
-    filters,
-    limit: input.limit,
-    k: candidatesFor(input.limit),
-    vector: attempt.ok ? { values: attempt.vectors[0]!, model: attempt.model, dims: attempt.dims } : undefined,
-    weights,
-    staged: stagedScanned,
+  // The keyword branch starts while the query is embedded (searchMemories).
+  const embedStarted = performance.now();
+  const embedding = embedder.tryEmbed([input.query], 'query').then((attempt) => {
+    ctx.timing('embed', performance.now() - embedStarted);
+    return attempt;
   });
+  const hits = await searchMemories(
+    ctx.db,
+    { query: input.query, filters, limit: input.limit, k: candidatesFor(input.limit), weights, staged: stagedScanned },
+    embedding.then((attempt) =>
+      attempt.ok ? { values: attempt.vectors[0]!, model: attempt.model, dims: attempt.dims } : undefined,
+    ),
+  );
+  const attempt = await embedding;
   ctx.memory.accesses.record(hits.map((h) => h.id));
   if (!attempt.ok && embedder.enabled) ctx.notice('warning', `Searched by keyword only: ${attempt.reason}`);
   return {

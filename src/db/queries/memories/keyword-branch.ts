@@ -23,17 +23,15 @@ const PAIR_WORDS = 4;
 const KEYWORD_TF = 3;
 
 /**
- * The keyword branch: BM25+ over the tsvector, document frequencies from memory_lexeme_df (+ deltas),
- * ending in kw_ranked (id, score, r): the final score (with session context) and its rank.
+ * The keyword statistics a search needs: its words (kw_words), their document frequencies and the
+ * totals (kw_counts: compacted counts plus the deltas not folded in yet), and the scope's size and
+ * average length (kw_stats). The vector branch reads kw_stats too (its scope).
  */
-export function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): RawBuilder<unknown> {
+export function keywordStatsSql(p: SearchParams): RawBuilder<unknown> {
   const projectKey = (column: RawBuilder<unknown>) =>
     p.filters.project === undefined
       ? sql`true`
       : sql`${column} = coalesce((select id from intervention_plans where lower(title) = lower(${p.filters.project})), '-')`;
-  // Each lexeme quoted for tsquery input: any text is safe.
-  const orQuery = (filter: RawBuilder<unknown>) =>
-    sql`(string_agg(${tsqueryTerm(sql.ref('lex'))}, ' | ') filter (where ${filter}))::tsquery`;
   return sql`
     kw_words as (
       select lex from unnest(tsvector_to_array(to_tsvector('english', ${p.query}))) as lex
@@ -49,7 +47,19 @@ export function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): R
     ), kw_stats as (
       select coalesce((select n from kw_counts where lexeme = ' docs'), 0) as n,
              coalesce((select n from kw_counts where lexeme = ' len') / nullif((select n from kw_counts where lexeme = ' docs'), 0), 15) as avgdl
-    ), kw_df as (
+    )`;
+}
+
+/**
+ * The keyword branch: BM25+ over the tsvector, document frequencies from memory_lexeme_df (+ deltas),
+ * ending in kw_ranked (id, score, r): the final score (with session context) and its rank.
+ */
+export function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): RawBuilder<unknown> {
+  // Each lexeme quoted for tsquery input: any text is safe.
+  const orQuery = (filter: RawBuilder<unknown>) =>
+    sql`(string_agg(${tsqueryTerm(sql.ref('lex'))}, ' | ') filter (where ${filter}))::tsquery`;
+  return sql`
+    ${keywordStatsSql(p)}, kw_df as (
       select w.lex, coalesce(c.n, 0) as df, st.n,
              -- Memories the rarest words up to this one can fetch (at most): bounds the candidates.
              sum(coalesce(c.n, 0)) over (order by coalesce(c.n, 0), w.lex) as fetched,
