@@ -172,7 +172,8 @@ export async function phasesWithCounts(db: Db, planIds: string[]) {
       'c.tasks_completed',
       'c.tasks_skipped',
     ])
-    .where('ph.plan_id', 'in', planIds)
+    // One parameter for the page's plans, not one each: one statement text for every page size.
+    .where(sql<boolean>`ph.plan_id = any (${planIds}::varchar[])`)
     .orderBy('ph.plan_id')
     .orderBy('ph.sequence_order')
     .orderBy('ph.created_at')
