@@ -4,6 +4,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { CompiledQuery, sql } from 'kysely';
 import { compactKeywordStats } from '../src/db/queries/keyword-stats.js';
 import { hybridSearchSql, searchMemories, vectorRanksSql } from '../src/db/queries/memories/hybrid-search.js';
+import { candidatesFor } from '../src/domain/memory/search-memory.js';
 import { vectorLiteral } from '../src/db/vector-literal.js';
 import type { SearchFilters } from '../src/db/queries/memories/search-filters.js';
 import { backends, type TestDb } from './helpers/backends.js';
@@ -615,20 +616,74 @@ for (const backend of backends) {
 
     test('the search the service runs (both branches side by side, fused here) equals the one-statement search', async () => {
       const { kysely } = database.db;
-      await store({ content: 'Retry policy for the billing webhook: three attempts, then the dead-letter queue.', content_type: 'context', project: 'Fusion Check' });
-      await store({ content: 'The billing webhook retries with exponential backoff.', content_type: 'decision', project: 'Fusion Check' });
-      await store({ content: 'Dead-letter queue alerts page the on-call engineer.', content_type: 'context', project: 'Fusion Check' });
-      const cases: Array<{ query: string; filters: SearchFilters; limit: number; vector: boolean }> = [
+      await store({
+        content: 'Retry policy for the billing webhook: three attempts, then the dead-letter queue.',
+        content_type: 'context',
+        project: 'Fusion Check',
+      });
+      await store({
+        content: 'The billing webhook retries with exponential backoff.',
+        content_type: 'decision',
+        project: 'Fusion Check',
+      });
+      await store({
+        content: 'Dead-letter queue alerts page the on-call engineer.',
+        content_type: 'context',
+        project: 'Fusion Check',
+      });
+      const weights = { vector: 0.15, keyword: 1, neighbours: 0.4 };
+      const cases: Array<{
+        query: string;
+        filters: SearchFilters;
+        limit: number;
+        vector: boolean;
+        weights?: typeof weights;
+      }> = [
         { query: 'billing webhook retry policy', filters: {}, limit: 10, vector: true },
         { query: 'billing webhook retry policy', filters: { project: 'Fusion Check' }, limit: 2, vector: true },
-        { query: 'dead-letter queue', filters: { project: 'fusion check', content_type: 'context' }, limit: 10, vector: true },
+        {
+          query: 'dead-letter queue',
+          filters: { project: 'fusion check', content_type: 'context' },
+          limit: 10,
+          vector: true,
+        },
+        // One memory in scope: each branch has at most one candidate (its best is its floor).
+        {
+          query: 'billing webhook backoff',
+          filters: { project: 'Fusion Check', content_type: 'decision' },
+          limit: 10,
+          vector: true,
+        },
+        // 150 candidates a branch: many vector-only hits score 0 and are ordered by id.
         { query: 'what did we decide about the API layer', filters: {}, limit: 50, vector: true },
         { query: 'billing webhook retry policy', filters: {}, limit: 10, vector: false },
+        {
+          query: 'billing webhook retry policy',
+          filters: {},
+          limit: 10,
+          vector: true,
+          weights: { ...weights, vector: 0 },
+        },
+        {
+          query: 'billing webhook retry policy',
+          filters: {},
+          limit: 10,
+          vector: true,
+          weights: { ...weights, keyword: 0 },
+        },
         { query: 'zzz nothing matches this', filters: {}, limit: 10, vector: true },
       ];
       for (const c of cases) {
-        const vector = c.vector ? { values: FakeOllama.vector(c.query), model: 'nomic-embed-text', dims: 768 } : undefined;
-        const params = { query: c.query, filters: c.filters, limit: c.limit, k: 30, weights: { vector: 0.15, keyword: 1, neighbours: 0.4 } };
+        const vector = c.vector
+          ? { values: FakeOllama.vector(c.query), model: 'nomic-embed-text', dims: 768 }
+          : undefined;
+        const params = {
+          query: c.query,
+          filters: c.filters,
+          limit: c.limit,
+          k: candidatesFor(c.limit),
+          weights: c.weights ?? weights,
+        };
         const split = await searchMemories(kysely, params, Promise.resolve(vector));
         const { rows } = await hybridSearchSql({ ...params, vector }).execute(kysely);
         const one = rows.map((r) => ({
@@ -641,13 +696,24 @@ for (const backend of backends) {
         const label = `${c.query} ${JSON.stringify(c.filters)} limit ${c.limit}${c.vector ? '' : ', keyword only'}`;
         assert.ok(c.query.startsWith('zzz') || one.length > 0, `${label}: the case finds something`);
         // Scores agree to rounding: a sum over rows in another order (another plan) may differ in its last bit.
-        const near = (a: number | null, b: number | null) => (a === null || b === null ? a === b : Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(b)));
+        const near = (a: number | null, b: number | null) =>
+          a === null || b === null ? a === b : Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(b));
         assert.equal(split.length, one.length, label);
+        // Access counts left out: an earlier test's searches may be counted between the two reads.
         split.forEach((hit, i) => {
-          const { rrf_score, distance, ...rest } = hit;
-          const { rrf_score: oneScore, distance: oneDistance, ...oneRest } = one[i]!;
+          const { rrf_score, distance, access_count: _a, last_accessed_at: _l, ...rest } = hit;
+          const {
+            rrf_score: oneScore,
+            distance: oneDistance,
+            access_count: _b,
+            last_accessed_at: _m,
+            ...oneRest
+          } = one[i]!;
           assert.deepEqual(rest, oneRest, `${label}: hit ${i + 1}`);
-          assert.ok(near(rrf_score, oneScore) && near(distance, oneDistance), `${label}: hit ${i + 1} scores ${rrf_score} / ${oneScore}`);
+          assert.ok(
+            near(rrf_score, oneScore) && near(distance, oneDistance),
+            `${label}: hit ${i + 1} scores ${rrf_score} / ${oneScore}`,
+          );
         });
       }
     });

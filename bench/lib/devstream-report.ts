@@ -329,7 +329,7 @@ export function formatMarkdown(report: Report): string {
       lines.push(
         `search_memory, the service against its own SQL on the same calls (${pair.n} searches over MCP after the REST series, pg_stat_statements around them): ` +
           `mean ${f(pair.mcp_ms.mean)} ms (p50 ${f(pair.mcp_ms.p50)}, p95 ${f(pair.mcp_ms.p95)}) ÷ its statements ${f(pair.own_sql_ms_per_call)} ms a call = ${pair.ratio.toFixed(2)}×` +
-          ` (occasional statements, left out: ${f(pair.sql.occasional_ms_per_call)} ms a call).`,
+          ` (occasional statements, left out: ${f(pair.sql.occasional_ms_per_call)} ms a call). The search's keyword and vector statements run side by side: their execution times add up to more than the wall time they take.`,
         '',
       );
     const search = seq(r, 'search_memory')?.seq_p50;

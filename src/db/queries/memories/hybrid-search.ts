@@ -124,14 +124,19 @@ export function fuseRanks(
   vector: VectorRank[],
   p: Pick<SearchParams, 'limit' | 'weights' | 'vector'>,
 ): FusedRank[] {
-  const fused = new Map<string, { k: KeywordRank | null; ks: number | null; v: VectorRank | null; vs: number | null }>();
+  const fused = new Map<
+    string,
+    { k: KeywordRank | null; ks: number | null; v: VectorRank | null; vs: number | null }
+  >();
   const best = keyword.reduce((max, c) => Math.max(max, c.score), Number.NEGATIVE_INFINITY);
   for (const c of keyword) fused.set(c.id, { k: c, ks: best === 0 ? null : c.score / best, v: null, vs: null });
   if (vector.length > 0) {
     const nearest = Math.min(...vector.map((c) => c.distance));
-    const floor = vector.find((c) => c.r === VECTOR_REFERENCE_RANK)?.distance ?? Math.max(...vector.map((c) => c.distance));
+    const floor =
+      vector.find((c) => c.r === VECTOR_REFERENCE_RANK)?.distance ?? Math.max(...vector.map((c) => c.distance));
     for (const c of vector) {
-      const vs = floor > nearest ? Math.max(0, (floor - c.distance) / (floor - nearest)) : c.distance <= nearest ? 1 : 0;
+      const vs =
+        floor > nearest ? Math.max(0, (floor - c.distance) / (floor - nearest)) : c.distance <= nearest ? 1 : 0;
       const hit = fused.get(c.id);
       if (hit) Object.assign(hit, { v: c, vs });
       else fused.set(c.id, { k: null, ks: null, v: c, vs });
@@ -150,14 +155,17 @@ export function fuseRanks(
     .slice(0, p.limit);
 }
 
-/** The memories of these ids, as search hits read them (any order; an id with no memory is left out). */
+/**
+ * The live memories of these ids, as search hits read them (any order). An id with no live memory is
+ * left out: one deleted since the branches ran is not a hit.
+ */
 export function memoriesByIdSql(ids: string[]): RawBuilder<MemoryRow> {
   return sql<MemoryRow>`
     select ${memoryColumns}
       from semantic_memory m
       left join intervention_plans p on p.id = m.project_id
       ${accessJoin}
-     where m.id = any (${ids}::varchar[])`;
+     where m.id = any (${ids}::varchar[]) and m.archived_at is null`;
 }
 
 /**
@@ -173,6 +181,8 @@ export async function searchMemories(
   params: Omit<SearchParams, 'vector'>,
   vector: Promise<SearchParams['vector']> | SearchParams['vector'],
 ): Promise<SearchHit[]> {
+  // Written into the statements' text (see SearchParams.k).
+  if (!Number.isSafeInteger(params.k) || params.k < 1) throw new Error(`bad candidate count ${params.k}`);
   const keyword = keywordRanksSql(params).execute(db);
   // Awaited below, after the vector: until then a failure must not count as unhandled.
   keyword.catch(() => {});
