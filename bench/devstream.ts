@@ -48,6 +48,7 @@ import { gitInfo } from './lib/git.js';
 import { machine } from './lib/machine.js';
 import { waitForEmbeddings } from './lib/memory-service.js';
 import { scratchPglite, scratchPostgres, type Scratch } from './lib/scratch.js';
+import { Cleanups } from './lib/cleanup.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS_DIR = join(ROOT, 'bench/results/');
@@ -72,49 +73,9 @@ A run with one backend only writes devstream-workload.<backend>.* (the reference
 Exits 1 when a run fails (harness failure, errors), 2 on bad usage or a missing harness; a missed
 target is reported, not an exit code.`;
 
-// ---------------------------------------------------------------------------------------------
-// Cleanup: everything started registers its undo; each runs once, early (`release`) or at the end, on
-// success, failure or a signal.
-
-const cleanups: Array<{ what: string; fn: () => Promise<void> }> = [];
-let cleaning: Promise<void> | undefined;
-let interrupted = false;
-
-/** Registers an undo; the function returned runs it now (once) and forgets it. */
-function onCleanup(what: string, fn: () => Promise<void>): () => Promise<void> {
-  let done: Promise<void> | undefined;
-  const once = () => (done ??= fn());
-  const entry = { what, fn: once };
-  cleanups.push(entry);
-  return async () => {
-    const i = cleanups.indexOf(entry);
-    if (i >= 0) cleanups.splice(i, 1);
-    await once();
-  };
-}
-
-function cleanup(): Promise<void> {
-  return (cleaning ??= (async () => {
-    // A snapshot: an undo released early takes itself out of `cleanups` meanwhile.
-    for (const { what, fn } of cleanups.splice(0).reverse()) {
-      try {
-        await fn();
-      } catch (error) {
-        console.error(`bench: cleanup (${what}) failed: ${(error as Error).message}`);
-      }
-    }
-  })());
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    interrupted = true;
-    console.error(
-      `\nbench: ${signal}: stopping the harness, the service and fake-ollama, dropping the scratch stores…`,
-    );
-    void cleanup().finally(() => process.exit(130));
-  });
-}
+// Cleanup: everything started registers its undo (bench/lib/cleanup.ts).
+const cleanups = new Cleanups('stopping the harness, the service and fake-ollama, dropping the scratch stores…');
+const onCleanup = (what: string, fn: () => Promise<void>) => cleanups.add(what, fn);
 
 const log = (line: string) => console.error(`bench: ${line}`);
 
@@ -204,7 +165,7 @@ async function main(): Promise<number> {
 
   const results: Partial<Record<Backend, BackendResult>> = {};
   for (const backend of backends as Backend[]) {
-    if (interrupted) break;
+    if (cleanups.interrupted) break;
     results[backend] = await runBackend(backend, {
       baseUrl,
       cacheDir,
@@ -216,7 +177,7 @@ async function main(): Promise<number> {
     });
   }
 
-  if (interrupted) return 130; // the signal handler cleans up and exits; no partial results
+  if (cleanups.interrupted) return 130; // the signal handler cleans up and exits; no partial results
 
   const report: Report = {
     benchmark: "DevStream's workload (../shared/bench/devstream-workload) against devstream-hub",
@@ -254,7 +215,7 @@ async function main(): Promise<number> {
   await writeFile(`${RESULTS_DIR}${base}.md`, markdown);
   console.log(markdown);
   console.log(`Wrote bench/results/${base}.json and bench/results/${base}.md`);
-  return report.failed || interrupted ? 1 : 0;
+  return report.failed || cleanups.interrupted ? 1 : 0;
 }
 
 /** One backend: fresh store, service, harness run, breakdown probes, size; everything stopped after. */
@@ -340,7 +301,7 @@ async function runBackend(
     const stopHarness = onCleanup(`stop harness (pid ${harness.pid})`, () => harness.stop());
     result.harness_exit_code = await harness.done;
     await stopHarness();
-    if (interrupted) throw new Error('interrupted');
+    if (cleanups.interrupted) throw new Error('interrupted');
     if (result.harness_exit_code !== 0)
       result.failures.push(`the harness exited with code ${result.harness_exit_code}`);
     if (!alive(service.pid)) {
@@ -461,8 +422,8 @@ async function runBackend(
         )
       : null;
   } catch (error) {
-    if (!interrupted) result.failures.push(`bench: ${(error as Error).message}`);
-    if (!interrupted) log(`${backend}: ${(error as Error).stack ?? String(error)}`);
+    if (!cleanups.interrupted) result.failures.push(`bench: ${(error as Error).message}`);
+    if (!cleanups.interrupted) log(`${backend}: ${(error as Error).stack ?? String(error)}`);
   } finally {
     await closeStats().catch(() => {});
     await closeMonitor().catch(() => {});
@@ -489,12 +450,12 @@ function alive(pid: number): boolean {
 
 void main()
   .catch((error: unknown) => {
-    if (!interrupted)
+    if (!cleanups.interrupted)
       console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return 1;
   })
   .then(async (code) => {
-    await cleanup();
-    if (!interrupted) process.exit(code);
+    await cleanups.run();
+    if (!cleanups.interrupted) process.exit(code);
   })
   .catch(() => process.exit(1));

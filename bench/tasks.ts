@@ -33,6 +33,7 @@ import { formatProfile, summarizeProfile, type ProfileSummary } from './lib/prof
 import { scratchPglite, scratchPostgres, type Scratch } from './lib/scratch.js';
 import { seed, type SeededData, type SeedSizes } from './lib/seed.js';
 import { rounded, summarize, type Summary } from './lib/stats.js';
+import { Cleanups } from './lib/cleanup.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
@@ -92,38 +93,9 @@ interface CaseResult {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Cleanup: everything started registers its undo; runs once, on success, failure or a signal.
-
-const cleanups: Array<{ what: string; fn: () => Promise<void> }> = [];
-let cleaning: Promise<void> | undefined;
-let interrupted = false;
-
-function onCleanup(what: string, fn: () => Promise<void>): void {
-  cleanups.push({ what, fn });
-}
-
-function cleanup(): Promise<void> {
-  return (cleaning ??= (async () => {
-    for (const { what, fn } of cleanups.reverse()) {
-      const started = performance.now();
-      try {
-        await fn();
-      } catch (error) {
-        console.error(`bench: cleanup (${what}) failed: ${(error as Error).message}`);
-      }
-      const ms = performance.now() - started;
-      if (ms > 1_000) console.error(`bench: cleanup (${what}) took ${(ms / 1000).toFixed(1)} s`);
-    }
-  })());
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    interrupted = true;
-    console.error(`\nbench: ${signal}: stopping the service and dropping the scratch database…`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
+// Cleanup: everything started registers its undo (bench/lib/cleanup.ts).
+const cleanups = new Cleanups('stopping the service and dropping the scratch database…');
+const onCleanup = (what: string, fn: () => Promise<void>) => void cleanups.add(what, fn);
 
 // ---------------------------------------------------------------------------------------------
 
@@ -268,9 +240,9 @@ async function main(): Promise<number> {
   const results: CaseResult[] = [];
   for (const c of cases) {
     for (const t of transports) {
-      if (interrupted) throw new Error('interrupted');
+      if (cleanups.interrupted) throw new Error('interrupted');
       const run = c.run[t];
-      for (let i = 0; i < warmup && !interrupted; i++) await run(-1 - i);
+      for (let i = 0; i < warmup && !cleanups.interrupted; i++) await run(-1 - i);
       const tasksInDb = monitor
         ? (await monitor.query<{ n: number }>('select count(*)::int as n from micro_tasks')).rows[0]?.n
         : undefined;
@@ -280,7 +252,7 @@ async function main(): Promise<number> {
       let max = -Infinity;
       let total: number | undefined;
       for (let i = 0; i < iterations; i++) {
-        if (interrupted) throw new Error('interrupted');
+        if (cleanups.interrupted) throw new Error('interrupted');
         const t0 = performance.now();
         const out = await run(i);
         samples.push(performance.now() - t0);
@@ -663,11 +635,11 @@ function formatMarkdown(
 
 main()
   .catch((error: unknown) => {
-    if (!interrupted)
+    if (!cleanups.interrupted)
       console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return 1;
   })
   .then(async (code) => {
-    await cleanup();
-    if (!interrupted) process.exit(code);
+    await cleanups.run();
+    if (!cleanups.interrupted) process.exit(code);
   });
