@@ -616,21 +616,12 @@ for (const backend of backends) {
 
     test('the search the service runs (both branches side by side, fused here) equals the one-statement search', async () => {
       const { kysely } = database.db;
-      await store({
-        content: 'Retry policy for the billing webhook: three attempts, then the dead-letter queue.',
-        content_type: 'context',
-        project: 'Fusion Check',
-      });
-      await store({
-        content: 'The billing webhook retries with exponential backoff.',
-        content_type: 'decision',
-        project: 'Fusion Check',
-      });
-      await store({
-        content: 'Dead-letter queue alerts page the on-call engineer.',
-        content_type: 'context',
-        project: 'Fusion Check',
-      });
+      for (const [content, content_type] of [
+        ['Retry policy for the billing webhook: three attempts, then the dead-letter queue.', 'context'],
+        ['The billing webhook retries with exponential backoff.', 'decision'],
+        ['Dead-letter queue alerts page the on-call engineer.', 'context'],
+      ])
+        await store({ content, content_type, project: 'Fusion Check' });
       const weights = { vector: 0.15, keyword: 1, neighbours: 0.4 };
       const cases: Array<{
         query: string;

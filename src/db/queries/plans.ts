@@ -147,37 +147,35 @@ export async function getPlan(db: Db, id: string, projects?: ProjectScope) {
  */
 export async function phasesWithCounts(db: Db, planIds: string[]) {
   if (planIds.length === 0) return [];
-  return (
-    db
-      .selectFrom('phases as ph')
-      .innerJoinLateral(
-        (eb) =>
-          eb
-            .selectFrom('micro_tasks as t')
-            .select((c) => [
-              c.fn.countAll<number>().as('tasks_total'),
-              c.fn.countAll<number>().filterWhere('t.status', '=', 'completed').as('tasks_completed'),
-              c.fn.countAll<number>().filterWhere('t.status', '=', 'skipped').as('tasks_skipped'),
-            ])
-            .whereRef('t.phase_id', '=', 'ph.id')
-            .as('c'),
-        (join) => join.onTrue(),
-      )
-      .select([
-        'ph.id',
-        'ph.plan_id',
-        'ph.name',
-        'ph.status',
-        'ph.sequence_order',
-        'c.tasks_total',
-        'c.tasks_completed',
-        'c.tasks_skipped',
-      ])
-      // One parameter for the page's plans, not one each: one statement text for every page size.
-      .where(sql<boolean>`ph.plan_id = any (${planIds}::varchar[])`)
-      .orderBy('ph.plan_id')
-      .orderBy('ph.sequence_order')
-      .orderBy('ph.created_at')
-      .execute()
-  );
+  // One parameter for the page's plans, not one each: one statement text for every page size.
+  return db
+    .selectFrom('phases as ph')
+    .innerJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('micro_tasks as t')
+          .select((c) => [
+            c.fn.countAll<number>().as('tasks_total'),
+            c.fn.countAll<number>().filterWhere('t.status', '=', 'completed').as('tasks_completed'),
+            c.fn.countAll<number>().filterWhere('t.status', '=', 'skipped').as('tasks_skipped'),
+          ])
+          .whereRef('t.phase_id', '=', 'ph.id')
+          .as('c'),
+      (join) => join.onTrue(),
+    )
+    .select([
+      'ph.id',
+      'ph.plan_id',
+      'ph.name',
+      'ph.status',
+      'ph.sequence_order',
+      'c.tasks_total',
+      'c.tasks_completed',
+      'c.tasks_skipped',
+    ])
+    .where(sql<boolean>`ph.plan_id = any (${planIds}::varchar[])`)
+    .orderBy('ph.plan_id')
+    .orderBy('ph.sequence_order')
+    .orderBy('ph.created_at')
+    .execute();
 }
