@@ -359,6 +359,26 @@ for (const backend of backends) {
       assert.equal(rankOf(ids[5]!), 2, 'the same words, among unrelated memories');
     });
 
+    test("each memory takes the next place in its project's order of storing, after the latest live one", async () => {
+      const placesOf = async (ids: string[]) => {
+        const rows = await database.db.kysely
+          .selectFrom('semantic_memory')
+          .select(['id', 'project_seq'])
+          .where('id', 'in', ids)
+          .execute();
+        return ids.map((id) => Number(rows.find((r) => r.id === id)?.project_seq));
+      };
+      const first = [];
+      for (const content of ['places one', 'places two', 'places three'])
+        first.push((await store({ content, content_type: 'context', project: 'Places A' })).memory_id);
+      const other = (await store({ content: 'places elsewhere', content_type: 'context', project: 'Places B' }))
+        .memory_id;
+      assert.deepEqual(await placesOf([...first, other]), [1, 2, 3, 1], 'numbered per project, in storing order');
+      assert.equal((await api('DELETE', `/api/v1/memories/${first[2]}`)).status, 200);
+      const next = (await store({ content: 'places four', content_type: 'context', project: 'Places A' })).memory_id;
+      assert.deepEqual(await placesOf([next]), [3], 'after the latest live memory');
+    });
+
     test('repeated searches return each memory once and count every access', async () => {
       const m = await store({
         content: 'Grafana dashboards live in the ops repository.',

@@ -78,6 +78,49 @@ for (const backend of backends) {
       const edited = (await loadMigrations()).map((m) => (m.version === 1 ? { ...m, checksum: 'edited' } : m));
       await assert.rejects(migrate(t.db.kysely, edited), /was changed after it was applied/);
     });
+
+    test("0019 numbers each project's live memories in the order they were stored", async () => {
+      const t = await backend.open({ migrate: false });
+      opened.push(t);
+      const all = await loadMigrations();
+      await migrate(
+        t.db.kysely,
+        all.filter((m) => m.version < 19),
+      );
+      const db = t.db.kysely;
+      await sql`insert into intervention_plans (id, title, expected_outcome)
+                values ('00000000000a', 'A', 'x'), ('00000000000b', 'B', 'x')`.execute(db);
+      // id, project, stored at (minutes), archived: ids out of storing order, a tie on time broken by id.
+      const rows: Array<[string, string, number, boolean]> = [
+        ['0000000000f1', '00000000000a', 3, false],
+        ['0000000000f2', '00000000000a', 1, false],
+        ['0000000000f3', '00000000000a', 2, true],
+        ['0000000000f5', '00000000000a', 4, false],
+        ['0000000000f4', '00000000000a', 4, false],
+        ['0000000000f6', '00000000000b', 9, false],
+      ];
+      for (const [id, project, minute, archived] of rows) {
+        await sql`insert into semantic_memory (id, project_id, content, content_type, content_format, importance_score,
+                                               content_hash, created_at, archived_at)
+                  values (${id}, ${project}, ${`memory ${id}`}, 'context', 'text', 0.5, ${id},
+                          timestamptz '2026-01-01 00:00:00Z' + make_interval(mins => ${minute}),
+                          ${archived ? sql`now()` : sql`null`})`.execute(db);
+      }
+      await migrate(db, all);
+      const seq = await sql<{ id: string; project_seq: string | null }>`
+        select id, project_seq from semantic_memory order by id`.execute(db);
+      assert.deepEqual(
+        Object.fromEntries(seq.rows.map((r) => [r.id, r.project_seq === null ? null : Number(r.project_seq)])),
+        {
+          '0000000000f1': 2,
+          '0000000000f2': 1,
+          '0000000000f3': null,
+          '0000000000f4': 3,
+          '0000000000f5': 4,
+          '0000000000f6': 1,
+        },
+      );
+    });
   });
 }
 

@@ -32,10 +32,14 @@ export function memoryInsertCtes(m: NewMemory): RawBuilder<unknown> {
   return sql`ins as (
       insert into semantic_memory (id, project_id, task_id, content, content_type, content_format, keywords,
                                    importance_score, content_hash, source, embedding, embedding_model,
-                                   embedding_dims, created_by)
+                                   embedding_dims, created_by, project_seq)
       select ${m.id}, target.id, ${m.task_id}, ${m.content}, ${m.content_type}, ${m.content_format},
              ${m.keywords}::text[], ${m.importance_score}, ${m.content_hash}, ${m.source}, null,
-             ${m.embedding?.model ?? null}, ${m.embedding?.dims ?? null}, ${m.created_by}
+             ${m.embedding?.model ?? null}, ${m.embedding?.dims ?? null}, ${m.created_by},
+             -- Next in the project's order (migrations/0019): two stores committing together may share it.
+             coalesce((select s.project_seq from semantic_memory s
+                        where s.project_id = target.id and s.archived_at is null and s.project_seq is not null
+                        order by s.project_seq desc limit 1), 0) + 1
         from target
       on conflict (coalesce(project_id, ''), content_hash) where archived_at is null do nothing
       returning *
