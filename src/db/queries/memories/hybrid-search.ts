@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../schema.js';
-import { keywordBranchSql, keywordStatsSql } from './keyword-branch.js';
+import { keywordBranchSql, scopeSizeSql } from './keyword-branch.js';
 import { accessJoin, memoryColumns, type MemoryRow } from './memory-row.js';
 import { filterSql } from './search-filters.js';
 import type { SearchHit, SearchParams } from './search-params.js';
@@ -106,10 +106,10 @@ export function keywordRanksSql(p: SearchParams): RawBuilder<KeywordRank> {
   return sql<KeywordRank>`with ${keywordBranchSql(p, filterSql(p.filters))} select id, score, r from kw_ranked`;
 }
 
-/** The vector branch alone (with the keyword statistics it sizes its scope by): its ranked candidates. */
+/** The vector branch alone (with the scope's size from the keyword statistics): its ranked candidates. */
 export function vectorRanksSql(p: SearchParams, vector: NonNullable<SearchParams['vector']>): RawBuilder<VectorRank> {
   return sql<VectorRank>`
-    with ${keywordStatsSql(p)}, ${vectorBranchSql(p, vector, filterSql(p.filters))}
+    with ${scopeSizeSql(p)}, ${vectorBranchSql(p, vector, filterSql(p.filters))}
     select id, distance, r from vec_ranked`;
 }
 

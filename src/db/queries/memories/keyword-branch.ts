@@ -28,10 +28,7 @@ const KEYWORD_TF = 3;
  * average length (kw_stats). The vector branch reads kw_stats too (its scope).
  */
 export function keywordStatsSql(p: SearchParams): RawBuilder<unknown> {
-  const projectKey = (column: RawBuilder<unknown>) =>
-    p.filters.project === undefined
-      ? sql`true`
-      : sql`${column} = coalesce((select id from intervention_plans where lower(title) = lower(${p.filters.project})), '-')`;
+  const projectKey = scopeKey(p);
   return sql`
     kw_words as (
       select lex from unnest(tsvector_to_array(to_tsvector('english', ${p.query}))) as lex
@@ -47,6 +44,29 @@ export function keywordStatsSql(p: SearchParams): RawBuilder<unknown> {
     ), kw_stats as (
       select coalesce((select n from kw_counts where lexeme = ' docs'), 0) as n,
              coalesce((select n from kw_counts where lexeme = ' len') / nullif((select n from kw_counts where lexeme = ' docs'), 0), 15) as avgdl
+    )`;
+}
+
+/** The statistics' rows of the search's scope: its project's, or every project's. */
+function scopeKey(p: SearchParams): (column: RawBuilder<unknown>) => RawBuilder<unknown> {
+  return (column) =>
+    p.filters.project === undefined
+      ? sql`true`
+      : sql`${column} = coalesce((select id from intervention_plans where lower(title) = lower(${p.filters.project})), '-')`;
+}
+
+/**
+ * kw_stats with the scope's size (n) only: what the vector branch reads when it runs on its own,
+ * without looking up the query's words (see keywordStatsSql).
+ */
+export function scopeSizeSql(p: SearchParams): RawBuilder<unknown> {
+  const projectKey = scopeKey(p);
+  return sql`
+    kw_stats as (
+      select coalesce(sum(n), 0)::float8 as n
+        from (select df as n from memory_lexeme_df where lexeme = ' docs' and ${projectKey(sql`project_key`)}
+              union all
+              select delta from memory_lexeme_delta where lexeme = ' docs' and ${projectKey(sql`project_key`)}) c
     )`;
 }
 
