@@ -16,7 +16,7 @@
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:54329/postgres npm run bench:memory
  *   npm run bench:memory -- --quality            LoCoMo only (PGlite when DATABASE_URL is unset)
- *   npm run bench:memory -- --quality --embedder glove [--questions 300]
+ *   npm run bench:memory -- --quality --embedder glove [--questions 300] [--one-project]
  *   npm run bench:memory -- --speed --memories 20000
  */
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
@@ -29,6 +29,8 @@ import { dialect, LOCOMO_DIR, readJsonl, type Question, type Turn } from './lib/
 import { machine } from './lib/machine.js';
 import {
   loadLocomo,
+  LOCOMO_ONE_PROJECT,
+  locomoProject,
   pool,
   post,
   spread,
@@ -54,6 +56,9 @@ const USAGE = `Usage: npm run bench:memory [-- options]
                       installed into node_modules/.cache/devstream-bench/glove on first use, served as
                       Ollama on loopback) or fake (the tests' fake embedder, 768-D bags of hashed words)
   --questions N       score only N of the 1,536 LoCoMo questions (evenly spread; every turn is loaded)
+  --one-project       every conversation in one project (5,882 memories, stored one conversation after
+                      another), each question searched in it: a larger scope, where a question's words
+                      are common (writes memory-quality-one-project.*)
   --speed             speed at scale only (needs DATABASE_URL)
   --memories N        memories for the speed run (default 100000)
   --concurrency N     parallel stores while loading (default 8)
@@ -80,6 +85,7 @@ async function scoreQuestions(
   url: string,
   questions: Question[],
   memoryOf: Map<string, string>,
+  projectOf: (conv: string) => string,
 ): Promise<{ scores: QualityScores; method: string }> {
   const per: Array<{ category: number; r5: number; r10: number; rr: number }> = [];
   const methods = new Set<string>();
@@ -87,7 +93,7 @@ async function scoreQuestions(
     const q = questions[i]!;
     const r = await post(url, '/api/v1/memories/search', {
       query: q.question.slice(0, 2000),
-      project: `locomo ${q.conv}`,
+      project: projectOf(q.conv),
       limit: 10,
     });
     if (r.status !== 200) throw new Error(`search failed: ${r.status} ${JSON.stringify(r.body)}`);
@@ -114,9 +120,11 @@ async function scoreQuestions(
 
 async function runQuality(
   scratch: Scratch,
-  options: { concurrency: number; embedder: EmbedderKind; questions?: number | undefined },
+  options: { concurrency: number; embedder: EmbedderKind; questions?: number | undefined; oneProject: boolean },
 ): Promise<Record<string, unknown>> {
-  const { concurrency } = options;
+  // One project: its memories in one order of storing, so one conversation after another.
+  const concurrency = options.oneProject ? 1 : options.concurrency;
+  const projectOf = options.oneProject ? () => LOCOMO_ONE_PROJECT : locomoProject;
   const turns = await readJsonl<Turn>(`${LOCOMO_DIR}corpus.jsonl`);
   const allQuestions = await readJsonl<Question>(`${LOCOMO_DIR}queries.jsonl`);
   const questions = spread(allQuestions, options.questions);
@@ -131,9 +139,9 @@ async function runQuality(
   let memoryOf: Map<string, string>;
   try {
     const t0 = performance.now();
-    memoryOf = await loadLocomo(keywordService.url, turns, concurrency);
+    memoryOf = await loadLocomo(keywordService.url, turns, concurrency, {}, projectOf);
     console.log(`loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    const keyword = await scoreQuestions(keywordService.url, questions, memoryOf);
+    const keyword = await scoreQuestions(keywordService.url, questions, memoryOf, projectOf);
     runs.keyword = { method: keyword.method, ...keyword.scores };
     printQuality('keyword-only (EMBEDDING_PROVIDER=none)', keyword.scores);
   } finally {
@@ -145,7 +153,7 @@ async function runQuality(
     env: { ...scratch.env, EMBEDDING_PROVIDER: 'none', SEARCH_NEIGHBOR_WEIGHT: '0', LOG_LEVEL: 'warn' },
   });
   try {
-    const plain = await scoreQuestions(plainService.url, questions, memoryOf);
+    const plain = await scoreQuestions(plainService.url, questions, memoryOf, projectOf);
     runs.keyword_without_session_context = { method: plain.method, ...plain.scores };
     printQuality('keyword-only, SEARCH_NEIGHBOR_WEIGHT=0', plain.scores);
   } finally {
@@ -162,7 +170,7 @@ async function runQuality(
         const t0 = performance.now();
         await waitForEmbeddings(hybridService.url, 60 * 60_000);
         console.log(`\nembedded by ${embedder.label} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-        const hybrid = await scoreQuestions(hybridService.url, questions, memoryOf);
+        const hybrid = await scoreQuestions(hybridService.url, questions, memoryOf, projectOf);
         runs.hybrid = { method: hybrid.method, model: embedder.model, ...hybrid.scores };
         printQuality(`hybrid (${embedder.label})`, hybrid.scores);
       } finally {
@@ -170,7 +178,7 @@ async function runQuality(
       }
       const vectorService = await startService({ cwd: ROOT, env: { ...embedEnv, SEARCH_KEYWORD_WEIGHT: '0' } });
       try {
-        const vector = await scoreQuestions(vectorService.url, questions, memoryOf);
+        const vector = await scoreQuestions(vectorService.url, questions, memoryOf, projectOf);
         runs.vector = { method: `${vector.method}, SEARCH_KEYWORD_WEIGHT=0`, model: embedder.model, ...vector.scores };
         printQuality(`vector branch alone (${embedder.label}, SEARCH_KEYWORD_WEIGHT=0)`, vector.scores);
       } finally {
@@ -188,6 +196,9 @@ async function runQuality(
   const vector = runs.vector as QualityScores | undefined;
   return {
     dataset: `LoCoMo (../shared/bench/locomo): 5,882 turns, 10 conversations, ${questions.length === allQuestions.length ? '1,536 questions' : `${questions.length} of the 1,536 questions (evenly spread)`}`,
+    layout: options.oneProject
+      ? 'every conversation in one project, stored one after another; each question searched in it'
+      : 'each conversation its own project; each question searched in its own',
     embedder: embedder ? { kind: options.embedder, label: embedder.label, model: embedder.model } : null,
     metric:
       "Recall@k = share of a question's evidence turns in the top k, averaged; MRR = 1/rank of the first evidence turn in the top 10 (0 if none)",
@@ -502,6 +513,8 @@ function markdown(quality: any, speed: any): string {
     lines.push(
       `## Retrieval quality — LoCoMo, ${quality.engine}`,
       '',
+      `Layout: ${quality.layout}.`,
+      '',
       '| run | R@5 | R@10 | MRR | cat 1 R@10/MRR | cat 2 | cat 3 | cat 4 |',
       '| --- | --- | --- | --- | --- | --- | --- | --- |',
     );
@@ -560,6 +573,7 @@ async function main(): Promise<number> {
       speed: { type: 'boolean' },
       embedder: { type: 'string', default: 'ollama' },
       questions: { type: 'string' },
+      'one-project': { type: 'boolean' },
       memories: { type: 'string', default: '100000' },
       concurrency: { type: 'string', default: '8' },
       searches: { type: 'string', default: '300' },
@@ -595,6 +609,7 @@ async function main(): Promise<number> {
         concurrency: Number(values.concurrency),
         embedder,
         questions: questionCount,
+        oneProject: values['one-project'] === true,
       });
       pass &&= quality.pass && quality.hybrid_vs_branches?.not_worse !== false;
     } finally {
@@ -602,7 +617,12 @@ async function main(): Promise<number> {
     }
     await mkdir(RESULTS_DIR, { recursive: true });
     // A subset of the questions is a diagnostic run: it does not replace the full run's results.
-    const name = questionCount === undefined ? 'memory-quality' : 'memory-quality-diagnostic';
+    const name =
+      questionCount !== undefined
+        ? 'memory-quality-diagnostic'
+        : values['one-project']
+          ? 'memory-quality-one-project'
+          : 'memory-quality';
     await writeFile(`${RESULTS_DIR}${name}.json`, JSON.stringify({ ...results, ...quality }, null, 2) + '\n');
     await writeFile(`${RESULTS_DIR}${name}.md`, markdown(quality, null));
   }

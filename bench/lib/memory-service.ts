@@ -59,15 +59,19 @@ export async function pool(n: number, concurrency: number, work: (i: number) => 
 /** The project of a LoCoMo conversation (`locomo conv-26`). */
 export const locomoProject = (conv: string): string => `locomo ${conv}`;
 
+/** Every conversation in one project (`bench:memory -- --quality --one-project`). */
+export const LOCOMO_ONE_PROJECT = 'locomo all';
+
 /**
  * Each conversation is stored in order (as one agent would), the conversations in parallel; the
- * answer maps a turn's id to its memory's id.
+ * answer maps a turn's id to its memory's id. `projectOf` names a conversation's project.
  */
 export async function loadLocomo(
   url: string,
   turns: Turn[],
   concurrency: number,
   headers: Record<string, string> = {},
+  projectOf: (conv: string) => string = locomoProject,
 ): Promise<Map<string, string>> {
   const memoryOf = new Map<string, string>();
   const conversations = [...new Set(turns.map((t) => t.conv))];
@@ -76,7 +80,7 @@ export async function loadLocomo(
       const r = await post(
         url,
         '/api/v1/memories',
-        { content: turn.content, content_type: 'context', project: locomoProject(turn.conv) },
+        { content: turn.content, content_type: 'context', project: projectOf(turn.conv) },
         headers,
       );
       if (r.status !== 201) throw new Error(`store failed: ${r.status} ${JSON.stringify(r.body)}`);
