@@ -17,6 +17,15 @@ const MAX_FETCHED = 600;
  * are the memories with most of its PAIR_WORDS rarest words (see kw_fetch), not all with the rarest.
  */
 const CROWDED_DF = 150;
+/**
+ * The most memories each tier of a crowded question fetches. They all have the tier's words (any of
+ * them will do: they match alike), and every one is a heap read and a scoring pass: at 100,000
+ * memories in one project every question of the DevStream workload is crowded, and its first tier
+ * held 150-600 (keyword statement alone, mean 4.0 ms at 600, 2.5 at 200). LoCoMo in one project
+ * (`bench:memory -- --quality --one-project`, where many questions are crowded) scores the same at
+ * 600 and 200 (keyword R@10 / MRR 0.665 / 0.508), and 0.664 / 0.508 at 150.
+ */
+const CROWDED_CAP = 200;
 /** How many of a question's rarest words the tiers of a crowded question combine. */
 const PAIR_WORDS = 4;
 /** A keyword (weight A) occurrence counts as this many content occurrences. */
@@ -109,12 +118,12 @@ export function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): R
       -- words matched), and the candidates stay few however large the project grows. Otherwise the
       -- rare words, then any word.
       -- A crowded question's tiers stop at the search's limit (its hits all have the most words) and
-      -- hold at most MAX_FETCHED memories each (any of them: they match alike).
+      -- hold at most CROWDED_CAP memories each (any of them: they match alike).
       select case when crowded then all_rare else selective end as first,
              case when crowded then pairs else any_word end as second,
              case when crowded then selective end as third,
              case when crowded then ${p.limit}::int else ${sql.lit(p.k)} end as enough,
-             case when crowded then ${sql.lit(MAX_FETCHED)} end as cap
+             case when crowded then ${sql.lit(CROWDED_CAP)} end as cap
         from kw_query
     ), kw_first as (
       select m.id, m.fts, m.project_id, m.project_seq from semantic_memory m
