@@ -617,12 +617,7 @@ async function main(): Promise<number> {
     }
     await mkdir(RESULTS_DIR, { recursive: true });
     // A subset of the questions is a diagnostic run: it does not replace the full run's results.
-    const name =
-      questionCount !== undefined
-        ? 'memory-quality-diagnostic'
-        : values['one-project']
-          ? 'memory-quality-one-project'
-          : 'memory-quality';
+    const name = `memory-quality${values['one-project'] ? '-one-project' : ''}${questionCount !== undefined ? '-diagnostic' : ''}`;
     await writeFile(`${RESULTS_DIR}${name}.json`, JSON.stringify({ ...results, ...quality }, null, 2) + '\n');
     await writeFile(`${RESULTS_DIR}${name}.md`, markdown(quality, null));
   }

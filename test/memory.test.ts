@@ -3,7 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { CompiledQuery, sql } from 'kysely';
 import { compactKeywordStats } from '../src/db/queries/keyword-stats.js';
-import { hybridSearchSql, searchMemories, vectorRanksSql } from '../src/db/queries/memories/hybrid-search.js';
+import {
+  hybridSearchSql,
+  keywordRanksSql,
+  searchMemories,
+  vectorRanksSql,
+} from '../src/db/queries/memories/hybrid-search.js';
 import { candidatesFor } from '../src/domain/memory/search-memory.js';
 import { vectorLiteral } from '../src/db/vector-literal.js';
 import type { SearchFilters } from '../src/db/queries/memories/search-filters.js';
@@ -376,7 +381,52 @@ for (const backend of backends) {
       assert.deepEqual(await placesOf([...first, other]), [1, 2, 3, 1], 'numbered per project, in storing order');
       assert.equal((await api('DELETE', `/api/v1/memories/${first[2]}`)).status, 200);
       const next = (await store({ content: 'places four', content_type: 'context', project: 'Places A' })).memory_id;
-      assert.deepEqual(await placesOf([next]), [3], 'after the latest live memory');
+      assert.deepEqual(
+        await placesOf([next]),
+        [3],
+        'after the latest live memory: the deleted latest one frees its place',
+      );
+      assert.equal((await api('DELETE', `/api/v1/memories/${first[0]}`)).status, 200);
+      const fifth = (await store({ content: 'places five', content_type: 'context', project: 'Places A' })).memory_id;
+      assert.deepEqual(
+        await placesOf([fifth]),
+        [4],
+        'a deleted memory before the latest leaves a gap, not a place to fill',
+      );
+    });
+
+    test('session context: a candidate never gains from itself, and a place shared by several counts once', async () => {
+      const project = 'Shared places';
+      const ids = [];
+      for (const content of ['quasar nebula first', 'quasar nebula second', 'quasar nebula third', 'lunch menu'])
+        ids.push((await store({ content, content_type: 'context', project })).memory_id);
+      const [a, b, c] = ids as [string, string, string];
+      const scoresWith = async (neighbours: number) => {
+        const p = {
+          query: 'quasar nebula',
+          filters: { project },
+          limit: 10,
+          k: 30,
+          weights: { vector: 1, keyword: 1, neighbours },
+        };
+        const { rows } = await keywordRanksSql(p).execute(database.db.kysely);
+        return new Map(rows.map((r) => [r.id, Number(r.score)]));
+      };
+      // a alone at place 1, b and c sharing place 5: out of each other's reach (more than two places apart).
+      await sql`update semantic_memory set project_seq = case id when ${a} then 1 else 5 end where id in (${a}, ${b}, ${c})`.execute(
+        database.db.kysely,
+      );
+      const [plain, boosted] = [await scoresWith(0), await scoresWith(0.4)];
+      assert.equal(boosted.get(a), plain.get(a), 'no neighbour within two places: its own score does not count');
+      assert.ok(
+        Math.abs(boosted.get(b)! - (plain.get(b)! + 0.4 * plain.get(c)!)) < 1e-9,
+        'b gains from c at its place',
+      );
+      // Now a at place 5 too: b gains the best of a and c once, not their sum.
+      await sql`update semantic_memory set project_seq = 5 where id = ${a}`.execute(database.db.kysely);
+      const shared = await scoresWith(0.4);
+      const best = Math.max(plain.get(a)!, plain.get(c)!);
+      assert.ok(Math.abs(shared.get(b)! - (plain.get(b)! + 0.4 * best)) < 1e-9, 'one gain per place');
     });
 
     test('repeated searches return each memory once and count every access', async () => {

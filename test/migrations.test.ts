@@ -90,7 +90,7 @@ for (const backend of backends) {
       const db = t.db.kysely;
       await sql`insert into intervention_plans (id, title, expected_outcome)
                 values ('00000000000a', 'A', 'x'), ('00000000000b', 'B', 'x')`.execute(db);
-      // id, project, stored at (minutes), archived: ids out of storing order, a tie on time broken by id.
+      // id, project ('': none), stored at (minutes), archived: ids out of storing order, a tie on time broken by id.
       const rows: Array<[string, string, number, boolean]> = [
         ['0000000000f1', '00000000000a', 3, false],
         ['0000000000f2', '00000000000a', 1, false],
@@ -98,11 +98,12 @@ for (const backend of backends) {
         ['0000000000f5', '00000000000a', 4, false],
         ['0000000000f4', '00000000000a', 4, false],
         ['0000000000f6', '00000000000b', 9, false],
+        ['0000000000f7', '', 5, false],
       ];
       for (const [id, project, minute, archived] of rows) {
         await sql`insert into semantic_memory (id, project_id, content, content_type, content_format, importance_score,
                                                content_hash, created_at, archived_at)
-                  values (${id}, ${project}, ${`memory ${id}`}, 'context', 'text', 0.5, ${id},
+                  values (${id}, ${project || null}, ${`memory ${id}`}, 'context', 'text', 0.5, ${id},
                           timestamptz '2026-01-01 00:00:00Z' + make_interval(mins => ${minute}),
                           ${archived ? sql`now()` : sql`null`})`.execute(db);
       }
@@ -118,6 +119,7 @@ for (const backend of backends) {
           '0000000000f4': 3,
           '0000000000f5': 4,
           '0000000000f6': 1,
+          '0000000000f7': null,
         },
       );
     });

@@ -119,8 +119,8 @@ export interface SemanticMemoryTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   archived_at: NullableTimestamp;
-  /** Its place in its project's order of storing (bigint, read as text; written by memoryInsertCtes, migrations/0019). */
-  project_seq: ColumnType<string | null, never, never>;
+  /** Its place in its project's order of storing (written by memoryInsertCtes, migrations/0019). */
+  project_seq: ColumnType<number | null, never, never>;
 }
 
 /** How often search returned a memory, and when last (beside the memory's row: see migration 0004). */

@@ -18,12 +18,13 @@ const MAX_FETCHED = 600;
  */
 const CROWDED_DF = 150;
 /**
- * The most memories each tier of a crowded question fetches. They all have the tier's words (any of
- * them will do: they match alike), and every one is a heap read and a scoring pass: at 100,000
- * memories in one project every question of the DevStream workload is crowded, and its first tier
- * held 150-600 (keyword statement alone, mean 4.0 ms at 600, 2.5 at 200). LoCoMo in one project
- * (`bench:memory -- --quality --one-project`, where many questions are crowded) scores the same at
- * 600 and 200 (keyword R@10 / MRR 0.665 / 0.508), and 0.664 / 0.508 at 150.
+ * The most memories each tier of a crowded question fetches. Every one is a heap read and a scoring
+ * pass: at 100,000 memories in one project every question of the DevStream workload is crowded, and
+ * its first tier held 150-600 (keyword statement alone, mean 4.0 ms at 600, 2.5 at 200). They all
+ * have the tier's words, though not the same BM25 scores, and they are the first in the heap's order:
+ * in a large project, mostly the oldest. LoCoMo in one project (`bench:memory -- --quality
+ * --one-project`, where many questions are crowded) scores the same at 600 and 200 (keyword R@10 /
+ * MRR 0.665 / 0.508), and 0.664 / 0.508 at 150.
  */
 const CROWDED_CAP = 200;
 /** How many of a question's rarest words the tiers of a crowded question combine. */
@@ -118,7 +119,7 @@ export function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): R
       -- words matched), and the candidates stay few however large the project grows. Otherwise the
       -- rare words, then any word.
       -- A crowded question's tiers stop at the search's limit (its hits all have the most words) and
-      -- hold at most CROWDED_CAP memories each (any of them: they match alike).
+      -- hold at most CROWDED_CAP memories each (the first the index gives: see CROWDED_CAP).
       select case when crowded then all_rare else selective end as first,
              case when crowded then pairs else any_word end as second,
              case when crowded then selective end as third,
@@ -173,11 +174,12 @@ const NEIGHBOURS = 2;
 /**
  * Session context: memories stored one after another in a project usually belong to one piece of
  * work (an agent's session, a task), so each keyword candidate gains `neighbours` × the scores of
- * the candidates stored up to NEIGHBOURS places before and after it (and at the same place: two
- * stores that committed together). Off when the weight is 0. Only a candidate can add to a score, so
- * the neighbours are found among the candidates, by a hash join on (project, place): no index
- * lookups, so every candidate can gain, not only the top ones (LoCoMo R@10 0.689 → 0.701 against
- * the 200 best; ADR 0003).
+ * the candidates stored up to NEIGHBOURS places before and after it, and at its own place (stores in
+ * flight together read the same latest place, so they share the next one). Each place counts once,
+ * with its best candidate: a burst of concurrent stores does not multiply the gain. Off when the
+ * weight is 0. Only a candidate can add to a score, so the neighbours are found among the candidates,
+ * by a hash join on (project, place): no index lookups, so every candidate can gain, not only the top
+ * ones (LoCoMo R@10 0.689 → 0.701 against the 200 best; ADR 0003).
  */
 function neighbourSql(p: SearchParams): RawBuilder<unknown> {
   if (p.weights.neighbours <= 0) {
@@ -190,10 +192,12 @@ function neighbourSql(p: SearchParams): RawBuilder<unknown> {
       select t.id, t.project_id, t.project_seq + o.place as place
         from kw_scored t cross join generate_series(${sql.lit(-NEIGHBOURS)}::bigint, ${sql.lit(NEIGHBOURS)}::bigint) o(place)
     ), kw_near as (
-      select w.id, sum(s.score) as score
-        from kw_places w
-        join kw_scored s on s.project_id = w.project_id and s.project_seq = w.place and s.id <> w.id
-       group by w.id
+      select id, sum(score) as score
+        from (select w.id, max(s.score) as score
+                from kw_places w
+                join kw_scored s on s.project_id = w.project_id and s.project_seq = w.place and s.id <> w.id
+               group by w.id, w.place) best
+       group by id
     ), kw_final as (
       select t.id, t.score + ${p.weights.neighbours}::float8 * coalesce(n.score, 0) as score
         from kw_scored t
