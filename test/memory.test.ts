@@ -379,17 +379,18 @@ for (const backend of backends) {
       const other = (await store({ content: 'places elsewhere', content_type: 'context', project: 'Places B' }))
         .memory_id;
       assert.deepEqual(await placesOf([...first, other]), [1, 2, 3, 1], 'numbered per project, in storing order');
-      assert.equal((await api('DELETE', `/api/v1/memories/${first[2]}`)).status, 200);
-      const next = (await store({ content: 'places four', content_type: 'context', project: 'Places A' })).memory_id;
+      // Deletes one memory of Places A, then stores another there: the new one's place.
+      const placeAfterDeleting = async (id: string, content: string) => {
+        assert.equal((await api('DELETE', `/api/v1/memories/${id}`)).status, 200);
+        return placesOf([(await store({ content, content_type: 'context', project: 'Places A' })).memory_id]);
+      };
       assert.deepEqual(
-        await placesOf([next]),
+        await placeAfterDeleting(first[2]!, 'places four'),
         [3],
-        'after the latest live memory: the deleted latest one frees its place',
+        'the deleted latest one frees its place',
       );
-      assert.equal((await api('DELETE', `/api/v1/memories/${first[0]}`)).status, 200);
-      const fifth = (await store({ content: 'places five', content_type: 'context', project: 'Places A' })).memory_id;
       assert.deepEqual(
-        await placesOf([fifth]),
+        await placeAfterDeleting(first[0]!, 'places five'),
         [4],
         'a deleted memory before the latest leaves a gap, not a place to fill',
       );
