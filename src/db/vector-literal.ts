@@ -21,7 +21,7 @@ export function vectorLiteral(vector: readonly number[]): string {
     const x = vector[i]!;
     const h = toHalf(x);
     if (i > 0) text += ',';
-    // Zero itself reads as 0 (JSON writes -0 so); a tiny negative number rounds to -0.
+    // -0 itself was written "0" (JSON's text for it), so it stays 0; a tiny negative number rounds to -0.
     if (h === 0x8000) text += x === 0 ? '0' : '-0';
     else text += (h & 0x7c00) === 0x7c00 ? String(x) : (HALF_TEXT[h] ??= halfText(h));
   }
