@@ -1,7 +1,7 @@
 import type {} from '@fastify/swagger';
 import { randomUUID } from 'node:crypto';
 import { finished } from 'node:stream';
-import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { toNodeHandler } from '@modelcontextprotocol/node';
 import { classifyInboundRequest, createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BearerChallenge } from '../auth/oauth/challenge.js';
@@ -12,6 +12,7 @@ import type { AnyOperation } from '../operations/operation.js';
 import { taskUri } from '../domain/resource-links.js';
 import { repoHeader } from '../repo-header.js';
 import { authInfoOf } from './request-caller.js';
+import { LegacyTransport } from './legacy-transport.js';
 import { audibleUris } from './resources.js';
 import { createMcpServer, createModernMcpServer, TOOL_PROFILES, type McpDeps, type ToolProfile } from './server.js';
 import { SessionStore, type McpSessions, type Session } from './session-store.js';
@@ -231,11 +232,11 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   const handoff = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    transport: NodeStreamableHTTPServerTransport,
+    transport: LegacyTransport,
   ) => {
     const auth = authInfoOf(options.callerOf(request));
     hijack(request, reply);
-    await transport.handleRequest(Object.assign(request.raw, { auth }), reply.raw, request.body);
+    await transport.serve(Object.assign(request.raw, { auth }), reply.raw, request.body);
   };
 
   // The 2026-07-28 era: one SDK handler for the app, a server per request for its caller.
@@ -291,7 +292,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
       if (!profile) return reply;
       await countBatch(request, reply);
       const server = createMcpServer(options, caller, sessionRepo(request), 'legacy', profile);
-      const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const transport = new LegacyTransport({ sessionIdGenerator: undefined });
       // Closing the transport also detaches the server (the SDK's Protocol cleans up on transport close).
       reply.raw.on('close', () => void transport.close());
       await server.connect(transport);
@@ -384,7 +385,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     if (!profile) return reply;
     const holder = options.holderOf(request);
     const server = createMcpServer(options, caller, sessionRepo(request), 'legacy', profile);
-    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+    const transport: LegacyTransport = new LegacyTransport({
       sessionIdGenerator: () => `${options.sessionPrefix ?? ''}${randomUUID()}`,
       onsessioninitialized: (id) => {
         store.add(id, { transport, server, owner: ownerOf(caller), holder, lastSeen: Date.now(), openStreams: 0 });

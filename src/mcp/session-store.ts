@@ -1,4 +1,4 @@
-import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { LegacyTransport } from './legacy-transport.js';
 import type { Server } from '@modelcontextprotocol/server';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../domain/context.js';
@@ -14,7 +14,7 @@ export const KEY_RECHECK_MS = 5_000;
 
 /** An open MCP session: its transport and server, whose it is, and how recently it was used. */
 export interface Session {
-  transport: NodeStreamableHTTPServerTransport;
+  transport: LegacyTransport;
   server: Server;
   /** The API key that opened the session (null with AUTH=off): no other key may use it. */
   owner: string | null;
