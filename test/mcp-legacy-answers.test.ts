@@ -5,7 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import { Server } from '@modelcontextprotocol/server';
 import { LegacyTransport } from '../src/mcp/legacy-transport.js';
 import { backends, type TestDb } from './helpers/backends.js';
-import { rawInitialize, rawMcp } from './helpers/mcp-raw.js';
+import { rawInitialize, rawMcp, sessionHeaders } from './helpers/mcp-raw.js';
+import { rawRequest } from './helpers/raw-http.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 /**
@@ -104,6 +105,22 @@ describe('2025-era answers of the service: JSON unless the call notifies', () =>
     assert.ok(answer.json.find((m: any) => m.id === 22).result.tools.length > 0);
   });
 
+  test("a session's GET stream answers at once, before it has anything to send", async () => {
+    const controller = new AbortController();
+    const started = performance.now();
+    // The first keep-alive comes after 15 s: until the status and headers are flushed, fetch waits.
+    const timer = setTimeout(() => controller.abort(), 5_000);
+    const stream = await fetch(`${server.url}/mcp`, {
+      headers: { accept: 'text/event-stream', ...sessionHeaders(sessionId) },
+      signal: controller.signal,
+    });
+    clearTimeout(timer);
+    assert.equal(stream.status, 200);
+    assert.equal(stream.headers.get('content-type'), 'text/event-stream');
+    assert.ok(performance.now() - started < 5_000);
+    controller.abort();
+  });
+
   test('an error is a JSON answer too, and notifications alone get 202', async () => {
     const unknown = await rawMcp(server.url, call(31, 'no_such_tool'), { sessionId });
     assert.equal(unknown.headers.get('content-type'), 'application/json');
@@ -165,6 +182,22 @@ describe('2025-era answers of the transport: keep-alives, disconnects', () => {
     assert.equal(slow.headers.get('content-type'), 'text/event-stream');
     assert.match(slow.text, /^: keepalive\n\n/);
     assert.equal(slow.messages.at(-1).result.content[0].text, 'slow done');
+  });
+
+  test("a Host that is no URL's (a port past 65535) is answered all the same", async () => {
+    const answer = await rawRequest(url, {
+      method: 'POST',
+      path: '/mcp',
+      headers: {
+        host: `127.0.0.1:99999`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...sessionHeaders(sessionId),
+      },
+      body: JSON.stringify(call(6, 'quiet')),
+    });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.body.id, 6);
   });
 
   test('a client that goes away mid-call leaves the session working', async () => {

@@ -229,11 +229,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
    * request's own credential made as its `authInfo`: the session's server serves it as that caller
    * (request-caller.ts), not as the one that opened the session.
    */
-  const handoff = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    transport: LegacyTransport,
-  ) => {
+  const handoff = async (request: FastifyRequest, reply: FastifyReply, transport: LegacyTransport) => {
     const auth = authInfoOf(options.callerOf(request));
     hijack(request, reply);
     await transport.serve(Object.assign(request.raw, { auth }), reply.raw, request.body);
@@ -407,7 +403,8 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     const session = sessionOf(request, reply);
     if (!session) return reply;
     session.openStreams += 1;
-    reply.raw.on('close', () => {
+    // finished() also calls back for a response closed before this (a client gone during the hooks).
+    finished(reply.raw, () => {
       session.openStreams -= 1;
       session.lastSeen = Date.now();
     });

@@ -44,17 +44,19 @@ export class LegacyTransport extends WebStandardStreamableHTTPServerTransport {
 
   /** Serves one HTTP request (POST, GET or DELETE) of this transport's session. */
   async serve(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody: unknown): Promise<void> {
-    // The body was parsed by Fastify: the SDK reads it from `parsedBody`, the Request only carries
-    // the method, URL and headers (tool handlers read X-Repo and X-Request-Id there).
-    const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
-      method: req.method ?? 'GET',
-      headers: headersOf(req),
-    });
     const post = req.method === 'POST';
     const ids = post ? requestIds(parsedBody) : [];
     const answer: PendingAnswer = { streaming: false };
     for (const id of ids) this.pending.set(id, answer);
     try {
+      // The body was parsed by Fastify: the SDK reads it from `parsedBody`, the Request only carries
+      // the method, the path and the headers (tool handlers read X-Repo and X-Request-Id there). Its
+      // origin is a fixed one: the SDK reads the Host header itself, and a Host that passed the host
+      // check may still be no URL's (`name:99999`).
+      const request = new Request(new URL(req.url ?? '/', 'http://localhost'), {
+        method: req.method ?? 'GET',
+        headers: headersOf(req),
+      });
       const response = await this.handleRequest(request, {
         authInfo: req.auth,
         parsedBody: post ? parsedBody : undefined,
@@ -63,7 +65,16 @@ export class LegacyTransport extends WebStandardStreamableHTTPServerTransport {
       if (body && ids.length > 0 && response.headers.get('content-type') === 'text/event-stream')
         return await answerLazily(response, body, answer, ids.length, res);
       writeHead(res, response);
+      // A GET's stream may say nothing for a while: its status and headers go out now.
+      if (body) res.flushHeaders();
       await pipe(body, res);
+    } catch (error) {
+      // The request was handed over (hijacked): nothing else would answer it.
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      if (!res.headersSent && !res.destroyed) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+      } else if (!res.writableEnded) res.destroy();
     } finally {
       for (const id of ids) if (this.pending.get(id) === answer) this.pending.delete(id);
     }
@@ -187,6 +198,12 @@ async function pipe(
     return;
   }
   const reader = body instanceof ReadableStream ? body.getReader() : body;
+  if (res.destroyed) {
+    // The client went away before the answer began (e.g. during the auth hooks): a write would
+    // neither fail nor ever drain; the SDK's stream is let go now.
+    await reader.cancel().catch(() => {});
+    return;
+  }
   let closed = false;
   const onClose = () => {
     closed = true;
@@ -198,7 +215,7 @@ async function pipe(
     for (;;) {
       const { done, value } = await reader.read();
       if (done || closed) break;
-      if (!res.write(value))
+      if (!res.write(value) && !res.destroyed)
         await new Promise<void>((resolve) => {
           const go = () => {
             res.off('drain', go);
