@@ -117,6 +117,10 @@ describe('MCP Streamable HTTP sessions', () => {
       `:${port}`,
       `localhost:`,
       `localhost:123456`,
+      // Shaped right, but no URL's host: they passed until 2026-12-05 (then failed later, in the MCP adapter).
+      `localhost:99999`,
+      `1.2.3.999:${port}`,
+      `[1:2]:${port}`,
     ]) {
       const r = await withHost(server.url, host);
       assert.equal(r.status, 400, `${host}: ${r.text}`);

@@ -45,9 +45,10 @@ export function registerHostCheck(app: FastifyInstance, options: HostCheckOption
     if (isOpen(request)) return;
     const { hosts, origins } = lists();
     const host = (request.headers.host ?? '').toLowerCase();
-    // One name (or a bracketed IPv6 address) and at most one port: `127.0.0.1:7201:7201` is no host.
+    // One name (or a bracketed IPv6 address) and at most one port: `127.0.0.1:7201:7201` is no host;
+    // and a URL's host at that (no port past 65535, no IPv4 part past 255): one a client could have dialled.
     const parsed = HOST_HEADER.exec(host);
-    if (!parsed) {
+    if (!parsed || !URL.canParse(`http://${host}/`)) {
       return sendError(
         reply,
         validationError([
