@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Server } from '@modelcontextprotocol/server';
 import { LegacyTransport } from '../src/mcp/legacy-transport.js';
+import { FakeOllama } from '../support/fake-ollama.js';
 import { backends, type TestDb } from './helpers/backends.js';
 import { rawInitialize, rawMcp, sessionHeaders } from './helpers/mcp-raw.js';
 import { rawRequest } from './helpers/raw-http.js';
@@ -132,6 +133,54 @@ describe('2025-era answers of the service: JSON unless the call notifies', () =>
 });
 
 /** The transport alone, on a server of its own: a slow tool, a chatty one, a quiet one. */
+describe('2025-era calls in flight when their session ends', () => {
+  let server: TestServer;
+  let fake: FakeOllama;
+  before(async () => {
+    fake = await new FakeOllama().start();
+    server = await startServer(database, {
+      embedding: { provider: 'ollama', ollamaHost: fake.url, model: 'nomic-embed-text', timeoutMs: 5_000 },
+      sessionIdleMs: 300,
+    });
+  });
+  after(async () => {
+    await server?.close();
+    await fake?.stop();
+  });
+
+  test('a search under way when the client ends its session is answered with an error, not left hanging', async (t) => {
+    const sessionId = await rawInitialize(server.url);
+    // The query's embedding takes this long: the search is under way when the session ends.
+    fake.delayMs = 1_500;
+    t.after(() => (fake.delayMs = 0));
+    const started = Date.now();
+    const searching = rawMcp(server.url, call(21, 'devstream_search_memory', { query: 'session end' }), { sessionId });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const ended = await fetch(`${server.url}/mcp`, { method: 'DELETE', headers: sessionHeaders(sessionId) });
+    assert.equal(ended.status, 200);
+    const answer = await searching;
+    assert.ok(Date.now() - started < fake.delayMs, 'answered when the session ended, not when the search would have');
+    assert.equal(answer.status, 200);
+    assert.equal(answer.json.id, 21);
+    assert.equal(answer.json.error.code, -32000);
+    assert.match(answer.json.error.message, /^Connection closed: the session ended before this call was answered/);
+  });
+
+  test('a call that outlasts the idle limit keeps its session: its result, then the next call', async (t) => {
+    const sessionId = await rawInitialize(server.url);
+    fake.delayMs = 1_000; // past the 300 ms idle limit
+    t.after(() => (fake.delayMs = 0));
+    const answer = await rawMcp(server.url, call(22, 'devstream_search_memory', { query: 'long call' }), { sessionId });
+    assert.equal(answer.json.id, 22);
+    assert.equal(answer.json.error, undefined, JSON.stringify(answer.json));
+    assert.equal(answer.json.result.isError, undefined);
+    fake.delayMs = 0;
+    const next = await rawMcp(server.url, call(23, 'devstream_list_tasks'), { sessionId });
+    assert.equal(next.status, 200);
+    assert.equal(next.json.result.isError, undefined);
+  });
+});
+
 describe('2025-era answers of the transport: keep-alives, disconnects', () => {
   let http: HttpServer;
   let url: string;
@@ -198,6 +247,62 @@ describe('2025-era answers of the transport: keep-alives, disconnects', () => {
     });
     assert.equal(answer.status, 200);
     assert.equal(answer.body.id, 6);
+  });
+
+  test('closing the transport answers each call under way with an error: JSON, a batch, a stream', async () => {
+    const closing = new LegacyTransport({ sessionIdGenerator: () => 'session-2' });
+    const mcp = new Server({ name: 'closing', version: '1' }, { capabilities: { tools: {}, logging: {} } });
+    mcp.setRequestHandler('tools/call', async (request, ctx) => {
+      const name = request.params.name;
+      if (name === 'chatty-slow')
+        await ctx.mcpReq.notify({ method: 'notifications/message', params: { level: 'info', data: 'begun' } });
+      if (name !== 'quiet') await new Promise((resolve) => setTimeout(resolve, 2_000));
+      return { content: [{ type: 'text', text: `${name} done` }] };
+    });
+    await mcp.connect(closing);
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => void closing.serve(req, res, body ? JSON.parse(body) : undefined));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const at = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const session = await rawInitialize(at);
+      const single = rawMcp(at, call(31, 'slow'), { sessionId: session });
+      const batch = rawMcp(at, [call(32, 'quiet'), call(33, 'slow')], { sessionId: session });
+      const streamed = rawMcp(at, call(34, 'chatty-slow'), { sessionId: session });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await closing.close('the test closed it');
+      const closedError = (id: number) => ({
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: -32000,
+          message: 'Connection closed: the test closed it before this call was answered; it may have taken effect',
+        },
+      });
+      const one = await single;
+      assert.equal(one.headers.get('content-type'), 'application/json');
+      assert.deepEqual(one.json, closedError(31));
+      const both = await batch;
+      assert.equal(both.headers.get('content-type'), 'application/json');
+      assert.deepEqual(
+        both.json.map((m: { id: number }) => m.id),
+        [32, 33],
+      );
+      assert.equal(both.json[0].result.content[0].text, 'quiet done');
+      assert.deepEqual(both.json[1], closedError(33));
+      const stream = await streamed;
+      assert.equal(stream.headers.get('content-type'), 'text/event-stream');
+      assert.deepEqual(stream.messages, [
+        { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'begun' } },
+        closedError(34),
+      ]);
+    } finally {
+      await closing.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   test('a client that goes away mid-call leaves the session working', async () => {

@@ -359,6 +359,16 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     });
   };
 
+  /** A session's request whose answer is open (a GET stream, a call in flight) until the answer ends. */
+  const openRequest = (session: Session, reply: FastifyReply) => {
+    session.openRequests += 1;
+    // finished() also calls back for a response closed before this (a client gone during the hooks).
+    finished(reply.raw, () => {
+      session.openRequests -= 1;
+      session.lastSeen = Date.now();
+    });
+  };
+
   app.post('/mcp', { ...MCP_ROUTE, onRequest: track }, async (request, reply) => {
     if (!(await isLegacy(request))) {
       await serveModern(request, reply);
@@ -369,6 +379,8 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
       if (!session) return reply;
       if (refusedForScope(request, reply, options.callerOf(request))) return reply;
       await countBatch(request, reply);
+      // A call in flight keeps its session busy: not closed as idle, the last to make room.
+      openRequest(session, reply);
       await handoff(request, reply, session.transport);
       return reply;
     }
@@ -384,7 +396,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
     const transport: LegacyTransport = new LegacyTransport({
       sessionIdGenerator: () => `${options.sessionPrefix ?? ''}${randomUUID()}`,
       onsessioninitialized: (id) => {
-        store.add(id, { transport, server, owner: ownerOf(caller), holder, lastSeen: Date.now(), openStreams: 0 });
+        store.add(id, { transport, server, owner: ownerOf(caller), holder, lastSeen: Date.now(), openRequests: 0 });
       },
       onsessionclosed: (id) => {
         store.delete(id);
@@ -402,12 +414,7 @@ export async function registerMcpRoutes(app: FastifyInstance, options: McpHttpOp
   app.get('/mcp', MCP_ROUTE, async (request, reply) => {
     const session = sessionOf(request, reply);
     if (!session) return reply;
-    session.openStreams += 1;
-    // finished() also calls back for a response closed before this (a client gone during the hooks).
-    finished(reply.raw, () => {
-      session.openStreams -= 1;
-      session.lastSeen = Date.now();
-    });
+    openRequest(session, reply);
     await handoff(request, reply, session.transport);
     return reply;
   });

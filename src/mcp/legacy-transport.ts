@@ -8,6 +8,12 @@ import {
   type WebStandardStreamableHTTPServerTransportOptions,
 } from '@modelcontextprotocol/server';
 
+/**
+ * The JSON-RPC error code of a call whose connection closed before its answer: the SDK's clients
+ * (`ConnectionClosed`) use it for the calls they were still waiting on when their transport closed.
+ */
+const CONNECTION_CLOSED = -32000;
+
 /** A POST's answer while it may still become JSON: whether the call sent something before its result. */
 interface PendingAnswer {
   streaming: boolean;
@@ -25,7 +31,7 @@ interface PendingAnswer {
  * JSON costs the client ~20 % less CPU a call than SSE.
  */
 export class LegacyTransport extends WebStandardStreamableHTTPServerTransport {
-  /** The POSTs answered lazily, by the ids of the requests they hold. */
+  /** The POSTs' answers, by the ids of the requests they hold that have no response yet. */
   private readonly pending = new Map<RequestId, PendingAnswer>();
 
   constructor(options: Omit<WebStandardStreamableHTTPServerTransportOptions, 'enableJsonResponse'> = {}) {
@@ -34,12 +40,29 @@ export class LegacyTransport extends WebStandardStreamableHTTPServerTransport {
 
   /** A message that is not a response, sent for a request of a lazy POST, makes its answer a stream. */
   override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const id = options?.relatedRequestId;
-    if (id !== undefined && 'method' in message) {
-      const answer = this.pending.get(id);
+    if ('method' in message) {
+      const id = options?.relatedRequestId;
+      const answer = id === undefined ? undefined : this.pending.get(id);
       if (answer) answer.streaming = true;
-    }
+    } else if ('id' in message && message.id !== undefined) this.pending.delete(message.id);
     return super.send(message, options);
+  }
+
+  /**
+   * Closes the transport: the session ends (`reason` says why: revoked key, idle, session limit,
+   * shutdown). Each call still under way is answered first, with an error that says so and that the
+   * call may have taken effect: the SDK's close alone ends their streams empty, and a client then
+   * waits out its timeout (60 s by default) for an answer that cannot come.
+   */
+  override async close(reason = 'the session ended'): Promise<void> {
+    const unanswered = [...this.pending.keys()];
+    this.pending.clear();
+    for (const id of unanswered) {
+      const message = `Connection closed: ${reason} before this call was answered; it may have taken effect`;
+      // Its stream may be gone already (the client went away): then there is nobody to tell.
+      await super.send({ jsonrpc: '2.0', id, error: { code: CONNECTION_CLOSED, message } }).catch(() => {});
+    }
+    return super.close();
   }
 
   /** Serves one HTTP request (POST, GET or DELETE) of this transport's session. */
@@ -167,8 +190,8 @@ async function answerLazily(
   res.off('close', cancel);
   if (res.destroyed) return;
   if (responses.length !== requests) {
-    // Not one event per request (the session closed meanwhile, or the SDK wrote something that
-    // did not pass through send()): the stream as it was.
+    // Not one event per request (the SDK wrote something that did not pass through send()): the
+    // stream as it was.
     writeHead(res, response);
     for (const c of held) res.write(c);
     res.end();

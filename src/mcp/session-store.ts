@@ -20,8 +20,10 @@ export interface Session {
   owner: string | null;
   /** Whose share of the sessions it counts against (`key:<name>`, or `ip:<address>` without a key). */
   holder: string;
+  /** When its last request began or its last answer ended. */
   lastSeen: number;
-  openStreams: number;
+  /** Its requests whose answers are still open: GET streams and calls in flight. */
+  openRequests: number;
 }
 
 /** What the rest of the service may do to open sessions. */
@@ -35,7 +37,7 @@ export interface SessionStoreOptions {
   maxSessions: number;
   /** Open sessions per key (per client address without one); one more closes the key's own least recently used. */
   maxSessionsPerKey: number;
-  /** A session with no request and no open stream for this long is closed. */
+  /** A session with no request, no call in flight and no open stream for this long is closed. */
   sessionIdleMs: number;
   /** How often the keys of open sessions are checked against the database (default KEY_RECHECK_MS). */
   keyRecheckMs?: number;
@@ -71,7 +73,7 @@ export class SessionStore implements McpSessions {
       () => {
         const cutoff = Date.now() - options.sessionIdleMs;
         for (const session of this.sessions.values()) {
-          if (session.openStreams === 0 && session.lastSeen < cutoff) void session.transport.close();
+          if (session.openRequests === 0 && session.lastSeen < cutoff) void session.transport.close('it was idle');
         }
       },
       Math.max(50, Math.min(60_000, options.sessionIdleMs / 4)),
@@ -129,7 +131,7 @@ export class SessionStore implements McpSessions {
     const owned = this.sessions.ownedBy(owner);
     for (const [id, session] of owned) {
       this.sessions.delete(id);
-      void session.transport.close();
+      void session.transport.close("the session's API key was revoked");
     }
     if (owned.length > 0)
       this.options.log.info({ key: owner, sessions: owned.length }, 'API key revoked: closed its MCP sessions');
@@ -145,7 +147,7 @@ export class SessionStore implements McpSessions {
 
   /** Closes every session. */
   async closeAll(): Promise<void> {
-    await Promise.allSettled([...this.sessions.values()].map((s) => s.transport.close()));
+    await Promise.allSettled([...this.sessions.values()].map((s) => s.transport.close('the server is shutting down')));
     this.sessions.clear();
   }
 
@@ -165,6 +167,6 @@ export class SessionStore implements McpSessions {
         'MCP session limit reached: closed a least recently used session of the key holding the most',
       );
     }
-    void closed.transport.close();
+    void closed.transport.close('the session limit made room for a newer session');
   }
 }

@@ -5,7 +5,8 @@ export interface Tracked {
   /** The API key that opened it (null with AUTH=off). */
   owner: string | null;
   lastSeen: number;
-  openStreams: number;
+  /** Its GET streams and calls in flight: while any is open, the session is busy. */
+  openRequests: number;
 }
 
 /**
@@ -13,7 +14,7 @@ export interface Tracked {
  * client address without one) and `max` in all. Which session makes room for a new one:
  *
  * - a holder at its cap loses its own least recently used session (idle ones, without an open
- *   stream, first): a key squatting sessions rotates through its own share;
+ *   stream or a call in flight, first): a key squatting sessions rotates through its own share;
  * - at the global cap, the holder of the most sessions loses one (its least recently used, idle
  *   first); on a tie the holder opening the session loses its own, so a key never takes a session
  *   from a key holding no more than it does.
@@ -90,10 +91,10 @@ export class SessionTable<S extends Tracked> {
     return id === undefined ? undefined : { id, reason: 'global' };
   }
 
-  /** Among these holders' sessions: idle ones (no open stream) first, then the least recently used. */
+  /** Among these holders' sessions: idle ones (no open stream, no call in flight) first, then the least recently used. */
   private leastRecentlyUsed(holders: string[]): string | undefined {
     let victim: [string, S] | undefined;
-    const busy = (s: S) => (s.openStreams > 0 ? 1 : 0);
+    const busy = (s: S) => (s.openRequests > 0 ? 1 : 0);
     for (const holder of holders) {
       for (const id of this.byHolder.get(holder) ?? []) {
         const s = this.sessions.get(id)!;

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SessionTable, type Tracked } from '../../src/mcp/session-table.js';
 
-const session = (holder: string, lastSeen: number, openStreams = 0): Tracked => ({
+const session = (holder: string, lastSeen: number, openRequests = 0): Tracked => ({
   holder,
   owner: holder.startsWith('key:') ? holder.slice(4) : null,
   lastSeen,
-  openStreams,
+  openRequests,
 });
 
 /** Which open MCP session makes room for a new one (issue 19, defect 8): the rules in session-table.ts. */
@@ -24,7 +24,7 @@ describe('SessionTable', () => {
     t.add('newer-idle', session('key:a', 2));
     t.add('other', session('key:b', 0));
     assert.deepEqual(t.victimFor('key:a'), { id: 'newer-idle', reason: 'holder' });
-    t.get('newer-idle')!.openStreams = 1;
+    t.get('newer-idle')!.openRequests = 1;
     assert.deepEqual(t.victimFor('key:a'), { id: 'old-streaming', reason: 'holder' });
   });
 
