@@ -28,7 +28,7 @@ export function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
   const keyword = keywordBranchSql(p, where);
   // Vector branch (vector-branch.ts): the vec_* CTEs, ending in vec_ranked (id, distance, r); empty without a query vector.
   const vector = p.vector
-    ? vectorBranchSql(p, p.vector, where)
+    ? vectorBranchSql(p, p.vector)
     : sql`vec_ranked as (select null::varchar as id, null::float8 as distance, null::bigint as r where false)`;
   return sql<SearchHit>`
     with ${keyword}, ${vector}, ${fusedScoreSql()}, fused as (
@@ -109,7 +109,7 @@ export function keywordRanksSql(p: SearchParams): RawBuilder<KeywordRank> {
 /** The vector branch alone (with the scope's size from the keyword statistics): its ranked candidates. */
 export function vectorRanksSql(p: SearchParams, vector: NonNullable<SearchParams['vector']>): RawBuilder<VectorRank> {
   return sql<VectorRank>`
-    with ${scopeSizeSql(p)}, ${vectorBranchSql(p, vector, filterSql(p.filters))}
+    with ${scopeSizeSql(p)}, ${vectorBranchSql(p, vector)}
     select id, distance, r from vec_ranked`;
 }
 

@@ -18,18 +18,23 @@ export interface SearchFilters {
  * The filters as one SQL condition on `m`, applied inside each branch before its LIMIT. With
  * `indexable: false` each test is written so that no b-tree or GIN index can serve it (same
  * result): the HNSW branch must stay on the HNSW index even in a generic plan, where the planner
- * cannot see how selective the parameters are.
+ * cannot see how selective the parameters are. With `scopeIndex`, the project is tested as
+ * `m.project_id || ''`, the key of the covering index that exact vector scans read (migrations/0020)
+ * and of no other index: a project's exact scan then reads that index alone, never a plain index
+ * on `project_id` with a heap fetch per row.
  */
-export function filterSql(f: SearchFilters, { indexable = true } = {}): RawBuilder<unknown> {
+export function filterSql(
+  f: SearchFilters,
+  { indexable = true, scopeIndex = false }: { indexable?: boolean; scopeIndex?: boolean } = {},
+): RawBuilder<unknown> {
   const col = (name: string, type: string) =>
     indexable ? sql.ref(`m.${name}`) : sql`(${sql.ref(`m.${name}`)} ${sql.raw(type)})`;
+  const project = indexable && scopeIndex ? sql`(m.project_id || '')` : col('project_id', "|| ''");
   const parts: RawBuilder<unknown>[] = [sql`m.archived_at is null`];
   if (f.project !== undefined) {
-    parts.push(
-      sql`${col('project_id', "|| ''")} = (select id from intervention_plans where lower(title) = lower(${f.project}))`,
-    );
+    parts.push(sql`${project} = (select id from intervention_plans where lower(title) = lower(${f.project}))`);
   }
-  if (f.projects !== undefined) parts.push(inProjects(col('project_id', "|| ''"), f.projects));
+  if (f.projects !== undefined) parts.push(inProjects(project, f.projects));
   if (f.content_type !== undefined) parts.push(sql`${col('content_type', "|| ''")} = ${f.content_type}`);
   if (f.keywords !== undefined && f.keywords.length > 0)
     parts.push(sql`${col('keywords', "|| '{}'::text[]")} @> ${f.keywords}::text[]`);

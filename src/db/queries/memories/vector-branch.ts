@@ -30,15 +30,13 @@ export const PGLITE_STAGED_SCANNED = 300;
 /**
  * The vector branch: cosine distance to the query vector over memories with a vector of the
  * query's model, filtered before the limit. Small scopes (a project of a few thousand memories)
- * are scanned exactly, through the filter index; large ones go through the HNSW index of the
- * query's dimension (iterative scan, see client.ts). Both are in the statement; one runs. Vectors
- * still staged in embedding jobs (see insertMemory) are scanned exactly beside either.
+ * are scanned exactly, from the covering index of the vectors (migrations/0009, 0020: an
+ * index-only scan); large ones go through the HNSW index of the query's dimension (iterative
+ * scan, see client.ts). Both are in the statement; one runs. Vectors still staged in embedding
+ * jobs (see insertMemory) are scanned exactly beside either.
  */
-export function vectorBranchSql(
-  p: SearchParams,
-  vector: NonNullable<SearchParams['vector']>,
-  where: RawBuilder<unknown>,
-): RawBuilder<unknown> {
+export function vectorBranchSql(p: SearchParams, vector: NonNullable<SearchParams['vector']>): RawBuilder<unknown> {
+  const where = filterSql(p.filters);
   const dims = sql.lit(vector.dims);
   const literal = vectorLiteral(vector.values);
   // Half precision, as the vectors are stored (migrations/0005): the HNSW index's own expression.
@@ -67,7 +65,7 @@ export function vectorBranchSql(
       -- scans the scope, and each distance is computed once.
       (select id, distance from (
          select m.id, ${distance} as distance from semantic_memory m
-          where (select exact from vec_scope) and ${scoped(where)}
+          where (select exact from vec_scope) and ${scoped(filterSql(p.filters, { scopeIndex: true }))}
          offset 0) scope
         order by distance
         limit ${sql.lit(p.k)})

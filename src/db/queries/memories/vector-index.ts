@@ -10,7 +10,7 @@ const MAX_SCOPE_INDEXED_DIMS = 1024;
 
 /**
  * Creates the indexes for vectors of this dimension unless they exist (768's ship with the schema):
- * HNSW for large scopes, and the covering B-tree that exact scans of a project read (migrations/0009).
+ * HNSW for large scopes, and the covering B-tree that exact scans of a project read (migrations/0009, 0020).
  * Returns false when the dimension is too large for HNSW.
  */
 export async function ensureVectorIndex(db: Db, dims: number, options: { compact?: boolean } = {}): Promise<boolean> {
@@ -24,8 +24,9 @@ export async function ensureVectorIndex(db: Db, dims: number, options: { compact
     db,
   );
   if (dims <= MAX_SCOPE_INDEXED_DIMS) {
-    await sql`create index if not exists ${sql.id(`idx_semantic_memory_scope_${dims}`)} on semantic_memory (project_id, content_type)
-              include (id, created_at, embedding_model, embedding)
+    // Keyed on the expression the exact branch filters by, which no other index holds (migrations/0020).
+    await sql`create index if not exists ${sql.id(`idx_semantic_memory_scope_${dims}`)} on semantic_memory ((project_id || ''), content_type)
+              include (project_id, id, created_at, embedding_model, embedding)
               where archived_at is null and embedding is not null and embedding_dims = ${d}`.execute(db);
   }
   return true;
