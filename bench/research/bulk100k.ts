@@ -16,6 +16,7 @@ const turns = (await readLocomo()).turns;
 const types = ['code', 'documentation', 'context', 'output', 'error', 'decision', 'learning'] as const;
 const t0 = performance.now();
 const projects = new Map<string, string>();
+const seqs = new Map<string, number>();
 let batch: any[] = [];
 const flush = async () => {
   if (!batch.length) return;
@@ -33,6 +34,9 @@ for (let i = 0; i < n; i++) {
   if (!projects.has(project))
     projects.set(project, (await findOrCreatePlan(db.kysely, { id: newId(), title: project, createdBy: null })).id);
   const content = dialect(turn.content, copy);
+  // Its place in the project's order of storing, as a store numbers it (migrations/0019).
+  const seq = (seqs.get(project) ?? 0) + 1;
+  seqs.set(project, seq);
   batch.push({
     id: newId(),
     project_id: projects.get(project),
@@ -49,6 +53,7 @@ for (let i = 0; i < n; i++) {
     embedding_model: 'nomic-embed-text',
     embedding_dims: 768,
     created_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+    project_seq: seq,
   });
   if (batch.length === 500) await flush();
   if (i % 10000 === 9999) console.log(i + 1, ((performance.now() - t0) / 1000).toFixed(1), 's');
