@@ -804,6 +804,7 @@ for (const backend of backends) {
         const [exact, index] = vec['Node Type'] === 'Append' ? vec.Plans : vec.Plans[0].Plans;
         const exactScan = scanOf(exact);
         return {
+          plan: (typeof cell === 'string' ? JSON.parse(cell) : cell)[0].Plan,
           exact: scanned(exact),
           index: scanned(index),
           exactReads:
@@ -814,6 +815,21 @@ for (const backend of backends) {
       const way = async (filters: SearchFilters) => {
         const { exact, index } = await vectorScan(filters);
         return { exact, index };
+      };
+      // The counts a date range's scope took (vec_scope): which side of the range each counted, and whether it ran.
+      const dateCounts = async (filters: SearchFilters) => {
+        const { plan } = await vectorScan(filters);
+        const counts: string[] = [];
+        const walk = (n: any) => {
+          // The counts read semantic_memory as d (d_1, …), by the created_at index or the table.
+          if (n['Relation Name'] === 'semantic_memory' && /^d(_\d+)?$/.test(n.Alias))
+            counts.push(
+              `${/created_at >=/.test(n['Index Cond'] ?? n.Filter) ? 'from' : 'before'} ${n['Actual Loops'] > 0 ? 'ran' : 'skipped'}`,
+            );
+          (n.Plans ?? []).forEach(walk);
+        };
+        walk(plan);
+        return counts.sort();
       };
       // Filler memories (no vectors: only the count matters), written straight to the table; the trigger counts them.
       await sql`insert into intervention_plans (id, title, expected_outcome) values ('f111111111ff', 'Filler', 'none')`.execute(
@@ -855,8 +871,9 @@ for (const backend of backends) {
       assert.equal(scoped.results[0].memory_id, outage.memory_id);
       assert.equal(scoped.results.length, 2, 'both memories of the small project, by exact distance');
       // From the covering index alone (migrations/0009, 0020), not through another index on the project with a heap fetch a row.
+      const { plan: _plan, ...scopedScan } = await vectorScan({ project: 'Large Scope' });
       assert.deepEqual(
-        await vectorScan({ project: 'Large Scope' }),
+        scopedScan,
         {
           index: false,
           exact: true,
@@ -873,6 +890,22 @@ for (const backend of backends) {
         await way({ created_after: since }),
         { index: false, exact: true },
         'a date range holding few memories: scanned exactly',
+      );
+      assert.deepEqual(
+        await dateCounts({ created_after: since }),
+        ['before ran', 'from ran'],
+        'the 1,200 memories before it are too many to take from all: the range itself is counted',
+      );
+      // A range that leaves out few memories is sized from those (none here), not by counting ~1,100 inside it.
+      const wide = await search({ query: 'crash', created_after: '2000-01-01T00:00:00Z', limit: 3 });
+      assert.equal(wide.results[0].memory_id, outage.memory_id);
+      assert.deepEqual(await way({ created_after: '2000-01-01T00:00:00Z' }), { index: true, exact: false });
+      assert.deepEqual(await dateCounts({ created_after: '2000-01-01T00:00:00Z' }), ['before ran', 'from skipped']);
+      assert.deepEqual(await dateCounts({ created_before: '2999-01-01T00:00:00Z' }), ['before skipped', 'from ran']);
+      assert.deepEqual(
+        await dateCounts({ created_after: '2000-01-01T00:00:00Z', created_before: '2999-01-01T00:00:00Z' }),
+        ['from ran'],
+        'a range closed on both sides is counted inside',
       );
     });
   });
