@@ -31,6 +31,7 @@ import { registerMetrics } from './http/metrics.js';
 import { DashboardFiles, registerDashboard } from './http/dashboard.js';
 import { registerRequestId, requestId } from './http/request-id.js';
 import { registerDrain } from './http/drain.js';
+import { REQUEST_LULL, requestLull } from './lull.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { registerGauges } from './observability/gauges.js';
 import { FaultLog } from './operations/fault-log.js';
@@ -145,9 +146,13 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   await registerOpenApi(app, { publicUrl: config.publicUrl });
   addMetricsRoute();
 
+  // On Postgres, background work starts in a lull of the requests (lull.ts); PGlite's one connection
+  // already serves its background statements only in lulls, one at a time (pglite-dialect.ts).
+  const lull = deps.db.kind === 'postgres' ? requestLull(drain.quietFor, REQUEST_LULL) : undefined;
   const { embedder, indexes, worker } = embeddingPipeline(config.embedding, db, app.log, metrics, {
     engine: deps.db.kind,
     background: deps.db.background,
+    lull,
   });
   const jobs = new JobRunner(
     db,
@@ -168,8 +173,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.addHook('onReady', () => changes.start());
   app.addHook('onClose', () => changes.close());
   app.decorate('changes', { subscribe: (listener) => changes.subscribe(listener) } satisfies ChangeFeed);
-  const accesses = new AccessTracker(deps.db.background, app.log);
-  const compactor = new KeywordStatsCompactor(deps.db.background, app.log);
+  const accesses = new AccessTracker(deps.db.background, app.log, undefined, lull);
+  const compactor = new KeywordStatsCompactor(deps.db.background, app.log, { lull });
   // Postgres runs autovacuum; embedded PGlite has none.
   const maintenance = deps.db.kind === 'pglite' ? new TableMaintenance(deps.db.background, app.log) : undefined;
   app.addHook('onReady', async () => {

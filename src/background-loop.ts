@@ -8,8 +8,9 @@ export interface RoundResult {
 
 /**
  * Background work on a timer, one round at a time: after each round it waits what the round asks,
- * or less when kicked (a kick during a round runs the next one that soon after it). The embedding
- * worker and the job runner are built on it. A round handles its own errors.
+ * or less when kicked (a kick during a round runs the next one that soon after it). A round due
+ * starts in a lull of the requests (`lull`, see lull.ts); kicks meanwhile are served by it. The
+ * embedding worker and the job runner are built on it. A round handles its own errors.
  */
 export class BackgroundLoop {
   private timer: NodeJS.Timeout | null = null;
@@ -21,7 +22,14 @@ export class BackgroundLoop {
   /** When the scheduled round starts (performance.now(); Infinity: none scheduled). */
   private dueAt = Infinity;
 
-  constructor(private readonly round: () => Promise<RoundResult>) {}
+  /** Aborted by stop(): a round waiting for a lull gives up. */
+  private stopSignal = new AbortController();
+
+  constructor(
+    private readonly round: () => Promise<RoundResult>,
+    /** Waits for a lull in the requests (lull.ts), or until the signal aborts. */
+    private readonly lull?: (signal: AbortSignal) => Promise<void>,
+  ) {}
 
   get active(): boolean {
     return !this.stopped;
@@ -31,6 +39,7 @@ export class BackgroundLoop {
   start(): void {
     this.stopped = false;
     this.held = false;
+    if (this.stopSignal.signal.aborted) this.stopSignal = new AbortController();
   }
 
   /** Run a round within `delayMs`. Ignored when stopped or holding. */
@@ -52,6 +61,7 @@ export class BackgroundLoop {
   /** No more rounds; resolves when the one in flight is over. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopSignal.abort();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.dueAt = Infinity;
@@ -73,6 +83,9 @@ export class BackgroundLoop {
   }
 
   private async run(): Promise<void> {
+    if (this.lull) await this.lull(this.stopSignal.signal);
+    if (this.stopped) return;
+    // Kicks until now are served by this round.
     this.again = Infinity;
     const next = await this.round();
     this.held = next.hold === true;

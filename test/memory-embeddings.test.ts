@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { backends, type TestDb } from './helpers/backends.js';
@@ -303,6 +304,53 @@ for (const backend of backends) {
         indexed.vector_rank,
       );
     });
+
+    test(
+      'background work starts in a lull of the requests: while one is in flight a staged vector waits, a second at most',
+      {
+        skip:
+          backend.name === 'pglite' && "PGlite's connection turns order its background statements (pglite-background)",
+      },
+      async () => {
+        await restart(ollama(fake));
+        const db = database.db.kysely;
+        // A request in flight meanwhile: its body is still arriving.
+        const held = request(`${server!.url}/api/v1/memories`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': '1000' },
+        });
+        held.on('error', () => {});
+        held.write('{"content": "');
+        try {
+          await eventually(async () => (server!.app.drain.inFlight() === 1 ? true : undefined), 10_000);
+          const stored = await api('POST', '/api/v1/memories', {
+            content: 'Background writes wait for a pause in the calls.',
+            content_type: 'learning',
+            project: 'Lulls',
+          });
+          assert.equal(stored.status, 201);
+          assert.equal(stored.body.embedding_generated, true);
+          const storedAt = performance.now();
+          const indexed = async () =>
+            (
+              await db
+                .selectFrom('semantic_memory')
+                .select(sql<boolean>`embedding is not null`.as('indexed'))
+                .where('id', '=', stored.body.memory_id)
+                .executeTakeFirstOrThrow()
+            ).indexed;
+          // The worker's round is due 250 ms after the store; without the lull it ran then.
+          await new Promise((resolve) => setTimeout(resolve, 700));
+          assert.equal(await indexed(), false, 'not indexed while a request is in flight');
+          // ... but not held back for longer than a second by it.
+          await eventually(async () => ((await indexed()) ? true : undefined), 20_000);
+          assert.ok(performance.now() - storedAt >= 1_000, 'indexed after its wait for a lull ran out');
+          assert.equal(server!.app.drain.inFlight(), 1, 'the request was in flight throughout');
+        } finally {
+          held.destroy();
+        }
+      },
+    );
 
     test('vectors of any size: past what a B-tree entry (1,536-D) or HNSW (4,096-D) holds, stores and searches still work', async () => {
       fake.models.set('wide-embed', 1536);

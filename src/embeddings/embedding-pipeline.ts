@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { DbKind } from '../db/client.js';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../logger.js';
+import type { Lull } from '../lull.js';
 import type { Metrics } from '../observability/metrics.js';
 import { Embedder } from './embedder.js';
 import { ollamaProvider } from './ollama.js';
@@ -26,7 +27,7 @@ export function embeddingPipeline(
   db: Kysely<Database>,
   log: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>,
   metrics?: Metrics,
-  options: { engine?: DbKind; background?: Kysely<Database> } = {},
+  options: { engine?: DbKind; background?: Kysely<Database>; lull?: Lull } = {},
 ): EmbeddingPipeline {
   const provider =
     embedding.provider === 'ollama'
@@ -39,6 +40,7 @@ export function embeddingPipeline(
     leaseMs: 2 * embedding.timeoutMs + 30_000,
     // PGlite runs one statement at a time: vectors go into its index one per statement (see WorkerOptions).
     vectorsPerStatement: options.engine === 'pglite' ? 1 : undefined,
+    lull: options.lull,
   });
   return { embedder, indexes, worker };
 }

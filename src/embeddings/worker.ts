@@ -19,6 +19,7 @@ import {
 } from '../db/queries/graphs/node-embedding-jobs.js';
 import type { Database } from '../db/schema.js';
 import type { Logger } from '../logger.js';
+import type { Lull } from '../lull.js';
 import type { Embedder } from './embedder.js';
 import type { VectorIndexes } from './vector-indexes.js';
 
@@ -38,6 +39,8 @@ export interface WorkerOptions {
    * a statement, 57 / 50 at one (the backlog drains ~35 % slower while requests keep coming).
    */
   vectorsPerStatement?: number;
+  /** A round waits for this lull in the requests before it starts (default: none; see lull.ts). */
+  lull?: Lull;
 }
 
 const MIN_BACKOFF_MS = 1_000;
@@ -69,7 +72,7 @@ const MAX_DB_BACKOFF_MS = 5_000;
 export class EmbeddingWorker {
   private readonly batchSize: number;
   private readonly idlePollMs: number;
-  private readonly loop = new BackgroundLoop(() => this.round());
+  private readonly loop: BackgroundLoop;
   /** Non-zero while waiting out a failure. */
   private backoffMs = 0;
   /** stop() was called: a drain ends after its batch in flight (a large graph's queue can take minutes). */
@@ -92,6 +95,7 @@ export class EmbeddingWorker {
     private readonly log: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>,
     options: WorkerOptions = {},
   ) {
+    this.loop = new BackgroundLoop(() => this.round(), options.lull);
     this.batchSize = options.batchSize ?? 32;
     this.idlePollMs = options.idlePollMs ?? 5_000;
     this.leaseMs = options.leaseMs ?? 120_000;

@@ -23,6 +23,8 @@ export interface Drain {
   start(): void;
   /** Requests still in flight (the server's SSE streams are not counted: closing ends them). */
   inFlight(): number;
+  /** How long no request has been in flight, in ms (0 while one is): background work waits for a lull (lull.ts). */
+  quietFor(): number;
   idle(): Promise<void>;
   cut(graceMs?: number): Promise<void>;
   /**
@@ -50,6 +52,8 @@ const isLongLived = (request: FastifyRequest) => request.method === 'GET' && pat
 /** Registers the drain: its onRequest hook goes first, so a refused request costs no auth or database. */
 export function registerDrain(app: FastifyInstance): Drain {
   const requests = new Map<FastifyRequest, InFlight>();
+  /** When a request last started or ended (performance.now()). */
+  let lastActive = performance.now();
   let draining = false;
   let waiters: Array<() => void> = [];
   const settle = () => {
@@ -67,9 +71,11 @@ export function registerDrain(app: FastifyInstance): Drain {
     }
     if (isLongLived(request)) return;
     requests.set(request, { request, reply });
+    lastActive = performance.now();
     // 'close' also fires for a response whose connection was cut before it was sent.
     reply.raw.once('close', () => {
       requests.delete(request);
+      lastActive = performance.now();
       settle();
     });
   });
@@ -82,6 +88,7 @@ export function registerDrain(app: FastifyInstance): Drain {
       draining = true;
     },
     inFlight: () => requests.size,
+    quietFor: () => (requests.size > 0 ? 0 : performance.now() - lastActive),
     idle() {
       if (requests.size === 0) return Promise.resolve();
       return new Promise<void>((resolve) => waiters.push(resolve));
