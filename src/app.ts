@@ -146,8 +146,9 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   await registerOpenApi(app, { publicUrl: config.publicUrl });
   addMetricsRoute();
 
-  // On Postgres, background work starts in a lull of the requests (lull.ts); PGlite's one connection
-  // already serves its background statements only in lulls, one at a time (pglite-dialect.ts).
+  // On Postgres, the embedding worker's rounds start in a lull of the requests (lull.ts); PGlite's one
+  // connection already serves its background statements only in lulls, one at a time (pglite-dialect.ts).
+  // Not the keyword statistics' folds: they make searches cheaper (lull.ts).
   const lull = deps.db.kind === 'postgres' ? requestLull(drain.quietFor, REQUEST_LULL) : undefined;
   const { embedder, indexes, worker } = embeddingPipeline(config.embedding, db, app.log, metrics, {
     engine: deps.db.kind,
@@ -173,8 +174,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.addHook('onReady', () => changes.start());
   app.addHook('onClose', () => changes.close());
   app.decorate('changes', { subscribe: (listener) => changes.subscribe(listener) } satisfies ChangeFeed);
-  const accesses = new AccessTracker(deps.db.background, app.log, undefined, lull);
-  const compactor = new KeywordStatsCompactor(deps.db.background, app.log, { lull });
+  const accesses = new AccessTracker(deps.db.background, app.log);
+  const compactor = new KeywordStatsCompactor(deps.db.background, app.log);
   // Postgres runs autovacuum; embedded PGlite has none.
   const maintenance = deps.db.kind === 'pglite' ? new TableMaintenance(deps.db.background, app.log) : undefined;
   app.addHook('onReady', async () => {

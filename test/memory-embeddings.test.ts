@@ -314,6 +314,8 @@ for (const backend of backends) {
       async () => {
         await restart(ollama(fake));
         const db = database.db.kysely;
+        // The worker's first round (at start) has run: it waits for a lull of its own, a second at most.
+        await new Promise((resolve) => setTimeout(resolve, 1_200));
         // A request in flight meanwhile: its body is still arriving.
         const held = request(`${server!.url}/api/v1/memories`, {
           method: 'POST',

@@ -2,27 +2,22 @@ import type { Kysely } from 'kysely';
 import { addMemoryAccesses } from '../../db/queries/memory-access.js';
 import type { Database } from '../../db/schema.js';
 import type { Logger } from '../../logger.js';
-import type { Lull } from '../../lull.js';
 
 /**
  * Counts search hits per memory and writes them in one batch per interval, so a search stays a
  * read: no row locks held across concurrent searches (they deadlocked), no commit to wait for.
  * Counts still pending when the process dies are lost — they are statistics, not writes anyone
  * was told were durable. Ids are written in sorted order, so instances never deadlock each other.
- * The interval's write waits for a lull in the requests (`lull`, see lull.ts); a flush() does not.
  */
 export class AccessTracker {
   private pending = new Map<string, { count: number; at: Date }>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
-  /** Aborted by flush(): a write waiting for a lull goes now. */
-  private hurry = new AbortController();
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly log: Pick<Logger, 'warn'>,
     private readonly intervalMs = 1_000,
-    private readonly lull?: Lull,
   ) {}
 
   record(ids: readonly string[]): void {
@@ -37,9 +32,7 @@ export class AccessTracker {
     if (ids.length > 0 && !this.timer) {
       this.timer = setTimeout(() => {
         this.timer = null;
-        // Counts recorded while it waits go in the same write.
-        const signal = this.hurry.signal;
-        this.flushing = this.flushing.then(() => this.lull?.(signal)).then(() => this.write());
+        void this.flush();
       }, this.intervalMs);
       this.timer.unref();
     }
@@ -47,8 +40,6 @@ export class AccessTracker {
 
   /** Writes what is pending now (also on shutdown). */
   flush(): Promise<void> {
-    this.hurry.abort();
-    this.hurry = new AbortController();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.flushing = this.flushing.then(() => this.write());

@@ -3,7 +3,6 @@ import { compactKeywordStats, vacuumKeywordDeltas } from '../../db/queries/keywo
 import type { Database } from '../../db/schema.js';
 import { Periodic } from '../../periodic.js';
 import type { Logger } from '../../logger.js';
-import type { Lull } from '../../lull.js';
 
 /** Deltas folded per transaction (a stored memory leaves ~55: one per distinct word, and two totals). */
 const FOLD_CHUNK = 2_000;
@@ -18,9 +17,9 @@ export class KeywordStatsCompactor {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly log: Pick<Logger, 'warn' | 'debug'>,
-    options: { intervalMs?: number; lull?: Lull } = {},
+    intervalMs = 2_000,
   ) {
-    this.periodic = new Periodic(() => this.compact(), options.intervalMs ?? 2_000, options.lull);
+    this.periodic = new Periodic(() => this.compact(), intervalMs);
   }
 
   start(): void {
