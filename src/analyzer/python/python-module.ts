@@ -268,7 +268,7 @@ export function readPythonModule(
     }
     graph.addNode(node(id, scope ? `${scope.className}.${name}` : name, type, wrapper, docstring(body), metadata));
     if (isTest && name.startsWith('test')) mod.testCases.push(scope ? `${scope.className}.${name}` : name);
-    // No routes from test code: a test's stub app is not the application's API.
+    // No routes from test code: an app a test builds for itself is not the application's API.
     for (const decorator of fileKind('ROUTE', path) === 'test' ? [] : decoratorsOf(wrapper)) {
       for (const route of decoratorRoutes(decorator)) {
         const routeId = `${path}::${route.method} ${route.path}`;

@@ -90,7 +90,7 @@ function linkHeritage(
 
 /**
  * A ROUTE node per method of the route call; returns the first one's id (it owns inline handlers'
- * calls). None in test code (a test file or a test folder): a test's stub server (ky's tests
+ * calls). None in test code (a test file or a test folder): a server a test starts for itself (ky's tests
  * hold 48 routes) is not the application's API.
  */
 function addRoutes(scope: ReferenceScope, call: ts.CallExpression): string | undefined {
