@@ -234,6 +234,11 @@ async function runBackend(
   const scratch: Scratch = backend === 'postgres' ? await scratchPostgres(options.baseUrl!) : await scratchPglite();
   const drop = onCleanup(`drop ${scratch.label}`, () => scratch.drop());
   log(`${backend}: scratch store ${scratch.label}`);
+  // Before the service connects: its sessions then count their planning too (the breakdown's SQL).
+  const planning = scratch.dbOptions.databaseUrl
+    ? await StatementStats.trackPlanning(scratch.dbOptions.databaseUrl)
+    : null;
+  if (planning) log(`${backend}: planning not tracked (${planning})`);
 
   const serviceLines: string[] = [];
   let serviceLineCount = 0;
@@ -399,7 +404,10 @@ async function runBackend(
       for (const r of rest)
         if (r.errors) result.failures.push(`REST ${r.op}: ${r.errors} errors (${JSON.stringify(r.error_samples)})`);
       let searchPair: SearchPairResult | null = null;
-      if (stats) {
+      if (stats && monitor) {
+        // As the harness's own search series: on a settled store, not beside the vectors and keyword
+        // statistics of the REST series' stores (which ran last), on two CPUs.
+        await settle(service.url, monitor, (line) => log(`${backend}: ${line}`));
         log(`${backend}: search_memory over MCP with pg_stat_statements on the same calls`);
         searchPair = await probeSearchPair({
           cacheDir: options.cacheDir,
@@ -411,7 +419,9 @@ async function runBackend(
           stats,
         });
         log(
-          `${backend}: search over MCP mean ${searchPair.mcp_ms.mean} ms (p50 ${searchPair.mcp_ms.p50}), its SQL ${searchPair.own_sql_ms_per_call} ms a call: ${searchPair.ratio}×`,
+          `${backend}: search over MCP mean ${searchPair.mcp_ms.mean} ms (p50 ${searchPair.mcp_ms.p50}), its SQL ${searchPair.own_sql_ms_per_call} ms a call` +
+            ` (planning ${searchPair.own_plan_ms_per_call ?? 'not tracked'}): ${searchPair.ratio}×` +
+            (searchPair.ratio_with_planning === null ? '' : `, ${searchPair.ratio_with_planning}× with planning`),
         );
         if (searchPair.errors) result.failures.push(`search pair: ${searchPair.errors} errors`);
       }
@@ -445,6 +455,35 @@ async function runBackend(
 }
 
 /** Whether a process still runs (signal 0 only checks). */
+/**
+ * Waits until the service's background work is done: the embedding queue empty, the keyword deltas
+ * folded, and nothing (the worker, a fold's vacuum, autovacuum) running in the database for half a
+ * second. Gives up after a minute and says so: the series then runs anyway.
+ */
+async function settle(url: string, monitor: pg.Client, log: (line: string) => void): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  try {
+    await waitForEmbeddings(url, 60_000);
+  } catch (error) {
+    log(`${(error as Error).message} (going on)`);
+  }
+  let quiet = 0;
+  while (quiet < 5) {
+    if (Date.now() > deadline) {
+      log('background work still running after a minute (going on)');
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    const { rows } = await monitor.query<{ deltas: number; busy: number }>(
+      `select (select count(*) from memory_lexeme_delta)::int as deltas,
+              (select count(*) from pg_stat_activity
+                where datname = current_database() and state = 'active'
+                  and application_name <> 'devstream-hub-bench')::int as busy`,
+    );
+    quiet = rows[0]!.deltas === 0 && rows[0]!.busy === 0 ? quiet + 1 : 0;
+  }
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -68,8 +68,12 @@ export interface SearchPairResult {
    * without the occasional ones (background work: the access counts' batch, the embedding worker).
    */
   own_sql_ms_per_call: number;
-  /** mcp_ms.mean ÷ own_sql_ms_per_call: the service against its own SQL, over the same calls. */
+  /** The same statements' planning a call (null when planning is not tracked). */
+  own_plan_ms_per_call: number | null;
+  /** mcp_ms.mean ÷ own_sql_ms_per_call: the service against its own SQL's execution, over the same calls. */
   ratio: number;
+  /** mcp_ms.mean ÷ (own_sql_ms_per_call + own_plan_ms_per_call): against its SQL planned and run. */
+  ratio_with_planning: number | null;
 }
 
 /**
@@ -111,13 +115,16 @@ export async function probeSearchPair(options: {
     const sql = await stats.read(sizes.iters);
     const mcp = summarize(samples);
     const own = sql.sql_ms_per_call - sql.occasional_ms_per_call;
+    const plan = sql.plan_ms_per_call === null ? null : sql.plan_ms_per_call - (sql.occasional_plan_ms_per_call ?? 0);
     return {
       n: sizes.iters,
       errors,
       mcp_ms: rounded(mcp),
       sql,
       own_sql_ms_per_call: Math.round(own * 1000) / 1000,
+      own_plan_ms_per_call: plan === null ? null : Math.round(plan * 1000) / 1000,
       ratio: Math.round((mcp.mean / own) * 100) / 100,
+      ratio_with_planning: plan === null ? null : Math.round((mcp.mean / (own + plan)) * 100) / 100,
     };
   } finally {
     await transport.terminateSession().catch(() => {});
@@ -213,6 +220,8 @@ export interface StatementLine {
   calls_per_op: number;
   mean_exec_ms: number;
   total_exec_ms: number;
+  /** Σ total_plan_time (null when pg_stat_statements.track_planning is off). */
+  total_plan_ms: number | null;
 }
 
 /** Statements run less often than this per call of the op count as occasional (background) work. */
@@ -226,6 +235,13 @@ export interface SqlPerCall {
    * (the embedding worker storing vectors, keyword statistics), not the request's own statements.
    */
   occasional_ms_per_call: number;
+  /**
+   * Σ total_plan_time ÷ calls of the op, and the part of it from occasional statements: the time the
+   * server spent planning them (a prepared statement on its generic plan plans nothing). Null when
+   * pg_stat_statements.track_planning is off for the database (see StatementStats.trackPlanning).
+   */
+  plan_ms_per_call: number | null;
+  occasional_plan_ms_per_call: number | null;
   statements: StatementLine[];
 }
 
@@ -274,31 +290,67 @@ export class StatementStats {
     }
   }
 
+  /**
+   * Turns pg_stat_statements.track_planning on for the database at `databaseUrl` (its sessions from
+   * now on): planning is part of what a statement costs the server, and off by default. Returns why
+   * not, when it cannot (not a superuser, the module not loaded): the figures then leave it out.
+   */
+  static async trackPlanning(databaseUrl: string): Promise<string | null> {
+    const client = new pg.Client({ connectionString: databaseUrl, application_name: 'devstream-hub-bench' });
+    await client.connect();
+    try {
+      await client.query(
+        `do $$ begin execute format('alter database %I set pg_stat_statements.track_planning = on', current_database()); end $$`,
+      );
+      return null;
+    } catch (error) {
+      return (error as Error).message;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+
   /** Clears the entries of the scratch database only (other databases' stats are left alone). */
   async reset(): Promise<void> {
     await this.client.query('select pg_stat_statements_reset(0, $1::oid, 0)', [this.dbid]);
   }
 
   async read(opCalls: number): Promise<SqlPerCall> {
-    const { rows } = await this.client.query<{ query: string; calls: number; total: number; mean: number }>(
-      `select query, calls::int as calls, total_exec_time as total, mean_exec_time as mean
+    const { rows } = await this.client.query<{
+      query: string;
+      calls: number;
+      total: number;
+      mean: number;
+      plan: number;
+    }>(
+      `select query, calls::int as calls, total_exec_time as total, mean_exec_time as mean, total_plan_time as plan
          from pg_stat_statements
         where dbid = $1 and query not ilike '%pg_stat_statements%'
         order by total_exec_time desc`,
       [this.dbid],
     );
+    // This connection is in the scratch database: it has the database's setting (trackPlanning).
+    const tracked =
+      (
+        await this.client.query<{ on: string | null }>(
+          `select current_setting('pg_stat_statements.track_planning', true) as on`,
+        )
+      ).rows[0]?.on === 'on';
     const r3 = (x: number) => Math.round(x * 1000) / 1000;
-    const total = rows.reduce((s, r) => s + r.total, 0);
-    const occasional = rows.filter((r) => r.calls / opCalls < OCCASIONAL_BELOW).reduce((s, r) => s + r.total, 0);
+    const sum = (of: typeof rows, key: 'total' | 'plan') => of.reduce((s, r) => s + r[key], 0);
+    const occasional = rows.filter((r) => r.calls / opCalls < OCCASIONAL_BELOW);
     return {
-      sql_ms_per_call: r3(total / opCalls),
-      occasional_ms_per_call: r3(occasional / opCalls),
+      sql_ms_per_call: r3(sum(rows, 'total') / opCalls),
+      occasional_ms_per_call: r3(sum(occasional, 'total') / opCalls),
+      plan_ms_per_call: tracked ? r3(sum(rows, 'plan') / opCalls) : null,
+      occasional_plan_ms_per_call: tracked ? r3(sum(occasional, 'plan') / opCalls) : null,
       statements: rows.map((r) => ({
         query: shorten(r.query),
         calls: r.calls,
         calls_per_op: Math.round((r.calls / opCalls) * 100) / 100,
         mean_exec_ms: r3(r.mean),
         total_exec_ms: r3(r.total),
+        total_plan_ms: tracked ? r3(r.plan) : null,
       })),
     };
   }

@@ -146,7 +146,10 @@ export function checkTargets(devstream: DevstreamRuns, backends: Partial<Record<
       'search_memory: the service ≤ 1.3× its own SQL (mean over MCP ÷ its statements a call, the same calls)',
       pair ? pair.ratio <= 1.3 : null,
       pair
-        ? `${f(pair.mcp_ms.mean)} ÷ ${f(pair.own_sql_ms_per_call)} = ${pair.ratio.toFixed(2)}× (${pair.n} searches)`
+        ? `${f(pair.mcp_ms.mean)} ÷ ${f(pair.own_sql_ms_per_call)} = ${pair.ratio.toFixed(2)}× (${pair.n} searches)` +
+            (pair.ratio_with_planning == null
+              ? ''
+              : `; with their planning (${f(pair.own_plan_ms_per_call ?? undefined)} ms a call): ${pair.ratio_with_planning.toFixed(2)}×`)
         : `not measured (${pgr.breakdown?.pg_stat_statements && !pgr.breakdown.pg_stat_statements.available ? 'pg_stat_statements unavailable' : 'no figures'})`,
     );
   }
@@ -284,7 +287,7 @@ export function formatMarkdown(report: Report): string {
     '',
     'After the harness, on the same seeded service, one call at a time: MCP `ping` over the same SDK 1.32 session transport (the floor every MCP call pays), ' +
       "the same ops over REST (/api/v1) with the harness's argument generators, the service's `Server-Timing` `op` (validation + SQL + mapping inside the service) and `embed`, " +
-      'and on Postgres pg_stat_statements during each REST series (execution time of every statement the service ran, per call of the op; planning not included). ' +
+      'and on Postgres pg_stat_statements during each REST series (execution time of every statement the service ran, per call of the op; their planning apart, when pg_stat_statements.track_planning could be turned on for the scratch database). ' +
       'MCP − op ≈ HTTP + MCP SDK (both sides: the client validates structured results too) + session + auth; op − embed − SQL ≈ the service’s own code and the driver round trips ' +
       '(all p50s of separate series, measured at different moments: a small negative difference is noise). ' +
       '"Occasional" SQL: statements run less than once per 4 calls, i.e. background work the series set off (the embedding worker storing vectors, keyword statistics); ' +
@@ -310,8 +313,8 @@ export function formatMarkdown(report: Report): string {
             ? ''
             : ` SQL time: pg_stat_statements is not available (${pss.reason}).`),
       '',
-      '| op | MCP seq p50 | ping p50 | REST p50 | Server-Timing op p50 | embed p50 | SQL ms/call (of which occasional) | MCP − op | op − embed − SQL | REST errors |',
-      '|---|---|---|---|---|---|---|---|---|---|',
+      '| op | MCP seq p50 | ping p50 | REST p50 | Server-Timing op p50 | embed p50 | SQL ms/call (of which occasional) | planning ms/call | MCP − op | op − embed − SQL | REST errors |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
     );
     for (const op of OPS) {
       const mcp = seq(r, op)?.seq_p50;
@@ -320,15 +323,18 @@ export function formatMarkdown(report: Report): string {
       const sql = rest?.sql?.sql_ms_per_call;
       const occasional = rest?.sql?.occasional_ms_per_call;
       lines.push(
-        `| ${LABELS[op]} | ${f(mcp)} | ${f(ping?.p50)} | ${f(rest?.client_ms.p50)} | ${f(opMs)} | ${f(rest?.embed_ms?.p50)} | ${f(sql)}${occasional ? ` (${f(occasional)})` : ''} | ${mcp !== undefined && opMs !== undefined ? f(mcp - opMs) : '–'} | ${opMs !== undefined && sql !== undefined ? f(opMs - (rest?.embed_ms?.p50 ?? 0) - (sql - (occasional ?? 0))) : '–'} | ${rest ? rest.errors : '–'} |`,
+        `| ${LABELS[op]} | ${f(mcp)} | ${f(ping?.p50)} | ${f(rest?.client_ms.p50)} | ${f(opMs)} | ${f(rest?.embed_ms?.p50)} | ${f(sql)}${occasional ? ` (${f(occasional)})` : ''} | ${f(rest?.sql?.plan_ms_per_call ?? undefined)} | ${mcp !== undefined && opMs !== undefined ? f(mcp - opMs) : '–'} | ${opMs !== undefined && sql !== undefined ? f(opMs - (rest?.embed_ms?.p50 ?? 0) - (sql - (occasional ?? 0))) : '–'} | ${rest ? rest.errors : '–'} |`,
       );
     }
     lines.push('');
     const pair = bd.search_pair;
     if (pair)
       lines.push(
-        `search_memory, the service against its own SQL on the same calls (${pair.n} searches over MCP after the REST series, pg_stat_statements around them): ` +
-          `mean ${f(pair.mcp_ms.mean)} ms (p50 ${f(pair.mcp_ms.p50)}, p95 ${f(pair.mcp_ms.p95)}) ÷ its statements ${f(pair.own_sql_ms_per_call)} ms a call = ${pair.ratio.toFixed(2)}×` +
+        `search_memory, the service against its own SQL on the same calls (${pair.n} searches over MCP after the REST series, once the background work it set off was done; pg_stat_statements around them): ` +
+          `mean ${f(pair.mcp_ms.mean)} ms (p50 ${f(pair.mcp_ms.p50)}, p95 ${f(pair.mcp_ms.p95)}) ÷ its statements' execution ${f(pair.own_sql_ms_per_call)} ms a call = ${pair.ratio.toFixed(2)}×` +
+          (pair.ratio_with_planning == null
+            ? ' (their planning not tracked)'
+            : `; ÷ their execution and planning (${f(pair.own_plan_ms_per_call ?? undefined)} ms a call) = ${pair.ratio_with_planning.toFixed(2)}×`) +
           ` (occasional statements, left out: ${f(pair.sql.occasional_ms_per_call)} ms a call). The search's keyword and vector statements run side by side: their execution times add up to more than the wall time they take.`,
         '',
       );
