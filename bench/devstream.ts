@@ -454,7 +454,6 @@ async function runBackend(
   return result;
 }
 
-/** Whether a process still runs (signal 0 only checks). */
 /**
  * Waits until the service's background work is done: the embedding queue empty, the keyword deltas
  * folded, and nothing (the worker, a fold's vacuum, autovacuum) running in the database for half a
@@ -484,6 +483,7 @@ async function settle(url: string, monitor: pg.Client, log: (line: string) => vo
   }
 }
 
+/** Whether a process still runs (signal 0 only checks). */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);

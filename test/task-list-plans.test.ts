@@ -9,21 +9,28 @@ import { migrate } from '../src/db/migrate.js';
 import { findOrCreatePhase, findOrCreatePlan } from '../src/db/queries/plans.js';
 import { insertTaskIntoNamedPhase, listTasks } from '../src/db/queries/tasks.js';
 import { createScratchDatabase } from '../support/postgres.js';
-import { backends } from './helpers/backends.js';
+import { backends, postgresBaseUrl } from './helpers/backends.js';
 
-/** A migrated store on one connection (PGlite has one; Postgres's pool is held to one): its prepared statements are visible. */
+/**
+ * A migrated store on one connection (PGlite has one; Postgres's pool is held to one): its prepared
+ * statements are visible. Closed, then removed, after the test.
+ */
 async function oneConnection(t: TestContext, backend: string): Promise<Db> {
   let db: Db;
+  let remove: () => Promise<void>;
   if (backend === 'postgres') {
-    const scratch = await createScratchDatabase(process.env.DATABASE_URL!, 'dsh_list_plans');
-    t.after(() => scratch.drop());
+    const scratch = await createScratchDatabase(postgresBaseUrl!, 'dsh_list_plans');
+    remove = () => scratch.drop();
     db = await openDb({ databaseUrl: scratch.url, poolSize: 1 });
   } else {
     const dir = await mkdtemp(join(tmpdir(), 'dsh-list-plans-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
+    remove = () => rm(dir, { recursive: true, force: true });
     db = await openDb({ dataDir: dir });
   }
-  t.after(() => db.close());
+  t.after(async () => {
+    await db.close();
+    await remove();
+  });
   await migrate(db.kysely);
   return db;
 }
@@ -70,11 +77,13 @@ for (const backend of backends) {
     const { rows } = await sql<{ statement: string; generic_plans: number; custom_plans: number }>`
       select statement, generic_plans::int, custom_plans::int from pg_prepared_statements
        where statement like ${'select "t"."id", "t"."title"%'}`.execute(db.kysely);
-    assert.equal(rows.length, 4, `the list's four shapes are prepared: ${JSON.stringify(rows)}`);
     for (const r of rows)
       assert.ok(
         r.generic_plans >= 1 && r.custom_plans <= 5,
         `planned once for all (generic), not each call: ${r.generic_plans} generic, ${r.custom_plans} custom — ${r.statement.slice(-160)}`,
       );
+    // Three shapes: the list without a filter has no parameter left (its page size is in the text),
+    // and a text without parameters is not prepared (PreparingClient): its results are checked above.
+    assert.equal(rows.length, 3, `the filtered lists' three shapes are prepared: ${JSON.stringify(rows)}`);
   });
 }

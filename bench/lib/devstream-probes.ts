@@ -297,8 +297,8 @@ export class StatementStats {
    */
   static async trackPlanning(databaseUrl: string): Promise<string | null> {
     const client = new pg.Client({ connectionString: databaseUrl, application_name: 'devstream-hub-bench' });
-    await client.connect();
     try {
+      await client.connect();
       await client.query(
         `do $$ begin execute format('alter database %I set pg_stat_statements.track_planning = on', current_database()); end $$`,
       );

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, TaskStatus, TaskType } from '../schema.js';
 import { notifyChangeSql } from '../change-events.js';
 import { memoryInsertCtes, memoryInsertedNotifySql, type NewMemory } from './memories/insert-memory.js';
-import { unplanned } from '../unplanned.js';
+import { rowCount, unplanned } from '../unplanned.js';
 import { inProjects, type ProjectScope } from './project-scope.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -70,7 +70,8 @@ export async function listTasks(
 ): Promise<{ rows: TaskRow[]; total: number }> {
   let rows = selectTasks(db);
   let count = db.selectFrom('micro_tasks as t').select((eb) => eb.fn.countAll<number>().as('n'));
-  // Its values out of the planner's sight (unplanned): one generic plan, not a plan every call.
+  // Filter values out of the planner's sight, page sizes in the text (unplanned.ts): one generic
+  // plan per page shape, not a plan every call.
   if (filter.status) {
     rows = rows.where('t.status', '=', unplanned(filter.status, 'text'));
     count = count.where('t.status', '=', unplanned(filter.status, 'text'));
@@ -85,8 +86,8 @@ export async function listTasks(
       .selectFrom('phases as ph')
       .innerJoin('intervention_plans as p', 'p.id', 'ph.plan_id')
       .select('ph.id')
-      .$if(project !== undefined, (q) => q.where(sql`lower(p.title)`, '=', sql`lower(${unplanned(project, 'text')})`))
-      .$if(phase !== undefined, (q) => q.where(sql`lower(ph.name)`, '=', sql`lower(${unplanned(phase, 'text')})`))
+      .$if(project !== undefined, (q) => q.where(sql`lower(p.title)`, '=', sql`lower(${unplanned(project!, 'text')})`))
+      .$if(phase !== undefined, (q) => q.where(sql`lower(ph.name)`, '=', sql`lower(${unplanned(phase!, 'text')})`))
       .$if(projects !== undefined, (q) => q.where(inProjects(sql.ref('p.id'), projects)));
     rows = rows.where('t.phase_id', 'in', phaseIds);
     count = count.where('t.phase_id', 'in', phaseIds);
@@ -95,8 +96,8 @@ export async function listTasks(
     .orderBy('t.priority', 'desc')
     .orderBy('t.created_at', 'desc')
     .orderBy('t.id')
-    .limit(unplanned(page.limit, 'bigint'))
-    .offset(unplanned(page.offset, 'bigint'))
+    .limit(rowCount(page.limit))
+    .$if(page.offset > 0, (q) => q.offset(rowCount(page.offset)))
     .execute();
   // A page that is not full ends the matches: they number offset + its rows, and counting them
   // again is a second statement for nothing (a filtered list usually fits one page). A full page,
