@@ -1,43 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { sql } from 'kysely';
-import { openDb, type Db } from '../src/db/client.js';
-import { migrate } from '../src/db/migrate.js';
 import { findOrCreatePhase, findOrCreatePlan } from '../src/db/queries/plans.js';
 import { insertTaskIntoNamedPhase, listTasks } from '../src/db/queries/tasks.js';
-import { createScratchDatabase } from '../support/postgres.js';
-import { backends, postgresBaseUrl } from './helpers/backends.js';
-
-/**
- * A migrated store on one connection (PGlite has one; Postgres's pool is held to one): its prepared
- * statements are visible. Closed, then removed, after the test.
- */
-async function oneConnection(t: TestContext, backend: string): Promise<Db> {
-  let db: Db;
-  let remove: () => Promise<void>;
-  if (backend === 'postgres') {
-    const scratch = await createScratchDatabase(postgresBaseUrl!, 'dsh_list_plans');
-    remove = () => scratch.drop();
-    db = await openDb({ databaseUrl: scratch.url, poolSize: 1 });
-  } else {
-    const dir = await mkdtemp(join(tmpdir(), 'dsh-list-plans-'));
-    remove = () => rm(dir, { recursive: true, force: true });
-    db = await openDb({ dataDir: dir });
-  }
-  t.after(async () => {
-    await db.close();
-    await remove();
-  });
-  await migrate(db.kysely);
-  return db;
-}
+import { backends } from './helpers/backends.js';
 
 for (const backend of backends) {
   test(`[${backend.name}] the task list keeps one generic plan: its filters and page do not make every call plan again`, async (t) => {
-    const db = await oneConnection(t, backend.name);
+    const store = await backend.open({ poolSize: 1 }); // one connection: its prepared statements are visible
+    t.after(() => store.dispose());
+    const db = store.db;
     const plan = await findOrCreatePlan(db.kysely, { id: 'a00000000001', title: 'Alpha', createdBy: null });
     await findOrCreatePhase(db.kysely, { id: 'b00000000001', planId: plan.id, name: 'P', createdBy: null });
     for (let i = 0; i < 12; i++)

@@ -8,7 +8,11 @@ function postgres(baseUrl: string): Backend {
     name: 'postgres',
     async open(options = {}) {
       const scratch = await createScratchDatabase(baseUrl);
-      return openTestDb({ databaseUrl: scratch.url }, options.migrate !== false, () => scratch.drop());
+      return openTestDb(
+        { databaseUrl: scratch.url, ...(options.poolSize ? { poolSize: options.poolSize } : {}) },
+        options.migrate !== false,
+        () => scratch.drop(),
+      );
     },
   };
 }

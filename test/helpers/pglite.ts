@@ -15,8 +15,11 @@ export interface TestDb {
 
 export interface Backend {
   name: 'pglite' | 'postgres';
-  /** A fresh migrated database of this kind. */
-  open(options?: { migrate?: boolean }): Promise<TestDb>;
+  /**
+   * A fresh migrated database of this kind. `poolSize` (Postgres; PGlite has one connection): 1 makes
+   * a connection's own state (its prepared statements) visible to the test.
+   */
+  open(options?: { migrate?: boolean; poolSize?: number }): Promise<TestDb>;
 }
 
 /** Opens a database at `options`, migrated unless told not to; `remove` deletes its storage. */
