@@ -48,7 +48,7 @@ async function oneConnection(t: TestContext) {
 }
 
 test(
-  'recurring statements are prepared once per connection; one-offs, texts without parameters and those past the bound are not',
+  'recurring statements are prepared once per connection, with or without parameters; one-offs, scripts and those past the bound are not',
   { skip: databaseUrl ? false : 'no DATABASE_URL' },
   async (t) => {
     const { db } = await oneConnection(t); // one connection: its statements are visible
@@ -62,7 +62,15 @@ test(
     for (let i = 0; i < 3; i++) await sql`select ${i}::int + 1 as recurring`.execute(db.kysely);
     await sql`select ${1}::int + 1 as once`.execute(db.kysely);
     for (let i = 0; i < 3; i++) await sql`select 1 as no_parameters`.execute(db.kysely);
-    assert.deepEqual(await prepared(), ['select $1::int + 1 as recurring']);
+    // Several statements in one text go by the simple protocol, which runs them all: never named.
+    for (let i = 0; i < 3; i++)
+      await sql`create temp table if not exists two (n int); insert into two values (${sql.lit(i)})`.execute(db.kysely);
+    assert.deepEqual((await sql<{ n: number }>`select count(*)::int as n from two`.execute(db.kysely)).rows, [
+      { n: 3 },
+    ]);
+    for (let i = 0; i < 3; i++) await sql`begin; commit`.execute(db.kysely);
+    assert.deepEqual(await prepared(), ['select $1::int + 1 as recurring', 'select 1 as no_parameters']);
+    // (the count above ran once: not prepared)
     const { rows } = await sql<{ x: number }>`select ${41}::int + 1 as x, 'recurring' as recurring`.execute(db.kysely);
     assert.deepEqual(rows, [{ x: 42, recurring: 'recurring' }]);
 

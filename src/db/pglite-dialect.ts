@@ -1,3 +1,4 @@
+import { isPreparableQuery } from './preparable.js';
 import type { PGliteHandle } from './pglite-thread.js';
 import {
   CompiledQuery,
@@ -195,7 +196,8 @@ class PGliteConnection implements DatabaseConnection {
   constructor(private readonly pglite: PGliteHandle) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    if (compiled.parameters.length === 0) {
+    // Several statements (migrations) go through exec; one query is prepared like any other (the thread's).
+    if (compiled.parameters.length === 0 && !isPreparableQuery(compiled.sql)) {
       const results = await this.pglite.exec(compiled.sql);
       const last = results.at(-1);
       return {

@@ -33,8 +33,8 @@ try {
  * five custom plans, a generic one when it costs no more), as the Postgres pool's connections do
  * (preparing-client.ts): PGlite's own `query` parses and plans every statement again, in WASM.
  * A text is prepared on its second run, up to MAX_PREPARED of them; the rest run through `query`.
- * Unlike the Postgres client, a text without parameters is prepared too: `query` sends every text
- * by the extended protocol, one statement each (several go through `exec`).
+ * A text without parameters is prepared too: `query` sends every text by the extended protocol, one
+ * statement each (the dialect sends scripts of several through `exec`: isPreparableQuery).
  */
 const MAX_PREPARED = 200;
 const RUNS_BEFORE_PREPARING = 2;
