@@ -69,8 +69,8 @@ test(
       { n: 3 },
     ]);
     for (let i = 0; i < 3; i++) await sql`begin; commit`.execute(db.kysely);
+    // The parameterless query that recurred is named; the count that ran once and the scripts are not.
     assert.deepEqual(await prepared(), ['select $1::int + 1 as recurring', 'select 1 as no_parameters']);
-    // (the count above ran once: not prepared)
     const { rows } = await sql<{ x: number }>`select ${41}::int + 1 as x, 'recurring' as recurring`.execute(db.kysely);
     assert.deepEqual(rows, [{ x: 42, recurring: 'recurring' }]);
 
