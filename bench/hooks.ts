@@ -322,7 +322,8 @@ async function run(
             `select current_setting('server_version') as server_version,
                     (select extversion from pg_extension where extname = 'vector') as pgvector,
                     current_setting('shared_buffers') as shared_buffers,
-                    pg_size_pretty(pg_total_relation_size('semantic_memory')) as semantic_memory`,
+                    pg_size_pretty(pg_total_relation_size('semantic_memory')) as semantic_memory,
+                    pg_size_pretty(pg_total_relation_size('memory_vectors')) as memory_vectors`,
           )
         ).rows[0];
       } finally {

@@ -449,7 +449,9 @@ async function runSpeed(
     let tableSize: string | null = null;
     let postgres: Record<string, string> | null = null;
     if (scratch.kind === 'postgres') {
-      const size = await client.query(`select pg_size_pretty(pg_total_relation_size('semantic_memory')) as s`);
+      const size = await client.query(
+        `select pg_size_pretty(pg_total_relation_size('semantic_memory') + pg_total_relation_size('memory_vectors')) as s`,
+      );
       tableSize = size.rows[0].s;
       // What the figures depend on: whether the rows and the vector index fit in shared_buffers.
       const settings = await client.query(
@@ -459,7 +461,8 @@ async function runSpeed(
                 current_setting('huge_pages') as huge_pages,
                 current_setting('effective_cache_size') as effective_cache_size,
                 pg_size_pretty(pg_relation_size('semantic_memory')) as table_rows,
-                pg_size_pretty(pg_relation_size('idx_semantic_memory_embedding_768')) as vector_index`,
+                pg_size_pretty(pg_relation_size('memory_vectors')) as vector_rows,
+                pg_size_pretty(pg_relation_size('idx_memory_vectors_embedding_768')) as vector_index`,
       );
       postgres = settings.rows[0];
       await client.end();

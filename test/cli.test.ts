@@ -185,7 +185,6 @@ describe('the devstream-hub command', () => {
           importance_score: 0.5,
           content_hash: 'h',
           source: 'mcp_user_input',
-          embedding: null,
           embedding_model: null,
           embedding_dims: null,
           created_by: null,
@@ -220,6 +219,15 @@ describe('the devstream-hub command', () => {
           .select(['embedding_model', 'embedding_dims'])
           .executeTakeFirstOrThrow();
         assert.deepEqual(row, { embedding_model: 'nomic-embed-text', embedding_dims: 768 });
+        const vector = await reopened.kysely
+          .selectFrom('memory_vectors')
+          .select(['memory_id', 'embedding_model', 'embedding_dims'])
+          .executeTakeFirstOrThrow();
+        assert.deepEqual(vector, {
+          memory_id: 'bbbbbbbbbbbb',
+          embedding_model: 'nomic-embed-text',
+          embedding_dims: 768,
+        });
       } finally {
         await reopened.close();
       }

@@ -259,14 +259,14 @@ for (const backend of backends) {
           .select('memory_id')
           .where('memory_id', '=', id)
           .executeTakeFirst();
-        const row = await db
-          .selectFrom('semantic_memory')
-          .select(sql<boolean>`embedding is not null`.as('indexed'))
-          .where('id', '=', id)
-          .executeTakeFirstOrThrow();
-        return { staged: job !== undefined, indexed: row.indexed };
+        const vector = await db
+          .selectFrom('memory_vectors')
+          .select('memory_id')
+          .where('memory_id', '=', id)
+          .executeTakeFirst();
+        return { staged: job !== undefined, indexed: vector !== undefined };
       };
-      // The worker moves the vector into the row (and the index) off the store's path.
+      // The worker moves the vector into memory_vectors (and the index) off the store's path.
       await eventually(async () => {
         const s = await state();
         return !s.staged && s.indexed ? true : undefined;
@@ -276,11 +276,11 @@ for (const backend of backends) {
       const indexed = (await search('Staging')).body.results.find((r: any) => r.memory_id === id);
       assert.ok(indexed?.vector_rank, 'found by the vector branch once indexed');
 
-      // Back to the state a store leaves behind: the vector in the job, the row without it.
-      await sql`insert into embedding_jobs (memory_id, embedding) select id, embedding from semantic_memory where id = ${id}`.execute(
+      // Back to the state a store leaves behind: the vector in the job, none in memory_vectors.
+      await sql`insert into embedding_jobs (memory_id, embedding) select memory_id, embedding from memory_vectors where memory_id = ${id}`.execute(
         db,
       );
-      await sql`update semantic_memory set embedding = null where id = ${id}`.execute(db);
+      await sql`delete from memory_vectors where memory_id = ${id}`.execute(db);
       const staged = (await search('Staging')).body.results.find((r: any) => r.memory_id === id);
       assert.equal(staged?.vector_rank, indexed.vector_rank, 'a staged vector ranks as an indexed one');
       assert.ok(Math.abs(staged.distance - indexed.distance) < 1e-6);
@@ -334,13 +334,11 @@ for (const backend of backends) {
           assert.equal(stored.body.embedding_generated, true);
           const storedAt = performance.now();
           const indexed = async () =>
-            (
-              await db
-                .selectFrom('semantic_memory')
-                .select(sql<boolean>`embedding is not null`.as('indexed'))
-                .where('id', '=', stored.body.memory_id)
-                .executeTakeFirstOrThrow()
-            ).indexed;
+            (await db
+              .selectFrom('memory_vectors')
+              .select('memory_id')
+              .where('memory_id', '=', stored.body.memory_id)
+              .executeTakeFirst()) !== undefined;
           // The worker's round is due 250 ms after the store; without the lull it ran then.
           await new Promise((resolve) => setTimeout(resolve, 700));
           assert.equal(await indexed(), false, 'not indexed while a request is in flight');
@@ -374,13 +372,13 @@ for (const backend of backends) {
         assert.equal(stored.body.embedding_dimensions, fake.models.get(model));
         const indexed = await eventually(async () => {
           const row = await database.db.kysely
-            .selectFrom('semantic_memory')
-            .select(sql<boolean>`embedding is not null`.as('has'))
-            .where('id', '=', stored.body.memory_id)
-            .executeTakeFirstOrThrow();
-          return row.has ? true : undefined;
+            .selectFrom('memory_vectors')
+            .select('embedding_dims')
+            .where('memory_id', '=', stored.body.memory_id)
+            .executeTakeFirst();
+          return row?.embedding_dims;
         }, 30_000);
-        assert.equal(indexed, true, 'the worker moved the staged vector into the row');
+        assert.equal(indexed, fake.models.get(model), 'the worker moved the staged vector into memory_vectors');
         for (const scope of [{ project }, {}]) {
           const found = await api('POST', '/api/v1/memories/search', { query: topic, ...scope });
           assert.equal(found.status, 200, JSON.stringify(found.body));
@@ -391,12 +389,12 @@ for (const backend of backends) {
       }
       const indexes = await sql<{
         name: string;
-      }>`select indexname as name from pg_indexes where tablename = 'semantic_memory' and indexname ~ '_(1536|4096)$'`.execute(
+      }>`select indexname as name from pg_indexes where tablename = 'memory_vectors' and indexname ~ '_(1536|4096)$'`.execute(
         database.db.kysely,
       );
       assert.deepEqual(
         indexes.rows.map((r) => r.name).sort(),
-        ['idx_semantic_memory_embedding_1536'],
+        ['idx_memory_vectors_embedding_1536'],
         'HNSW up to 4,000-D; the covering B-tree up to 1,024-D',
       );
     });

@@ -497,6 +497,14 @@ for (const backend of backends) {
         content_type: 'context',
         project: 'Deletes',
       });
+      // Its vector indexed first (the worker moves it out of its job), so the delete has one to erase.
+      const vectors = () =>
+        database.db.kysely
+          .selectFrom('memory_vectors')
+          .select('memory_id')
+          .where('memory_id', '=', m.memory_id)
+          .execute();
+      await eventually(async () => ((await vectors()).length === 1 ? true : undefined));
       const r = await callTool('devstream_delete_memory', { memory_id: m.memory_id });
       assert.equal(r.isError, undefined, r.text);
       assert.deepEqual(r.structuredContent, { success: true, memory_id: m.memory_id });
@@ -510,12 +518,13 @@ for (const backend of backends) {
       assert.equal(s.total, 0);
       const row = await database.db.kysely
         .selectFrom('semantic_memory')
-        .select(['content', 'content_hash', 'embedding', 'archived_at'])
+        .select(['content', 'content_hash', 'embedding_model', 'archived_at'])
         .where('id', '=', m.memory_id)
         .executeTakeFirstOrThrow();
       assert.equal(row.content, '', 'the secret is erased, not just hidden');
       assert.equal(row.content_hash, '');
-      assert.equal(row.embedding, null);
+      assert.equal(row.embedding_model, null);
+      assert.deepEqual(await vectors(), [], 'its vector is gone');
       assert.ok(row.archived_at);
       // The keyword statistics forget the deleted words, before and after their deltas are folded.
       const counts = async () => {
@@ -796,9 +805,9 @@ for (const backend of backends) {
         const cell = (r.rows[0] as Record<string, unknown>)['QUERY PLAN'];
         const find = (n: any): any => (n['Subplan Name'] === 'CTE vec' ? n : (n.Plans ?? []).map(find).find(Boolean));
         const scanned = (n: any): boolean =>
-          (n['Relation Name'] === 'semantic_memory' && n['Actual Loops'] > 0) || (n.Plans ?? []).some(scanned);
+          (n['Relation Name'] === 'memory_vectors' && n['Actual Loops'] > 0) || (n.Plans ?? []).some(scanned);
         const scanOf = (n: any): any =>
-          n['Relation Name'] === 'semantic_memory' ? n : (n.Plans ?? []).map(scanOf).find(Boolean);
+          n['Relation Name'] === 'memory_vectors' ? n : (n.Plans ?? []).map(scanOf).find(Boolean);
         const vec = find((typeof cell === 'string' ? JSON.parse(cell) : cell)[0].Plan);
         // Its Append: the exact branch first, then the one ordered by the HNSW index (one of them runs).
         const [exact, index] = vec['Node Type'] === 'Append' ? vec.Plans : vec.Plans[0].Plans;
@@ -870,14 +879,14 @@ for (const backend of backends) {
       const scoped = await search({ query: 'crash', project: 'Large Scope' });
       assert.equal(scoped.results[0].memory_id, outage.memory_id);
       assert.equal(scoped.results.length, 2, 'both memories of the small project, by exact distance');
-      // From the covering index alone (migrations/0009, 0020), not through another index on the project with a heap fetch a row.
+      // From the covering index alone (migrations/0020, 0021), not through another index on the project with a heap fetch a row.
       const { plan: _plan, ...scopedScan } = await vectorScan({ project: 'Large Scope' });
       assert.deepEqual(
         scopedScan,
         {
           index: false,
           exact: true,
-          exactReads: 'Index Only Scan of idx_semantic_memory_scope_768, the project its index condition',
+          exactReads: 'Index Only Scan of idx_memory_vectors_scope_768, the project its index condition',
         },
         'a small project: scanned exactly',
       );

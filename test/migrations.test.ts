@@ -123,6 +123,97 @@ for (const backend of backends) {
         },
       );
     });
+
+    test('0021 moves live vectors into memory_vectors with their filters and indexes, and drops the column', async () => {
+      const t = await backend.open({ migrate: false });
+      opened.push(t);
+      const all = await loadMigrations();
+      await migrate(
+        t.db.kysely,
+        all.filter((m) => m.version < 21),
+      );
+      const db = t.db.kysely;
+      await sql`insert into intervention_plans (id, title, expected_outcome) values ('00000000000a', 'A', 'x')`.execute(
+        db,
+      );
+      // A 384-D model's indexes as the service made them before 0021 (vector-index.ts).
+      await sql`create index idx_semantic_memory_embedding_384 on semantic_memory
+                using hnsw ((embedding::halfvec(384)) halfvec_cosine_ops) where embedding_dims = 384`.execute(db);
+      const vector = (dims: number, seed: number) =>
+        `[${Array.from({ length: dims }, (_, i) => ((i * seed) % 7) / 7 + 0.01).join(',')}]`;
+      // id, project, type, dimensions (0: no vector; staged or waiting), archived
+      const rows: Array<[string, string | null, string, number, boolean]> = [
+        ['0000000000e1', '00000000000a', 'decision', 768, false],
+        ['0000000000e2', null, 'code', 384, false],
+        ['0000000000e3', '00000000000a', 'context', 768, true],
+        ['0000000000e4', '00000000000a', 'context', 0, false],
+      ];
+      for (const [id, project, type, dims, archived] of rows) {
+        await sql`insert into semantic_memory (id, project_id, content, content_type, content_format, importance_score,
+                                               content_hash, embedding, embedding_model, embedding_dims, created_at, archived_at)
+                  values (${id}, ${project}, ${`memory ${id}`}, ${type}, 'text', 0.5, ${id},
+                          ${dims ? sql`${vector(dims, Number.parseInt(id, 16))}::halfvec` : sql`null`},
+                          ${dims ? `model-${dims}` : null}, ${dims || null}, timestamptz '2026-01-02 03:04:05Z',
+                          ${archived ? sql`now()` : sql`null`})`.execute(db);
+      }
+      const before = await sql<{ id: string; v: string }>`
+        select id, embedding::text as v from semantic_memory where embedding is not null order by id`.execute(db);
+      await migrate(db, all);
+
+      const moved = await sql<Record<string, unknown>>`
+        select memory_id, project_id, content_type, created_at, embedding_model, embedding_dims, embedding::text as v
+          from memory_vectors order by memory_id`.execute(db);
+      const vectorOf = new Map(before.rows.map((r) => [r.id, r.v]));
+      assert.deepEqual(
+        moved.rows.map((r) => ({ ...r, created_at: new Date(r.created_at as string).toISOString() })),
+        [
+          {
+            memory_id: '0000000000e1',
+            project_id: '00000000000a',
+            content_type: 'decision',
+            created_at: '2026-01-02T03:04:05.000Z',
+            embedding_model: 'model-768',
+            embedding_dims: 768,
+            v: vectorOf.get('0000000000e1'),
+          },
+          {
+            memory_id: '0000000000e2',
+            project_id: null,
+            content_type: 'code',
+            created_at: '2026-01-02T03:04:05.000Z',
+            embedding_model: 'model-384',
+            embedding_dims: 384,
+            v: vectorOf.get('0000000000e2'),
+          },
+        ],
+        'the live memories with a vector, not the archived one',
+      );
+      const indexes = await sql<{ table: string; name: string }>`
+        select tablename as table, indexname as name from pg_indexes
+         where tablename in ('semantic_memory', 'memory_vectors') and indexname ~ '(embedding|scope)'
+         order by 1, 2`.execute(db);
+      assert.deepEqual(
+        indexes.rows.map((r) => `${r.table}.${r.name}`),
+        [
+          'memory_vectors.idx_memory_vectors_embedding_384',
+          'memory_vectors.idx_memory_vectors_embedding_768',
+          'memory_vectors.idx_memory_vectors_scope_384',
+          'memory_vectors.idx_memory_vectors_scope_768',
+        ],
+      );
+      const columns = await sql<{ name: string }>`
+        select column_name as name from information_schema.columns
+         where table_name = 'semantic_memory' and column_name like 'embedding%' order by 1`.execute(db);
+      assert.deepEqual(
+        columns.rows.map((r) => r.name),
+        ['embedding_dims', 'embedding_model'],
+      );
+      // A model without dimensions is still refused.
+      await assert.rejects(
+        sql`update semantic_memory set embedding_dims = null where id = '0000000000e1'`.execute(db),
+        /semantic_memory_vector_model/,
+      );
+    });
   });
 }
 

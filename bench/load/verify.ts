@@ -59,7 +59,8 @@ export async function verifyLedger(dbUrl: string, service: ServiceProcess | null
       archived_at: Date | null;
       embedded: boolean;
     }>(
-      `select m.id, m.content, m.content_type, m.keywords, p.title as project, m.task_id, m.archived_at, m.embedding is not null as embedded
+      `select m.id, m.content, m.content_type, m.keywords, p.title as project, m.task_id, m.archived_at,
+              exists (select 1 from memory_vectors v where v.memory_id = m.id) as embedded
          from semantic_memory m left join intervention_plans p on p.id = m.project_id
         where m.id = any($1)`,
       [memIds],

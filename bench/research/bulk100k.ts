@@ -20,11 +20,27 @@ const seqs = new Map<string, number>();
 let batch: any[] = [];
 const flush = async () => {
   if (!batch.length) return;
-  await db.kysely
+  const rows = batch.map(({ embedding: _, ...row }) => row);
+  const inserted = await db.kysely
     .insertInto('semantic_memory')
-    .values(batch)
+    .values(rows)
     .onConflict((oc) => oc.doNothing())
+    .returning('id')
     .execute();
+  // Their vectors as the embedding worker stores them (migrations/0021).
+  const ids = new Set(inserted.map((r) => r.id));
+  const vectors = batch
+    .filter((m) => ids.has(m.id))
+    .map((m) => ({
+      memory_id: m.id,
+      project_id: m.project_id,
+      content_type: m.content_type,
+      created_at: m.created_at,
+      embedding_model: m.embedding_model,
+      embedding_dims: m.embedding_dims,
+      embedding: m.embedding,
+    }));
+  if (vectors.length > 0) await db.kysely.insertInto('memory_vectors').values(vectors).execute();
   batch = [];
 };
 for (let i = 0; i < n; i++) {

@@ -2,6 +2,8 @@
 // against inserting the same vectors into a table of their own (id + vector, its own HNSW index):
 // time and WAL per batch. Each batch runs in a transaction rolled back after; the scratch table is
 // dropped at the end. Usage: DATABASE_URL=… tsx bench/research/move-cost.ts [batch] [batches]
+// It needs a store migrated up to 0020 (vectors in semantic_memory): check out dbda92d to run it.
+// Migration 0021 made the second way the service's (memory_vectors).
 import pg from 'pg';
 
 const batch = Number(process.argv[2] ?? 32);

@@ -22,7 +22,7 @@ for (const ef of (process.env.EF ?? '40,100').split(',')) {
     for (let i = 0; i < 80; i++) {
       const c = i % 17;
       const q = `[${FakeOllama.vector(dialect(qs[(i * 7919) % qs.length]!, c), 768, true).join(',')}]`;
-      const sqlText = `select id from semantic_memory m where embedding_dims = 768 and archived_at is null and ${f(c)} order by embedding::${cast} <=> $1::${cast} limit 30`;
+      const sqlText = `select memory_id as id from memory_vectors m where embedding_dims = 768 and ${f(c)} order by embedding::${cast} <=> $1::${cast} limit 30`;
       const t = performance.now();
       const got = (await client.query(sqlText, [q])).rows.map((r) => r.id);
       times.push(performance.now() - t);

@@ -110,8 +110,7 @@ export interface SemanticMemoryTable {
   importance_score: number;
   content_hash: string;
   source: string;
-  /** pgvector text form `[0.1,0.2,…]`; written as that string. */
-  embedding: string | null;
+  /** The model and dimensions of the memory's vector, staged (embedding_jobs) or stored (memory_vectors). */
   embedding_model: string | null;
   embedding_dims: number | null;
   fts: ColumnType<string, never, never>;
@@ -137,8 +136,23 @@ export interface EmbeddingJobsTable {
   leased_until: NullableTimestamp;
   last_error: string | null;
   created_at: Timestamp;
-  /** A vector the embedder already returned, waiting to be moved into the memory (migration 0007). */
+  /** A vector the embedder already returned, waiting to be moved into memory_vectors (migration 0007). */
   embedding: string | null;
+}
+
+/**
+ * A live memory's vector, with the memory's columns a vector search filters on (migration 0021): the
+ * embedding worker inserts it; deleting the memory removes it.
+ */
+export interface MemoryVectorsTable {
+  memory_id: string;
+  project_id: string | null;
+  content_type: ContentType;
+  created_at: Timestamp;
+  embedding_model: string;
+  embedding_dims: number;
+  /** pgvector text form `[0.1,0.2,…]`; written as that string. */
+  embedding: string;
 }
 
 /** How many live memories of a project hold each lexeme (kept by a trigger; BM25's document frequency). */
@@ -319,6 +333,7 @@ export interface Database {
   semantic_memory: SemanticMemoryTable;
   memory_access: MemoryAccessTable;
   embedding_jobs: EmbeddingJobsTable;
+  memory_vectors: MemoryVectorsTable;
   memory_lexeme_df: MemoryLexemeDfTable;
   memory_lexeme_delta: MemoryLexemeDeltaTable;
   schema_version: SchemaVersionTable;

@@ -39,9 +39,17 @@ export async function claimJobs(db: Db, batch: number, leaseMs: number): Promise
   return result.rows.filter((r) => !r.archived).map(({ archived: _, ...job }) => job);
 }
 
+/** The columns of a memory_vectors row, in the order vectorRowsSql's select gives them. */
+const VECTOR_COLUMNS = sql`memory_vectors (memory_id, project_id, content_type, created_at, embedding_model, embedding_dims, embedding)`;
+/** A vector replaces the memory's older one (a re-embedding with another model). */
+const REPLACE_VECTOR = sql`on conflict (memory_id) do update
+  set embedding_model = excluded.embedding_model, embedding_dims = excluded.embedding_dims, embedding = excluded.embedding`;
+
 /**
- * Stores the vectors of finished jobs and removes the jobs, in one statement. A memory whose
- * content changed or that was deleted since the claim keeps no stale vector.
+ * Stores the vectors of finished jobs (into memory_vectors, the memory's row taking their model and
+ * dimensions) and removes the jobs, in one statement. A memory whose content changed or that was
+ * deleted since the claim keeps no stale vector: the memories are locked first, as deleteMemory
+ * locks one (see indexStagedVectors).
  */
 export async function completeJobs(
   db: Db,
@@ -54,36 +62,50 @@ export async function completeJobs(
     with input as (
       select * from unnest(${done.map((d) => d.memory_id)}::text[], ${done.map((d) => d.content_hash)}::text[],
                            ${done.map((d) => vectorLiteral(d.vector))}::text[]) as i(memory_id, content_hash, vec)
-    ), upd as (
-      update semantic_memory m
-         set embedding = i.vec::halfvec, embedding_model = ${model}, embedding_dims = ${dims}
-        from input i
-       where m.id = i.memory_id and m.content_hash = i.content_hash and m.archived_at is null
-      returning m.id
+    ), live as (
+      select m.id, m.project_id, m.content_type, m.created_at, i.vec
+        from input i join semantic_memory m on m.id = i.memory_id
+       where m.content_hash = i.content_hash and m.archived_at is null
+         for no key update of m
+    ), model as (
+      update semantic_memory m set embedding_model = ${model}, embedding_dims = ${dims}
+        from live l
+       where m.id = l.id and (m.embedding_model is distinct from ${model} or m.embedding_dims is distinct from ${dims})
+    ), vec as (
+      insert into ${VECTOR_COLUMNS}
+      select id, project_id, content_type, created_at, ${model}, ${dims}, vec::halfvec from live
+      ${REPLACE_VECTOR}
+      returning memory_id
     ), del as (
       delete from embedding_jobs j using input i where j.memory_id = i.memory_id
     )
-    select id from upd`.execute(db);
+    select memory_id as id from vec`.execute(db);
   return result.rows.length;
 }
 
 /**
- * Moves up to `batch` staged vectors (stored with their memory, see insertMemory) into their rows,
- * and so into the HNSW index, and removes their jobs, in one statement. Locks the memories first
- * (SKIP LOCKED: several instances share the work), in the order deleteMemory takes its locks.
+ * Moves up to `batch` staged vectors (stored with their memory, see insertMemory) into
+ * memory_vectors, and so into the HNSW index, and removes their jobs, in one statement. Locks the
+ * memories first (SKIP LOCKED: several instances share the work), as deleteMemory's update does: a
+ * memory deleted meanwhile gets no vector, and a delete that waited for this move removes the vector
+ * it wrote (deleteMemory's second statement). An insert, not an update of the memory's row: a new
+ * row version of a memory writes an entry in every index of semantic_memory (decision 0006).
  * Returns how many jobs it took (0: none left).
  */
 export async function indexStagedVectors(db: Db, batch: number): Promise<number> {
   const result = await sql<{ taken: number }>`
     with staged as (
-      select j.memory_id, j.embedding from embedding_jobs j join semantic_memory m on m.id = j.memory_id
+      select j.memory_id, j.embedding, m.project_id, m.content_type, m.created_at, m.embedding_model,
+             m.embedding_dims, m.archived_at
+        from embedding_jobs j join semantic_memory m on m.id = j.memory_id
        where j.embedding is not null
        limit ${batch}
-       for update of m skip locked
+         for no key update of m skip locked
     ), moved as (
-      update semantic_memory m set embedding = s.embedding
-        from staged s
-       where m.id = s.memory_id and m.embedding is null and m.archived_at is null
+      insert into ${VECTOR_COLUMNS}
+      select memory_id, project_id, content_type, created_at, embedding_model, embedding_dims, embedding from staged
+       where archived_at is null and embedding_model is not null
+      ${REPLACE_VECTOR}
     ), done as (
       delete from embedding_jobs j using staged s where j.memory_id = s.memory_id
     )

@@ -14,11 +14,12 @@ export async function deleteMemory(
   id: string,
   projects?: ProjectScope,
 ): Promise<{ project: string | null } | undefined> {
+  if (!db.isTransaction) return db.transaction().execute((tx) => deleteMemory(tx, id, projects));
   const result = await sql<{ project: string | null }>`
     with del as (
       update semantic_memory
          set archived_at = now(), content = '', keywords = '{}', content_hash = '',
-             embedding = null, embedding_model = null, embedding_dims = null
+             embedding_model = null, embedding_dims = null
        where id = ${id} and archived_at is null and ${inProjects(sql.ref('project_id'), projects)}
       returning id, project_id
     ), job as (
@@ -27,5 +28,10 @@ export async function deleteMemory(
       delete from memory_access where memory_id in (select id from del)
     )
     select p.title as project from del left join intervention_plans p on p.id = del.project_id`.execute(db);
-  return result.rows[0];
+  const deleted = result.rows[0];
+  // Its vector, in a statement of its own: the embedding worker may have held the memory
+  // (indexStagedVectors, completeJobs) and inserted the vector after the snapshot of the statement
+  // above was taken. Its update waited for the worker to commit, and a new statement sees the vector.
+  if (deleted) await sql`delete from memory_vectors where memory_id = ${id}`.execute(db);
+  return deleted;
 }

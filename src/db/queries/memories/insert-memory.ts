@@ -12,7 +12,7 @@ export type NewMemory = Pick<SemanticMemoryTable, MemoryFieldColumn | 'content_h
   project: string;
   /**
    * The memory's vector: staged in its embedding job (the row gets the model and dimensions now,
-   * the worker moves the vector into the row and the HNSW index; searches see staged vectors).
+   * the worker moves the vector into memory_vectors and its HNSW index; searches see staged vectors).
    */
   embedding: { vector: number[]; model: string; dims: number } | null;
   /** Queue the memory for the embedding worker when it has no vector but should get one. */
@@ -31,10 +31,10 @@ export function memoryInsertCtes(m: NewMemory): RawBuilder<unknown> {
   const staged = m.embedding ? sql`${vectorLiteral(m.embedding.vector)}::halfvec` : sql`null::halfvec`;
   return sql`ins as (
       insert into semantic_memory (id, project_id, task_id, content, content_type, content_format, keywords,
-                                   importance_score, content_hash, source, embedding, embedding_model,
-                                   embedding_dims, created_by, project_seq)
+                                   importance_score, content_hash, source, embedding_model, embedding_dims,
+                                   created_by, project_seq)
       select ${m.id}, target.id, ${m.task_id}, ${m.content}, ${m.content_type}, ${m.content_format},
-             ${m.keywords}::text[], ${m.importance_score}, ${m.content_hash}, ${m.source}, null,
+             ${m.keywords}::text[], ${m.importance_score}, ${m.content_hash}, ${m.source},
              ${m.embedding?.model ?? null}, ${m.embedding?.dims ?? null}, ${m.created_by},
              -- Next in the project's order (migrations/0019): two stores committing together may share it.
              coalesce((select s.project_seq from semantic_memory s

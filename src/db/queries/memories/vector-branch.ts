@@ -29,8 +29,8 @@ export const PGLITE_STAGED_SCANNED = 300;
 
 /**
  * The vector branch: cosine distance to the query vector over memories with a vector of the
- * query's model, filtered before the limit. Small scopes (a project of a few thousand memories)
- * are scanned exactly, from the covering index of the vectors (migrations/0009, 0020: an
+ * query's model (memory_vectors, migrations/0021), filtered before the limit. Small scopes (a project
+ * of a few thousand memories) are scanned exactly, from the covering index of the vectors (an
  * index-only scan); large ones go through the HNSW index of the query's dimension (iterative
  * scan, see client.ts). Both are in the statement; one runs. Vectors still staged in embedding
  * jobs (see insertMemory) are scanned exactly beside either.
@@ -42,9 +42,10 @@ export function vectorBranchSql(p: SearchParams, vector: NonNullable<SearchParam
   // ~5 KB of text went four times into every search's Bind message and halfvec_in.
   const query = sql`(select q from vec_query)`;
   // Half precision, as the vectors are stored (migrations/0005): the HNSW index's own expression.
-  const distance = sql`m.embedding::halfvec(${dims}) <=> ${query}`;
-  const ofModel = sql`m.embedding_dims = ${dims} and m.embedding_model = ${vector.model}`;
-  const scoped = (filters: RawBuilder<unknown>) => sql`${ofModel} and m.embedding is not null and ${filters}`;
+  const distance = sql`v.embedding::halfvec(${dims}) <=> ${query}`;
+  const ofModel = (alias: 'v' | 'm') =>
+    sql`${sql.ref(`${alias}.embedding_dims`)} = ${dims} and ${sql.ref(`${alias}.embedding_model`)} = ${vector.model}`;
+  const scoped = (filters: RawBuilder<unknown>) => sql`${ofModel('v')} and ${filters}`;
   // A date range shrinks the scope too (searching last week's notes in a year of them).
   const dated = datedCountSql(p.filters);
   const scope = dated ? sql`least(st.n, ${dated})` : sql`st.n`;
@@ -62,24 +63,24 @@ export function vectorBranchSql(p: SearchParams, vector: NonNullable<SearchParam
       -- The subquery is a fence (offset 0): the HNSW index cannot serve the order, so the planner
       -- scans the scope, and each distance is computed once.
       (select id, distance from (
-         select m.id, ${distance} as distance from semantic_memory m
-          where (select exact from vec_scope) and ${scoped(filterSql(p.filters, { scopeIndex: true }))}
+         select v.memory_id as id, ${distance} as distance from memory_vectors v
+          where (select exact from vec_scope) and ${scoped(filterSql(p.filters, { scopeIndex: true, vectors: true }))}
          offset 0) scope
         order by distance
         limit ${sql.lit(p.k)})
       union all
-      (select m.id, ${distance} as distance from semantic_memory m
-        where not (select exact from vec_scope) and ${scoped(filterSql(p.filters, { indexable: false }))}
+      (select v.memory_id as id, ${distance} as distance from memory_vectors v
+        where not (select exact from vec_scope) and ${scoped(filterSql(p.filters, { indexable: false, vectors: true }))}
         order by ${distance}
         limit ${sql.lit(p.k)})
       union all
-      -- Vectors stored but not yet moved into their rows (and the index) by the worker: usually few,
-      -- scanned exactly; after a burst of stores the newest p.staged of them (STAGED_SCANNED).
+      -- Vectors stored but not yet moved into memory_vectors (and the index) by the worker: usually
+      -- few, scanned exactly; after a burst of stores the newest p.staged of them (STAGED_SCANNED).
       (select m.id, j.embedding::halfvec(${dims}) <=> ${query} as distance
          from (select memory_id, embedding from embedding_jobs where embedding is not null
                 order by created_at desc limit ${sql.lit(p.staged ?? STAGED_SCANNED)}) j
          join semantic_memory m on m.id = j.memory_id
-        where m.embedding is null and ${ofModel} and ${where})
+        where ${ofModel('m')} and ${where})
     ), vec_ranked as (
       select id, distance, r from (select id, distance, row_number() over (order by distance, id) as r from vec) v
        where r <= ${sql.lit(p.k)}

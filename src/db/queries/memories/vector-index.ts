@@ -10,7 +10,7 @@ const MAX_SCOPE_INDEXED_DIMS = 1024;
 
 /**
  * Creates the indexes for vectors of this dimension unless they exist (768's ship with the schema):
- * HNSW for large scopes, and the covering B-tree that exact scans of a project read (migrations/0009, 0020).
+ * HNSW for large scopes, and the covering B-tree that exact scans of a project read (migrations/0021).
  * Returns false when the dimension is too large for HNSW.
  */
 export async function ensureVectorIndex(db: Db, dims: number, options: { compact?: boolean } = {}): Promise<boolean> {
@@ -19,15 +19,15 @@ export async function ensureVectorIndex(db: Db, dims: number, options: { compact
   const d = sql.lit(dims);
   // compact: PGlite's sparser graph (migrations/0017).
   const graph = options.compact ? sql`with (m = 8, ef_construction = 32)` : sql``;
-  await sql`create index if not exists ${sql.id(`idx_semantic_memory_embedding_${dims}`)} on semantic_memory
+  await sql`create index if not exists ${sql.id(`idx_memory_vectors_embedding_${dims}`)} on memory_vectors
             using hnsw ((embedding::halfvec(${d})) halfvec_cosine_ops) ${graph} where embedding_dims = ${d}`.execute(
     db,
   );
   if (dims <= MAX_SCOPE_INDEXED_DIMS) {
     // Keyed on the expression the exact branch filters by, which no other index holds (migrations/0020).
-    await sql`create index if not exists ${sql.id(`idx_semantic_memory_scope_${dims}`)} on semantic_memory ((project_id || ''), content_type)
-              include (project_id, id, created_at, embedding_model, embedding)
-              where archived_at is null and embedding is not null and embedding_dims = ${d}`.execute(db);
+    await sql`create index if not exists ${sql.id(`idx_memory_vectors_scope_${dims}`)} on memory_vectors ((project_id || ''), content_type)
+              include (project_id, memory_id, created_at, embedding_model, embedding)
+              where embedding_dims = ${d}`.execute(db);
   }
   return true;
 }
