@@ -9,6 +9,7 @@ export const WRITABLE_TABLES = [
   'task_status_history',
   'semantic_memory',
   'embedding_jobs',
+  'memory_vectors',
   'code_graphs',
   'graph_commits',
   'graph_nodes',
