@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { completeJobs, indexStagedVectors } from '../src/db/queries/embedding-jobs.js';
 import { deleteMemory } from '../src/db/queries/memories/delete-memory.js';
 import { vectorRanksSql } from '../src/db/queries/memories/hybrid-search.js';
@@ -162,35 +162,67 @@ describe(
     });
     after(() => database?.dispose());
 
+    /** Waits until a statement matching `pattern` waits for a lock; false if none did within 10 s. */
+    const waitsForLock = async (db: Kysely<Database>, pattern: string): Promise<boolean> => {
+      for (let i = 0; i < 500; i++) {
+        const waiting = await sql<{ n: number }>`
+          select count(*)::int as n from pg_stat_activity
+           where datname = current_database() and wait_event_type = 'Lock' and query like ${pattern}`.execute(db);
+        if (waiting.rows[0]!.n > 0) return true;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return false;
+    };
+
+    /** Runs `body` in a transaction held open until the returned release() is called. */
+    const holdOpen = async (db: Kysely<Database>, body: (tx: Transaction<Database>) => Promise<void>) => {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let ready!: () => void;
+      const started = new Promise<void>((resolve) => (ready = resolve));
+      const done = db.transaction().execute(async (tx) => {
+        try {
+          await body(tx);
+        } finally {
+          ready();
+        }
+        await held;
+      });
+      await started;
+      return { release, done };
+    };
+
     test('the delete waits for the move and then erases the vector the move wrote', async () => {
       const db = database.db.kysely;
       await stagedMemory(db, '0000000000d1', 'moved while deleted');
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let moved!: () => void;
-      const movedNow = new Promise<void>((resolve) => (moved = resolve));
-      // The worker's move, its transaction held open after the insert.
-      const worker = db.transaction().execute(async (tx) => {
-        assert.equal(await indexStagedVectors(tx, 10), 1);
-        moved();
-        await held;
-      });
-      await movedNow;
+      const worker = await holdOpen(db, async (tx) => assert.equal(await indexStagedVectors(tx, 10), 1));
       const deleting = deleteMemory(db, '0000000000d1');
-      // The delete is waiting on the memory's row lock.
-      for (let i = 0; i < 100; i++) {
-        const waiting = await sql<{ n: number }>`
-        select count(*)::int as n from pg_stat_activity
-         where datname = current_database() and wait_event_type = 'Lock' and query like '%update semantic_memory%'`.execute(
-          db,
-        );
-        if (waiting.rows[0]!.n > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      release();
-      await worker;
+      const waited = await waitsForLock(db, '%update semantic_memory%');
+      worker.release();
+      await worker.done;
+      assert.ok(waited, 'the delete waited for the move');
       assert.deepEqual(await deleting, { project: 'Vectors' });
       assert.deepEqual(await vectorRows(db), [], 'no vector outlives its memory');
+    });
+
+    test('a move skips a memory being deleted; an embedded job waits for the delete, then stores nothing', async () => {
+      const db = database.db.kysely;
+      await stagedMemory(db, '0000000000d2', 'deleted while moved');
+      const deleter = await holdOpen(db, async (tx) => {
+        assert.deepEqual(await deleteMemory(tx, '0000000000d2'), { project: 'Vectors' });
+      });
+      assert.equal(await indexStagedVectors(db, 10), 0, 'skipped: the delete holds the memory');
+      const completing = completeJobs(
+        db,
+        [{ memory_id: '0000000000d2', content_hash: '0000000000d2', vector: FakeOllama.vector('x') }],
+        'nomic-embed-text',
+      );
+      const waited = await waitsForLock(db, '%insert into memory_vectors%');
+      deleter.release();
+      await deleter.done;
+      assert.ok(waited, 'completeJobs waited for the delete');
+      assert.equal(await completing, 0);
+      assert.deepEqual(await vectorRows(db), [], 'no vector for the deleted memory');
     });
   },
 );

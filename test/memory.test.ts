@@ -856,6 +856,7 @@ for (const backend of backends) {
         content: 'Loading dock outage report for each visitor.',
         content_type: 'learning',
         project: 'Large Scope',
+        keywords: ['dock'],
       });
       await store({ content: 'Loading dock rules for trucks.', content_type: 'context', project: 'Large Scope' });
 
@@ -875,6 +876,22 @@ for (const backend of backends) {
         { index: true, exact: false },
         'a type filter does not shrink the known scope',
       );
+      // A keyword filter inside the index scan, on the vector moved into memory_vectors (not the staged one).
+      await eventually(async () => {
+        const moved = await kysely
+          .selectFrom('memory_vectors')
+          .select('memory_id')
+          .where('memory_id', '=', outage.memory_id)
+          .executeTakeFirst();
+        return moved ? true : undefined;
+      });
+      const tagged = await search({ query: 'crash', keywords: ['dock'] });
+      assert.deepEqual(
+        tagged.results.map((h: any) => [h.memory_id, h.vector_rank]),
+        [[outage.memory_id, 1]],
+      );
+      assert.equal((await search({ query: 'crash', keywords: ['nosuchword'] })).total, 0);
+      assert.deepEqual(await way({ keywords: ['dock'] }), { index: true, exact: false });
 
       const scoped = await search({ query: 'crash', project: 'Large Scope' });
       assert.equal(scoped.results[0].memory_id, outage.memory_id);

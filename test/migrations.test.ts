@@ -136,9 +136,12 @@ for (const backend of backends) {
       await sql`insert into intervention_plans (id, title, expected_outcome) values ('00000000000a', 'A', 'x')`.execute(
         db,
       );
-      // A 384-D model's indexes as the service made them before 0021 (vector-index.ts).
-      await sql`create index idx_semantic_memory_embedding_384 on semantic_memory
-                using hnsw ((embedding::halfvec(384)) halfvec_cosine_ops) where embedding_dims = 384`.execute(db);
+      // A 384-D and a 1,536-D model's HNSW indexes as the service made them before 0021 (vector-index.ts).
+      for (const dims of [384, 1536])
+        await sql`create index ${sql.id(`idx_semantic_memory_embedding_${dims}`)} on semantic_memory
+                  using hnsw ((embedding::halfvec(${sql.lit(dims)})) halfvec_cosine_ops) where embedding_dims = ${sql.lit(dims)}`.execute(
+          db,
+        );
       const vector = (dims: number, seed: number) =>
         `[${Array.from({ length: dims }, (_, i) => ((i * seed) % 7) / 7 + 0.01).join(',')}]`;
       // id, project, type, dimensions (0: no vector; staged or waiting), archived
@@ -147,6 +150,7 @@ for (const backend of backends) {
         ['0000000000e2', null, 'code', 384, false],
         ['0000000000e3', '00000000000a', 'context', 768, true],
         ['0000000000e4', '00000000000a', 'context', 0, false],
+        ['0000000000e5', '00000000000a', 'code', 1536, false],
       ];
       for (const [id, project, type, dims, archived] of rows) {
         await sql`insert into semantic_memory (id, project_id, content, content_type, content_format, importance_score,
@@ -156,6 +160,17 @@ for (const backend of backends) {
                           ${dims ? `model-${dims}` : null}, ${dims || null}, timestamptz '2026-01-02 03:04:05Z',
                           ${archived ? sql`now()` : sql`null`})`.execute(db);
       }
+      // e4's vector is still staged in its job (stored, not moved yet): it stays there.
+      await sql`update semantic_memory set embedding_model = 'model-768', embedding_dims = 768 where id = '0000000000e4'`.execute(
+        db,
+      );
+      await sql`insert into embedding_jobs (memory_id, embedding) values ('0000000000e4', ${vector(768, 5)}::halfvec)`.execute(
+        db,
+      );
+      const stagedJobs = () =>
+        sql<{ memory_id: string; v: string }>`select memory_id, embedding::text as v from embedding_jobs`.execute(db);
+      const stagedBefore = await stagedJobs();
+      assert.equal(stagedBefore.rows.length, 1);
       const before = await sql<{ id: string; v: string }>`
         select id, embedding::text as v from semantic_memory where embedding is not null order by id`.execute(db);
       await migrate(db, all);
@@ -185,6 +200,15 @@ for (const backend of backends) {
             embedding_dims: 384,
             v: vectorOf.get('0000000000e2'),
           },
+          {
+            memory_id: '0000000000e5',
+            project_id: '00000000000a',
+            content_type: 'code',
+            created_at: '2026-01-02T03:04:05.000Z',
+            embedding_model: 'model-1536',
+            embedding_dims: 1536,
+            v: vectorOf.get('0000000000e5'),
+          },
         ],
         'the live memories with a vector, not the archived one',
       );
@@ -195,6 +219,7 @@ for (const backend of backends) {
       assert.deepEqual(
         indexes.rows.map((r) => `${r.table}.${r.name}`),
         [
+          'memory_vectors.idx_memory_vectors_embedding_1536',
           'memory_vectors.idx_memory_vectors_embedding_384',
           'memory_vectors.idx_memory_vectors_embedding_768',
           'memory_vectors.idx_memory_vectors_scope_384',
@@ -208,6 +233,7 @@ for (const backend of backends) {
         columns.rows.map((r) => r.name),
         ['embedding_dims', 'embedding_model'],
       );
+      assert.deepEqual((await stagedJobs()).rows, stagedBefore.rows, 'a staged vector stays in its job');
       // A model without dimensions is still refused.
       await assert.rejects(
         sql`update semantic_memory set embedding_dims = null where id = '0000000000e1'`.execute(db),

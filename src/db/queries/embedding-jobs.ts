@@ -88,9 +88,11 @@ export async function completeJobs(
  * memory_vectors, and so into the HNSW index, and removes their jobs, in one statement. Locks the
  * memories first (SKIP LOCKED: several instances share the work), as deleteMemory's update does: a
  * memory deleted meanwhile gets no vector, and a delete that waited for this move removes the vector
- * it wrote (deleteMemory's second statement). An insert, not an update of the memory's row: a new
- * row version of a memory writes an entry in every index of semantic_memory (decision 0006).
- * Returns how many jobs it took (0: none left).
+ * it wrote (deleteMemory's second statement). The jobs are locked too: a job queued again meanwhile
+ * (a model change: enqueueStale) waits, then stays queued. Only new memories have staged vectors, so
+ * one never replaces a stored vector (another instance may have moved it since this one's snapshot).
+ * An insert, not an update of the memory's row: a new row version of a memory writes an entry in
+ * every index of semantic_memory (decision 0006). Returns how many jobs it took (0: none left).
  */
 export async function indexStagedVectors(db: Db, batch: number): Promise<number> {
   const result = await sql<{ taken: number }>`
@@ -100,12 +102,12 @@ export async function indexStagedVectors(db: Db, batch: number): Promise<number>
         from embedding_jobs j join semantic_memory m on m.id = j.memory_id
        where j.embedding is not null
        limit ${batch}
-         for no key update of m skip locked
+         for no key update of m, j skip locked
     ), moved as (
       insert into ${VECTOR_COLUMNS}
       select memory_id, project_id, content_type, created_at, embedding_model, embedding_dims, embedding from staged
        where archived_at is null and embedding_model is not null
-      ${REPLACE_VECTOR}
+      on conflict (memory_id) do nothing
     ), done as (
       delete from embedding_jobs j using staged s where j.memory_id = s.memory_id
     )

@@ -14,7 +14,12 @@ export async function deleteMemory(
   id: string,
   projects?: ProjectScope,
 ): Promise<{ project: string | null } | undefined> {
-  if (!db.isTransaction) return db.transaction().execute((tx) => deleteMemory(tx, id, projects));
+  // Read committed (the default, pinned here): the second statement below needs a snapshot of its own.
+  if (!db.isTransaction)
+    return db
+      .transaction()
+      .setIsolationLevel('read committed')
+      .execute((tx) => deleteMemory(tx, id, projects));
   const result = await sql<{ project: string | null }>`
     with del as (
       update semantic_memory

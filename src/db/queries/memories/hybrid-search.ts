@@ -41,7 +41,7 @@ export function hybridSearchSql(p: SearchParams): RawBuilder<SearchHit> {
     )
     select ${memoryColumns}, f.rrf_score, f.vector_rank, f.keyword_rank, f.distance
       from fused f
-      join semantic_memory m on m.id = f.id
+      join semantic_memory m on m.id = f.id and m.archived_at is null
       left join intervention_plans p on p.id = m.project_id
       ${accessJoin}
      order by f.rrf_score desc, f.id`;

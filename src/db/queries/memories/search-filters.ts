@@ -45,7 +45,9 @@ export function filterSql(
   if (f.keywords !== undefined && f.keywords.length > 0) {
     const keywords = sql`${vectors ? sql.ref('k.keywords') : col('keywords', "|| '{}'::text[]")} @> ${f.keywords}::text[]`;
     parts.push(
-      vectors ? sql`exists (select 1 from semantic_memory k where k.id = v.memory_id and ${keywords})` : keywords,
+      vectors
+        ? sql`exists (select 1 from semantic_memory k where k.id = v.memory_id and k.archived_at is null and ${keywords})`
+        : keywords,
     );
   }
   parts.push(...dateFilterParts(f, col('created_at', "+ interval '0 s'")));
