@@ -39,11 +39,8 @@ export async function claimJobs(db: Db, batch: number, leaseMs: number): Promise
   return result.rows.filter((r) => !r.archived).map(({ archived: _, ...job }) => job);
 }
 
-/** The columns of a memory_vectors row, in the order vectorRowsSql's select gives them. */
+/** memory_vectors and its columns, in the order the worker's inserts select them. */
 const VECTOR_COLUMNS = sql`memory_vectors (memory_id, project_id, content_type, created_at, embedding_model, embedding_dims, embedding)`;
-/** A vector replaces the memory's older one (a re-embedding with another model). */
-const REPLACE_VECTOR = sql`on conflict (memory_id) do update
-  set embedding_model = excluded.embedding_model, embedding_dims = excluded.embedding_dims, embedding = excluded.embedding`;
 
 /**
  * Stores the vectors of finished jobs (into memory_vectors, the memory's row taking their model and
@@ -74,7 +71,9 @@ export async function completeJobs(
     ), vec as (
       insert into ${VECTOR_COLUMNS}
       select id, project_id, content_type, created_at, ${model}, ${dims}, vec::halfvec from live
-      ${REPLACE_VECTOR}
+      -- A re-embedding (another model) replaces the memory's vector.
+      on conflict (memory_id) do update
+        set embedding_model = excluded.embedding_model, embedding_dims = excluded.embedding_dims, embedding = excluded.embedding
       returning memory_id
     ), del as (
       delete from embedding_jobs j using input i where j.memory_id = i.memory_id
