@@ -430,6 +430,64 @@ for (const backend of backends) {
       assert.ok(Math.abs(shared.get(b)! - (plain.get(b)! + 0.4 * best)) < 1e-9, 'one gain per place');
     });
 
+    test('session context: every candidate gains the best other score of each place within two of its own', async () => {
+      // The definition, computed here from the plain scores, against the statement on random places:
+      // shared places, ties, gaps, two projects, and memories without a place.
+      const projects = ['Context oracle A', 'Context oracle B'];
+      const ids: string[] = [];
+      const contents = [
+        'orbit telemetry',
+        'orbit telemetry',
+        'orbit telemetry drift',
+        'orbit orbit telemetry',
+        'orbit telemetry report from the ground station',
+        'telemetry',
+        'orbit',
+        'orbit telemetry telemetry',
+        'telemetry orbit', // the same score as the first: a tie
+        'orbit telemetry and more words around it',
+      ];
+      for (const [i, content] of contents.entries())
+        ids.push((await store({ content, content_type: 'context', project: projects[i % 2] })).memory_id);
+      const { kysely } = database.db;
+      const scoresWith = async (neighbours: number, project: string) => {
+        const { rows } = await keywordRanksSql({
+          query: 'orbit telemetry',
+          filters: { project },
+          limit: 10,
+          k: 30,
+          weights: { vector: 1, keyword: 1, neighbours },
+        }).execute(kysely);
+        return new Map(rows.map((r) => [r.id, Number(r.score)]));
+      };
+      let seed = 7;
+      const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 7;
+      for (let round = 0; round < 6; round++) {
+        // Places 1–6 (several memories may share one), or none (0: no place).
+        const places = new Map(ids.map((id) => [id, next()]));
+        for (const [id, place] of places)
+          await sql`update semantic_memory set project_seq = ${place === 0 ? null : place} where id = ${id}`.execute(
+            kysely,
+          );
+        for (const project of projects) {
+          const [plain, boosted] = [await scoresWith(0, project), await scoresWith(0.4, project)];
+          assert.equal(plain.size, contents.length / 2, 'every memory of the project is a candidate');
+          for (const [id, score] of plain) {
+            const place = places.get(id)!;
+            let near = 0;
+            for (let at = place - 2; place > 0 && at <= place + 2; at++) {
+              const others = [...plain].filter(([other]) => other !== id && at > 0 && places.get(other) === at);
+              if (others.length > 0) near += Math.max(...others.map(([, s]) => s));
+            }
+            assert.ok(
+              Math.abs(boosted.get(id)! - (score + 0.4 * near)) < 1e-9,
+              `round ${round}, ${project}, ${id} at ${place}: ${boosted.get(id)} against ${score} + 0.4 × ${near}`,
+            );
+          }
+        }
+      }
+    });
+
     test('repeated searches return each memory once and count every access', async () => {
       const m = await store({
         content: 'Grafana dashboards live in the ops repository.',
