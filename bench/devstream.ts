@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startService } from './lib/child.js';
-import { machineCpuMs } from './lib/cpu.js';
+import { CpuMeter, machineCpuMs } from './lib/cpu.js';
 import {
   diskUsage,
   HARNESS_SOURCE,
@@ -170,6 +170,7 @@ async function main(): Promise<number> {
       baseUrl,
       cacheDir,
       fakeUrl: fake.url,
+      fakePid: fake.pid,
       work,
       memories,
       quick,
@@ -225,6 +226,7 @@ async function runBackend(
     baseUrl: string | undefined;
     cacheDir: string;
     fakeUrl: string;
+    fakePid: number;
     work: string;
     memories: number | undefined;
     quick: boolean;
@@ -376,7 +378,9 @@ async function runBackend(
       const consumed = (p.warmup + p.iters) * (p.concurrency > 1 ? 2 : 1);
 
       log(`${backend}: MCP ping (${options.sizes.iters} calls after ${options.sizes.warmup} warm-up)`);
-      const ping = await probePing(options.cacheDir, `${service.url}/mcp`, options.sizes);
+      // CPU by process: the client is this process; on Postgres its backends apart, on PGlite inside the service.
+      const cpu = new CpuMeter(service.pid, monitor, 'devstream-hub', options.fakePid);
+      const ping = await probePing(options.cacheDir, `${service.url}/mcp`, options.sizes, cpu);
       log(`${backend}: ping p50 ${ping.latency_ms.p50} ms, p95 ${ping.latency_ms.p95} ms`);
 
       let stats: StatementStats | null = null;
@@ -399,6 +403,7 @@ async function runBackend(
         consumed,
         sizes: options.sizes,
         stats,
+        cpu,
         log: (line) => log(`${backend}: ${line}`),
       });
       for (const r of rest)
@@ -417,6 +422,7 @@ async function runBackend(
           first: consumed + options.sizes.warmup + options.sizes.iters,
           sizes: options.sizes,
           stats,
+          cpu,
         });
         log(
           `${backend}: search over MCP mean ${searchPair.mcp_ms.mean} ms (p50 ${searchPair.mcp_ms.p50}), its SQL ${searchPair.own_sql_ms_per_call} ms a call` +

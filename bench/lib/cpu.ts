@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import type pg from 'pg';
 
 /**
- * CPU time spent per series by the three parties of a call: the service process, the Postgres
- * backends serving its pool, and this (client) process. Unlike wall-clock latency this barely moves
+ * CPU time spent per series by the parties of a call: the service process, the Postgres backends
+ * serving its pool, this (client) process and, when given, the embedder's process. Unlike wall-clock latency this barely moves
  * when other work shares the machine, so it shows where the time goes even on a busy host.
  * Linux only (/proc); elsewhere the figures are null.
  */
@@ -42,6 +42,8 @@ export interface CpuPerCall {
   service: number | null;
   postgres: number | null;
   client: number;
+  /** The embedder's process (only when its pid was given). */
+  embedder?: number | null;
   /**
    * Share of the machine's CPU capacity used during the series by everything else (other processes,
    * kernel work not charged to ours): a high figure means the latencies were taken on a busy host.
@@ -53,6 +55,7 @@ export class CpuMeter {
   #service0: number | undefined;
   #backends0 = new Map<number, number | undefined>();
   #client0: NodeJS.CpuUsage | undefined;
+  #embedder0: number | undefined;
   #machine0: { busy: number; total: number } | undefined;
 
   /** `monitor` is a connection to the service's database (not one of the service's own). */
@@ -60,6 +63,7 @@ export class CpuMeter {
     private readonly servicePid: number,
     private readonly monitor: pg.Client | undefined,
     private readonly applicationName = 'devstream-hub',
+    private readonly embedderPid?: number,
   ) {}
 
   async #backendPids(): Promise<number[]> {
@@ -75,6 +79,7 @@ export class CpuMeter {
     this.#backends0 = new Map((await this.#backendPids()).map((pid) => [pid, processCpuMs(pid)]));
     this.#service0 = processCpuMs(this.servicePid);
     this.#client0 = process.cpuUsage();
+    this.#embedder0 = this.embedderPid === undefined ? undefined : processCpuMs(this.embedderPid);
     this.#machine0 = machineCpuMs();
   }
 
@@ -83,6 +88,7 @@ export class CpuMeter {
     const client = process.cpuUsage(this.#client0);
     const machine1 = machineCpuMs();
     const service1 = processCpuMs(this.servicePid);
+    const embedder1 = this.embedderPid === undefined ? undefined : processCpuMs(this.embedderPid);
     let postgres: number | null = null;
     if (this.monitor) {
       postgres = 0;
@@ -95,10 +101,12 @@ export class CpuMeter {
     }
     const serviceMs = service1 !== undefined && this.#service0 !== undefined ? service1 - this.#service0 : undefined;
     const clientMs = (client.user + client.system) / 1000;
+    const embedderMs =
+      embedder1 !== undefined && this.#embedder0 !== undefined ? embedder1 - this.#embedder0 : undefined;
     let background: number | null = null;
     if (machine1 && this.#machine0 && serviceMs !== undefined && machine1.total > this.#machine0.total) {
       const busy = machine1.busy - this.#machine0.busy;
-      const ours = serviceMs + (postgres ?? 0) + clientMs;
+      const ours = serviceMs + (postgres ?? 0) + clientMs + (embedderMs ?? 0);
       background = Math.max(0, Math.round(((busy - ours) / (machine1.total - this.#machine0.total)) * 1000) / 10);
     }
     const per = (x: number | null | undefined) =>
@@ -107,6 +115,7 @@ export class CpuMeter {
       service: per(serviceMs),
       postgres: per(postgres),
       client: per(clientMs)!,
+      ...(this.embedderPid === undefined ? {} : { embedder: per(embedderMs) }),
       background_pct: background,
     };
   }

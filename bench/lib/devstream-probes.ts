@@ -9,11 +9,14 @@
  *   - on Postgres, what pg_stat_statements saw during each REST series: the statements the service ran
  *     and their execution time per call of the op (planning not included);
  *   - on Postgres, search_memory over MCP again with pg_stat_statements around those same calls: the
- *     service's time against its own statement's, paired (the "≤ 1.3× its SQL" target).
+ *     service's time against its own statement's, paired (the "≤ 1.3× its SQL" target);
+ *   - the CPU each series took, per call and process (the client here, the service, Postgres's
+ *     backends, the embedder): on two CPUs a call cannot take less wall time than half their sum.
  *
  * So, per op: MCP − op ≈ transport + MCP SDK + auth; op − embed − SQL ≈ the service's own code.
  */
 import pg from 'pg';
+import type { CpuMeter, CpuPerCall } from './cpu.js';
 import { timingPart } from './memory-service.js';
 import { rounded, summarize, type Summary } from './stats.js';
 import { loadHarnessSdk, OPS, type OpKey, type Workload } from './devstream-harness.js';
@@ -25,13 +28,20 @@ export interface ProbeSizes {
 
 export interface PingResult {
   latency_ms: Summary;
+  /** CPU a ping, by process (null when not measured). */
+  cpu_ms_per_call: CpuPerCall | null;
   /** The protocol revision the SDK 1.32 client and the service agreed on. */
   protocol_version: string | null;
   session: boolean;
 }
 
 /** `client.ping()` round trips over a fresh SDK 1.32 session to `mcpUrl`. */
-export async function probePing(cacheDir: string, mcpUrl: string, sizes: ProbeSizes): Promise<PingResult> {
+export async function probePing(
+  cacheDir: string,
+  mcpUrl: string,
+  sizes: ProbeSizes,
+  cpu?: CpuMeter,
+): Promise<PingResult> {
   const { Client, StreamableHTTPClientTransport } = await loadHarnessSdk(cacheDir);
   const client = new Client({ name: 'devstream-hub-bench-ping', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(mcpUrl));
@@ -39,13 +49,16 @@ export async function probePing(cacheDir: string, mcpUrl: string, sizes: ProbeSi
   try {
     for (let i = 0; i < sizes.warmup; i++) await client.ping();
     const samples: number[] = [];
+    await cpu?.start();
     for (let i = 0; i < sizes.iters; i++) {
       const t0 = performance.now();
       await client.ping();
       samples.push(performance.now() - t0);
     }
+    const cpuPerCall = cpu ? await cpu.stop(sizes.iters) : null;
     return {
       latency_ms: rounded(summarize(samples)),
+      cpu_ms_per_call: cpuPerCall,
       protocol_version: (transport.protocolVersion as string | undefined) ?? null,
       session: typeof transport.sessionId === 'string',
     };
@@ -74,6 +87,8 @@ export interface SearchPairResult {
   ratio: number;
   /** mcp_ms.mean ÷ (own_sql_ms_per_call + own_plan_ms_per_call): against its SQL planned and run. */
   ratio_with_planning: number | null;
+  /** CPU a search, by process (null when not measured): what two CPUs must fit into the wall time. */
+  cpu_ms_per_call: CpuPerCall | null;
 }
 
 /**
@@ -89,6 +104,7 @@ export async function probeSearchPair(options: {
   first: number;
   sizes: ProbeSizes;
   stats: StatementStats;
+  cpu?: CpuMeter;
 }): Promise<SearchPairResult> {
   const { sizes, stats, workload } = options;
   const { Client, StreamableHTTPClientTransport } = await loadHarnessSdk(options.cacheDir);
@@ -105,6 +121,7 @@ export async function probeSearchPair(options: {
   try {
     for (let w = 0; w < sizes.warmup; w++) await call();
     await stats.reset();
+    await options.cpu?.start();
     const samples: number[] = [];
     let errors = 0;
     for (let n = 0; n < sizes.iters; n++) {
@@ -112,6 +129,7 @@ export async function probeSearchPair(options: {
       if (r.ok) samples.push(r.ms);
       else errors++;
     }
+    const cpuPerCall = options.cpu ? await options.cpu.stop(sizes.iters) : null;
     const sql = await stats.read(sizes.iters);
     const mcp = summarize(samples);
     const own = sql.sql_ms_per_call - sql.occasional_ms_per_call;
@@ -125,6 +143,7 @@ export async function probeSearchPair(options: {
       own_plan_ms_per_call: plan === null ? null : Math.round(plan * 1000) / 1000,
       ratio: Math.round((mcp.mean / own) * 100) / 100,
       ratio_with_planning: plan === null ? null : Math.round((mcp.mean / (own + plan)) * 100) / 100,
+      cpu_ms_per_call: cpuPerCall,
     };
   } finally {
     await transport.terminateSession().catch(() => {});
@@ -259,6 +278,8 @@ export interface RestOpResult {
   /** Server-Timing `embed`, where the op embeds (search, store). */
   embed_ms: Summary | null;
   sql: SqlPerCall | null;
+  /** CPU a call, by process (null when not measured). */
+  cpu_ms_per_call: CpuPerCall | null;
 }
 
 /**
@@ -376,6 +397,7 @@ export async function probeRest(options: {
   consumed: number;
   sizes: ProbeSizes;
   stats: StatementStats | null;
+  cpu?: CpuMeter;
   log: (line: string) => void;
 }): Promise<RestOpResult[]> {
   const { baseUrl, sizes, stats } = options;
@@ -398,6 +420,7 @@ export async function probeRest(options: {
     // Built before the series: argument building stays out of the timing.
     const series = Array.from({ length: sizes.iters }, next);
     await stats?.reset();
+    await options.cpu?.start();
     const client: number[] = [];
     const server: number[] = [];
     const embed: number[] = [];
@@ -408,6 +431,7 @@ export async function probeRest(options: {
       if (!Number.isNaN(r.op)) server.push(r.op);
       if (!Number.isNaN(r.embed)) embed.push(r.embed);
     }
+    const cpuPerCall = options.cpu ? await options.cpu.stop(sizes.iters) : null;
     const sql = stats ? await stats.read(sizes.iters) : null;
     const result: RestOpResult = {
       op,
@@ -420,6 +444,7 @@ export async function probeRest(options: {
       server_op_ms: server.length ? rounded(summarize(server)) : null,
       embed_ms: embed.length ? rounded(summarize(embed)) : null,
       sql,
+      cpu_ms_per_call: cpuPerCall,
     };
     results.push(result);
     options.log(

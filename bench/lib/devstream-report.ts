@@ -10,6 +10,7 @@ import {
   type OpKey,
   type OpSummary,
 } from './devstream-harness.js';
+import type { CpuPerCall } from './cpu.js';
 import type { PingResult, RestOpResult, SearchPairResult } from './devstream-probes.js';
 
 export type Backend = 'postgres' | 'pglite';
@@ -356,6 +357,7 @@ export function formatMarkdown(report: Report): string {
       }
       lines.push('');
     }
+    lines.push(...cpuLines(bd, Number(m.cpus), b));
   }
 
   const failures = order.flatMap((b) => backends[b]!.failures.map((x) => `${name(b)}: ${x}`));
@@ -380,4 +382,39 @@ export function formatMarkdown(report: Report): string {
   if (!report.targets.length) lines.push('- none checked (no backend ran)');
   lines.push('');
   return lines.join('\n');
+}
+
+/**
+ * The CPU table of a backend's breakdown: per series, what each process spent a call. Their sum over
+ * the machine's CPUs is the least wall time a call can take when all of them run at once (more when
+ * they wait on each other): where it comes close to the p50, the machine, not a wait, sets the pace.
+ */
+function cpuLines(bd: NonNullable<BackendResult['breakdown']>, cpus: number, backend: Backend): string[] {
+  const rows: Array<{ series: string; wall: number | undefined; cpu: CpuPerCall }> = [];
+  if (bd.ping?.cpu_ms_per_call)
+    rows.push({ series: 'MCP ping', wall: bd.ping.latency_ms.p50, cpu: bd.ping.cpu_ms_per_call });
+  for (const r of bd.rest)
+    if (r.cpu_ms_per_call) rows.push({ series: `REST ${LABELS[r.op]}`, wall: r.client_ms.p50, cpu: r.cpu_ms_per_call });
+  const pair = bd.search_pair;
+  if (pair?.cpu_ms_per_call)
+    rows.push({ series: 'MCP search_memory (the paired series)', wall: pair.mcp_ms.p50, cpu: pair.cpu_ms_per_call });
+  if (rows.length === 0) return [];
+  const lines = [
+    `CPU a call, by process, over each series above (ms; the client is the benchmark's own process; ${
+      backend === 'postgres' ? "Postgres: the backends of the service's pool" : 'PGlite runs inside the service'
+    }; the embedder: the fake Ollama). With ${cpus} CPUs a call takes at least the sum ÷ ${cpus} of wall time, when every part runs at once; "other work": the share of the machine busy with anything else meanwhile.`,
+    '',
+    `| series | wall p50 | client | service | Postgres | embedder | sum | sum ÷ ${cpus} | other work |`,
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const { series, wall, cpu } of rows) {
+    const parts = [cpu.client, cpu.service, cpu.postgres, cpu.embedder ?? null];
+    const sum = parts.reduce<number>((a, x) => a + (x ?? 0), 0);
+    const cell = (x: number | null | undefined) => (x === null || x === undefined ? '–' : f(x));
+    lines.push(
+      `| ${series} | ${f(wall)} | ${parts.map(cell).join(' | ')} | ${f(sum)} | ${f(sum / cpus)} | ${cpu.background_pct === null ? '?' : `${cpu.background_pct.toFixed(0)} %`} |`,
+    );
+  }
+  lines.push('');
+  return lines;
 }
