@@ -4,8 +4,9 @@
  * Runs the shared harness (../shared/bench/devstream-workload: the workload, op table and MCP SDK 1.32
  * client DevStream was measured with) against the service on Postgres and on PGlite, each from a fresh
  * store, then takes the per-call breakdown on the same seeded service (MCP ping, the ops over REST with
- * Server-Timing, pg_stat_statements on Postgres), and writes bench/results/devstream-workload.{json,md}
- * with DevStream's recorded figures beside ours, the ratio per op and the targets.
+ * Server-Timing, pg_stat_statements on Postgres, the CPU of each call by process), and writes
+ * bench/results/devstream-workload.{json,md} with DevStream's recorded figures beside ours, the ratio per
+ * op and the targets.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5433/postgres npm run bench:devstream
  *   npm run bench:devstream -- --quick                      a small store, 30 calls per op (~1 min)
@@ -58,7 +59,8 @@ const USAGE = `Usage: npm run bench:devstream [-- options]
 Replays DevStream's recorded workload (../shared/bench/devstream-workload) against the service over MCP
 (Streamable HTTP, 2025-era session), on Postgres (when DATABASE_URL is set: a scratch database is
 created and dropped) and on PGlite (a scratch directory), each from an empty store; then times MCP ping,
-the same ops over REST (Server-Timing) and, on Postgres, their SQL (pg_stat_statements). Writes
+the same ops over REST (Server-Timing), on Postgres their SQL (pg_stat_statements), and the CPU each
+call takes by process (client, service, Postgres, embedder). Writes
 bench/results/devstream-workload.{json,md} with DevStream's figures beside ours and the targets.
 
   DATABASE_URL=postgres://postgres@127.0.0.1:5433/postgres npm run bench:devstream
