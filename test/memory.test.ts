@@ -460,8 +460,12 @@ for (const backend of backends) {
         }).execute(kysely);
         return new Map(rows.map((r) => [r.id, Number(r.score)]));
       };
+      // A 32-bit LCG (Numerical Recipes' constants), exact in Math.imul: the same places on every run.
       let seed = 7;
-      const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 7;
+      const next = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) >>> 16) % 7;
+      // What the rounds must have held for the comparisons to mean something.
+      let gains = 0;
+      let shared = 0;
       for (let round = 0; round < 6; round++) {
         // Places 1–6 (several memories may share one), or none (0: no place).
         const places = new Map(ids.map((id) => [id, next()]));
@@ -478,7 +482,9 @@ for (const backend of backends) {
             for (let at = place - 2; place > 0 && at <= place + 2; at++) {
               const others = [...plain].filter(([other]) => other !== id && at > 0 && places.get(other) === at);
               if (others.length > 0) near += Math.max(...others.map(([, s]) => s));
+              if (at === place && others.length > 0) shared++;
             }
+            if (near > 0) gains++;
             assert.ok(
               Math.abs(boosted.get(id)! - (score + 0.4 * near)) < 1e-9,
               `round ${round}, ${project}, ${id} at ${place}: ${boosted.get(id)} against ${score} + 0.4 × ${near}`,
@@ -486,6 +492,8 @@ for (const backend of backends) {
           }
         }
       }
+      assert.ok(gains >= 10, `candidates gained from neighbours (${gains})`);
+      assert.ok(shared >= 2, `candidates shared a place with another (${shared})`);
     });
 
     test('repeated searches return each memory once and count every access', async () => {

@@ -284,7 +284,8 @@ export interface RestOpResult {
 
 /**
  * pg_stat_statements in the scratch database, when the server has it loaded: reset (for this database
- * only) before a series, read after. Monitoring statements (its own) are left out by their text.
+ * only) before a series, read after. Monitoring statements (its own, the CPU meter's) are left out by
+ * their text.
  */
 export class StatementStats {
   private constructor(
@@ -347,6 +348,8 @@ export class StatementStats {
       `select query, calls::int as calls, total_exec_time as total, mean_exec_time as mean, total_plan_time as plan
          from pg_stat_statements
         where dbid = $1 and query not ilike '%pg_stat_statements%'
+          -- The CPU meter's own look-up of the service's backends (bench/lib/cpu.ts).
+          and query not ilike '%pg_stat_activity%'
         order by total_exec_time desc`,
       [this.dbid],
     );
