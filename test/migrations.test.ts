@@ -25,6 +25,17 @@ for (const backend of backends) {
     after(async () => {
       for (const t of opened) await t.dispose();
     });
+    /** A store migrated up to (not including) `version`, to put old rows in before that migration runs. */
+    const storeBefore = async (version: number) => {
+      const t = await backend.open({ migrate: false });
+      opened.push(t);
+      const all = await loadMigrations();
+      await migrate(
+        t.db.kysely,
+        all.filter((m) => m.version < version),
+      );
+      return { db: t.db.kysely, migrateAll: () => migrate(t.db.kysely, all) };
+    };
 
     test('apply in order, are recorded, and a second run changes nothing', async () => {
       const t = await backend.open({ migrate: false });
@@ -80,14 +91,7 @@ for (const backend of backends) {
     });
 
     test("0019 numbers each project's live memories in the order they were stored", async () => {
-      const t = await backend.open({ migrate: false });
-      opened.push(t);
-      const all = await loadMigrations();
-      await migrate(
-        t.db.kysely,
-        all.filter((m) => m.version < 19),
-      );
-      const db = t.db.kysely;
+      const { db, migrateAll } = await storeBefore(19);
       await sql`insert into intervention_plans (id, title, expected_outcome)
                 values ('00000000000a', 'A', 'x'), ('00000000000b', 'B', 'x')`.execute(db);
       // id, project ('': none), stored at (minutes), archived: ids out of storing order, a tie on time broken by id.
@@ -107,7 +111,7 @@ for (const backend of backends) {
                           timestamptz '2026-01-01 00:00:00Z' + make_interval(mins => ${minute}),
                           ${archived ? sql`now()` : sql`null`})`.execute(db);
       }
-      await migrate(db, all);
+      await migrateAll();
       const seq = await sql<{ id: string; project_seq: string | null }>`
         select id, project_seq from semantic_memory order by id`.execute(db);
       assert.deepEqual(
@@ -125,14 +129,7 @@ for (const backend of backends) {
     });
 
     test('0021 moves live vectors into memory_vectors with their filters and indexes, and drops the column', async () => {
-      const t = await backend.open({ migrate: false });
-      opened.push(t);
-      const all = await loadMigrations();
-      await migrate(
-        t.db.kysely,
-        all.filter((m) => m.version < 21),
-      );
-      const db = t.db.kysely;
+      const { db, migrateAll } = await storeBefore(21);
       await sql`insert into intervention_plans (id, title, expected_outcome) values ('00000000000a', 'A', 'x')`.execute(
         db,
       );
@@ -173,7 +170,7 @@ for (const backend of backends) {
       assert.equal(stagedBefore.rows.length, 1);
       const before = await sql<{ id: string; v: string }>`
         select id, embedding::text as v from semantic_memory where embedding is not null order by id`.execute(db);
-      await migrate(db, all);
+      await migrateAll();
 
       const moved = await sql<Record<string, unknown>>`
         select memory_id, project_id, content_type, created_at, embedding_model, embedding_dims, embedding::text as v
