@@ -1,18 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { analyzeRepository } from '../src/analyzer/analyze-repository.js';
 import type { CommitFile } from '../src/commit-file.js';
 import { analyzeCommand } from '../src/commands/analyze.js';
 import { backends, once } from './helpers/backends.js';
 import { rest, startServer } from './helpers/server.js';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+import { runCli } from './helpers/service.js';
 
 /**
  * A Go module of three packages (the root's `main`, `shapes`, `report`) over several files:
@@ -329,17 +326,8 @@ describe('analyzer: a Go module (issue 25)', once, () => {
   });
 });
 
-/** `node --import tsx src/main.ts <args>` in this checkout. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** `devstream-hub <args>` in this checkout. */
+const cli = (args: string[]) => runCli(args, {});
 
 describe('devstream-hub analyze on a Go module', () => {
   test('the CLI writes the nodes and edges above', once, async () => {

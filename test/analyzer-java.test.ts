@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { analyzeRepository } from '../src/analyzer/analyze-repository.js';
 import type { CommitFile } from '../src/commit-file.js';
 import { analyzeCommand } from '../src/commands/analyze.js';
 import { backends, once } from './helpers/backends.js';
 import { rest, startServer } from './helpers/server.js';
+import { runCli } from './helpers/service.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = 'src/main/java/com/acme';
 
 /**
@@ -490,17 +488,8 @@ describe('analyzer: Java on hostile input', once, () => {
   });
 });
 
-/** `node --import tsx src/main.ts <args>` in this checkout. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** `devstream-hub <args>` in this checkout. */
+const cli = (args: string[]) => runCli(args, {});
 
 describe('devstream-hub analyze on Java (the command)', () => {
   test('main.ts writes the commit file with --out', once, async () => {

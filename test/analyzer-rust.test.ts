@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { analyzeRepository } from '../src/analyzer/analyze-repository.js';
 import type { CommitFile } from '../src/commit-file.js';
 import { analyzeCommand } from '../src/commands/analyze.js';
 import { backends, once } from './helpers/backends.js';
 import { rest, startServer } from './helpers/server.js';
 import { tempDirs } from './helpers/temp-dirs.js';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+import { runCli } from './helpers/service.js';
 
 /**
  * The Rust fixture (issue 25): a library crate with a file module, a `x/mod.rs` module and its
@@ -389,17 +386,8 @@ describe('analyzer: hostile Rust', once, () => {
   });
 });
 
-/** `node --import tsx src/main.ts <args>` in this checkout. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** `devstream-hub <args>` in this checkout. */
+const cli = (args: string[]) => runCli(args, {});
 
 describe('devstream-hub analyze on a Rust crate', () => {
   test('the CLI writes the exact nodes and edges to --out', once, async () => {

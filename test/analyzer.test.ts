@@ -6,12 +6,12 @@ import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { spawn } from 'node:child_process';
 import { analyzeRepository } from '../src/analyzer/analyze-repository.js';
 import type { CommitFile } from '../src/commit-file.js';
 import { analyzeCommand } from '../src/commands/analyze.js';
 import { backends, once } from './helpers/backends.js';
 import { rest, startServer } from './helpers/server.js';
+import { runCli } from './helpers/service.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -666,17 +666,8 @@ describe("analyzer: this project's own source", once, () => {
   });
 });
 
-/** `node --import tsx src/main.ts <args>` in this checkout. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** `devstream-hub <args>` in this checkout. */
+const cli = (args: string[]) => runCli(args, {});
 
 describe('devstream-hub analyze (the command)', () => {
   test('main.ts runs it: the commit file on stdout, progress and the summary on stderr', once, async () => {

@@ -6,7 +6,6 @@
 import { tmpdir } from 'node:os';
 import { runBash } from './helpers/bash.js';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,7 +22,7 @@ import {
 } from '../src/commands/claude-code-hooks.js';
 import { hooksCommand, installHooks, mergeHooks, SettingsFileError, type HooksArgs } from '../src/commands/hooks.js';
 import { freePort } from '../support/free-port.js';
-import { childEnv, ROOT, runCli as cli } from './helpers/service.js';
+import { ROOT, runCli as cli } from './helpers/service.js';
 import { tempDirs } from './helpers/temp-dirs.js';
 import { once } from './helpers/backends.js';
 
@@ -39,24 +38,8 @@ const SESSION_START = JSON.stringify({
 });
 const TOKEN = 'dsh_hooks-cli-test-token-0123456789abcdefghijklmno';
 
-/** `devstream-hub <args>` run in `cwd` (runCli runs in the repository's root). */
-function cliIn(cwd: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', import.meta.resolve('tsx'), join(ROOT, 'src/main.ts'), ...args],
-      {
-        cwd,
-        env: childEnv({}),
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** `devstream-hub <args>` run in `cwd`. */
+const cliIn = (cwd: string, args: string[]) => cli(args, {}, { cwd });
 
 interface Recorded {
   method: string;

@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { backends, postgresBaseUrl } from './helpers/backends.js';
 import { createScratchDatabase } from '../support/postgres.js';
-import { ROOT, serve, type ServedProcess } from './helpers/service.js';
+import { CLI, ROOT, serve, type ServedProcess } from './helpers/service.js';
 
 /**
  * Issue 19, defect 3, "regular expressions with quadratic time on the event loop", over HTTP (the
@@ -442,11 +442,10 @@ describe('the analyzer reads pathological repository files in bounded time', () 
 
   test('devstream-hub analyze finishes in bounded time with the doc comments it should find', async () => {
     const out = join(repo, 'graph.json');
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/main.ts', 'analyze', repo, '--out', out, '--quiet'],
-      { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    const child = spawn(process.execPath, [...CLI, 'analyze', repo, '--out', out, '--quiet'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += c));
     const code = await new Promise<number | null>((resolve) => {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after } from 'node:test';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../support/free-port.js';
 
@@ -32,14 +33,21 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, LOG_LEVEL: 'warn', EMBEDDING_PROVIDER: 'none', ...extra };
 }
 
-/** `devstream-hub <args>` to completion. */
+/**
+ * The command as `npm start` and bin/devstream-hub.js run it from a checkout: src/ as plain
+ * JavaScript (scripts/start.js), not through tsx, whose loader thread costs each process ~1 s of CPU.
+ */
+export const CLI = [join(ROOT, 'scripts', 'start.js')];
+
+/** `devstream-hub <args>` to completion, in the repository's root or `options.cwd`. */
 export function runCli(
   args: string[],
   env: Record<string, string>,
+  options: { cwd?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
-      cwd: ROOT,
+    const child = spawn(process.execPath, [...CLI, ...args], {
+      cwd: options.cwd ?? ROOT,
       env: childEnv(env),
     });
     let stdout = '';
@@ -83,7 +91,7 @@ export async function serve(
 ): Promise<ServedProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, CLI, {
     cwd: ROOT,
     env: childEnv({ PORT: String(port), ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
