@@ -2,7 +2,6 @@ import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Kysely } from 'kysely';
 import type { AnalysisProgress } from '../analyzer/progress.js';
@@ -61,15 +60,16 @@ export type ThreadMessage =
   | { type: 'done'; commitHash: string; nodes: number; edges: number; summaries?: SummariesOutcome };
 
 /**
- * A worker thread running analyze-thread, next to this module. Built, that is a .js file; run from
- * source under tsx, the thread must register tsx's loader itself before importing the .ts entry
- * (Node 20's workers do not inherit it, not even with `--import tsx` in their execArgv).
+ * A worker thread running analyze-thread, next to this module: a .js file when built (dist/) or
+ * transpiled (`npm start`, `npm test`: scripts/transpile.js, whose copies keep the .ts file's
+ * import.meta.url, so the entry is resolved, not derived from it). Run from source under tsx, the
+ * thread must register tsx's loader itself before importing the .ts entry (Node 20's workers do not
+ * inherit it, not even with `--import tsx` in their execArgv).
  */
 function analyzerThread(input: ThreadInput): Worker {
-  if (!fileURLToPath(import.meta.url).endsWith('.ts'))
-    return new Worker(new URL('./analyze-thread.js', import.meta.url), { workerData: input });
+  const entry = import.meta.resolve('./analyze-thread.js');
+  if (!entry.endsWith('.ts')) return new Worker(new URL(entry), { workerData: input });
   const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./analyze-thread.ts', import.meta.url).href;
   const boot = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`;
   return new Worker(boot, { eval: true, workerData: input });
 }
