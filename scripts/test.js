@@ -7,7 +7,8 @@
  * Stack traces point into the .ts files (inline source maps); a failure of a file as a whole is
  * named by its copy's path. A file that does not parse fails the tests that import it, with
  * esbuild's message, as under tsx. One file can also be run through tsx: `node --import tsx --test
- * test/x.test.ts`.
+ * test/x.test.ts`; so can coverage (`--experimental-test-coverage` leaves out node_modules, where the
+ * copies are).
  *
  * Why: the suite is CPU-bound on a 2-CPU machine, and on Node 20 tsx's loader thread costs every
  * test process 1-2 s of CPU to load the service's modules (src/app.ts: 2.4-2.9 s through tsx,
