@@ -21,10 +21,11 @@ const CROWDED_DF = 150;
  * The most memories each tier of a crowded question fetches. Every one is a heap read and a scoring
  * pass: at 100,000 memories in one project every question of the DevStream workload is crowded, and
  * its first tier held 150-600 (keyword statement alone, mean 4.0 ms at 600, 2.5 at 200). They all
- * have the tier's words, though not the same BM25 scores, and they are the first in the heap's order:
- * in a large project, mostly the oldest. LoCoMo in one project (`bench:memory -- --quality
- * --one-project`, where many questions are crowded) scores the same at 600 and 200 (keyword R@10 /
- * MRR 0.665 / 0.508), and 0.664 / 0.508 at 150.
+ * have the tier's words, though not the same BM25 scores, and they are the first in the heap's order
+ * (in a large project, mostly the oldest); the second tier's come pair by pair, the rarest pair
+ * first. LoCoMo in one project (`bench:memory -- --quality --one-project`, where many questions are
+ * crowded) scores the same at 600 and 200 (keyword R@10 / MRR 0.665 / 0.508), and 0.664 / 0.508 at
+ * 150. `bench/research/keyword-tiers.ts` measures how far the cap moves a question's top 10.
  */
 const CROWDED_CAP = 200;
 /** How many of a question's rarest words the tiers of a crowded question combine. */
@@ -126,16 +127,39 @@ export function keywordBranchSql(p: SearchParams, where: RawBuilder<unknown>): R
              case when crowded then ${p.limit}::int else ${sql.lit(p.k)} end as enough,
              case when crowded then ${sql.lit(CROWDED_CAP)} end as cap
         from kw_query
+    ), kw_pairs as (
+      -- A crowded question's pairs of its PAIR_WORDS rarest words, the rarest pair first (the highest
+      -- sum of IDFs: its memories score highest), each with the pairs before it (before).
+      select ord, q, (string_agg(pair, ' | ') over (order by ord rows between unbounded preceding and 1 preceding))::tsquery as before
+        from (select row_number() over (order by qa.idf + qb.idf desc, a.df_rank, b.df_rank) as ord, p.pair, p.pair::tsquery as q
+                from kw_df a join kw_df b on a.df_rank < b.df_rank
+                join kw_lexemes qa on qa.lex = a.lex join kw_lexemes qb on qb.lex = b.lex
+               cross join lateral (select ${tsqueryTerm(sql.ref('a.lex'))} || ' & ' || ${tsqueryTerm(sql.ref('b.lex'))} as pair) p
+               where b.df_rank <= ${sql.lit(PAIR_WORDS)}) x
     ), kw_first as (
       select m.id, m.fts, m.project_id, m.project_seq from semantic_memory m
        where m.fts @@ (select first from kw_fetch) and ${where}
        limit (select cap from kw_fetch)
+    ), kw_second_queries as (
+      -- The second tier's index scans, in order: a crowded question's pairs of words one at a time,
+      -- the pair of the highest IDFs first (see kw_pairs), else its words at once (one scan).
+      select 0 as ord, second as q, null::tsquery as before from kw_fetch where not (select crowded from kw_query)
+      union all
+      select ord, q, before from kw_pairs where (select crowded from kw_query)
     ), kw_second as (
-      -- Each later tier is evaluated once, and only when the tiers before it found too few.
-      select m.id, m.fts, m.project_id, m.project_seq from semantic_memory m
+      -- Each later tier is evaluated once, and only when the tiers before it found too few. Its scans
+      -- run in order, each only while the tier holds fewer than its cap: one scan of all the pairs at
+      -- once built the bitmap of every memory with any two of the words (at 100,000 memories in one
+      -- project, 7,262 of them in 10 ms for the 200 kept), a pair of them alone is one posting list's
+      -- walk (201 in 0.6 ms). A memory an earlier pair found is not found again.
+      select m.id, m.fts, m.project_id, m.project_seq
+        from (select q, before from kw_second_queries order by ord) t
+       cross join lateral (
+         select m.id, m.fts, m.project_id, m.project_seq from semantic_memory m
+          where m.fts @@ t.q and not coalesce(m.fts @@ (select first from kw_fetch), false)
+            and not coalesce(m.fts @@ t.before, false) and ${where}
+          limit (select cap from kw_fetch)) m
        where (select count(*) from kw_first) < (select enough from kw_fetch)
-         and m.fts @@ (select second from kw_fetch) and not coalesce(m.fts @@ (select first from kw_fetch), false)
-         and ${where}
        limit (select cap from kw_fetch)
     ), kw_third as (
       select m.id, m.fts, m.project_id, m.project_seq from semantic_memory m
