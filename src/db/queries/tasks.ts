@@ -170,20 +170,29 @@ export async function insertTaskIntoNamedPhase(
   return inserted;
 }
 
+/** A task after updateTaskStatus, with its project and its notes' memory (inserted now, or met as a duplicate). */
+export type StatusChangeRow = TaskRow & {
+  previous_status: TaskStatus;
+  project_id: string;
+  memory_id: string | null;
+  memory_inserted: boolean;
+};
+
 /**
  * Sets a task's status in one statement: locks the row, sets `started_at` on the first move to
  * active and `completed_at` on the first move to a closing status, records the change (with the
  * caller's notes) in task_status_history, stores `note` (if any) as a memory of the task's project
  * (see memoryInsertCtes; `note.project` is not read), tells every instance (task-changed, and
  * memory-changed for a new memory) at commit, and returns the task with its previous status and
- * the memory's id (null: a live memory of the project has this content already: findByHash).
+ * the memory's id: the new one, or the live memory of the project with this content already
+ * (memory_inserted false); null only when that one was committed after this statement began.
  * Returns undefined, having written nothing, when no task has this id (in `projects`).
  */
 export async function updateTaskStatus(
   db: Db,
   change: { id: string; status: TaskStatus; notes: string | null; createdBy: string | null; projects?: ProjectScope },
   note?: NewMemory,
-): Promise<(TaskRow & { previous_status: TaskStatus; project_id: string; memory_id: string | null }) | undefined> {
+): Promise<StatusChangeRow | undefined> {
   const { id, status, notes, createdBy, projects } = change;
   const visible =
     projects === undefined
@@ -195,7 +204,7 @@ export async function updateTaskStatus(
         select p.id, p.title from upd join phases ph on ph.id = upd.phase_id join intervention_plans p on p.id = ph.plan_id
       ), ${memoryInsertCtes(note)}`
     : sql``;
-  const result = await sql<TaskRow & { previous_status: TaskStatus; project_id: string; memory_id: string | null }>`
+  const result = await sql<StatusChangeRow>`
     with old as (
       select id, status from micro_tasks where id = ${id} and ${visible} for update
     ), upd as (
@@ -213,7 +222,10 @@ export async function updateTaskStatus(
     select upd.id, upd.title, upd.description, upd.task_type, upd.status, upd.priority, upd.phase_id,
            ph.name as phase_name, p.title as project, p.id as project_id, upd.assigned_agent, upd.created_by,
            upd.created_at, upd.updated_at, upd.started_at, upd.completed_at, upd.previous_status,
-           ${note ? sql`ins.id` : sql`null::text`} as memory_id,
+           -- The notes' memory: the new one, or the same notes stored before (as of this statement's
+           -- snapshot: one committed since is read by the caller; see updateTask).
+           ${note ? sql`coalesce(ins.id, (select d.id from semantic_memory d where coalesce(d.project_id, '') = target.id and d.content_hash = ${note.content_hash} and d.archived_at is null))` : sql`null::text`} as memory_id,
+           ${note ? sql`ins.id is not null` : sql`false`} as memory_inserted,
            ${notifyChangeSql('task-changed', sql`p.title`, sql`upd.id`)} as task_notified
            ${note ? sql`, ${memoryInsertedNotifySql} as memory_notified` : sql``}
       from upd

@@ -30,7 +30,7 @@ export type UpdateTaskResult = z.output<typeof UpdateTaskResultSchema>;
  * `completed_at` the first time it is completed, failed or skipped. Notes are kept in the task's
  * status history and stored, in the same statement, as a `decision` memory of the task's project
  * (DevStream's format), which the embedding worker then embeds: update_task never waits on the
- * embedder. One round trip (two when the notes repeat a live memory of the project: its id is read).
+ * embedder. One round trip (two when the notes repeat a memory of the project stored while it ran).
  */
 export async function updateTask(ctx: Context, input: UpdateTaskInput): Promise<UpdateTaskResult> {
   const id = input.task_id.toLowerCase();
@@ -66,11 +66,12 @@ export async function updateTask(ctx: Context, input: UpdateTaskInput): Promise<
         },
   );
   if (!row) throw notFound(`task_id: no task with id "${id}"`, { task_id: id });
-  const { previous_status, project_id, memory_id, ...task } = row;
+  const { previous_status, project_id, memory_id, memory_inserted, ...task } = row;
   let memoryId: string | null = memory_id;
-  // The update stands either way (it has committed): a duplicate deleted meanwhile leaves no id.
+  // The same notes stored by another call since the statement began are read now. The update stands
+  // either way (it has committed): a duplicate deleted meanwhile leaves no id.
   if (content !== undefined && memoryId === null)
     memoryId = (await findByHash(ctx.db, project_id, contentHash(content)))?.id ?? null;
-  else if (memoryId !== null && enqueue) ctx.memory.queued('embedding');
+  else if (memory_inserted && enqueue) ctx.memory.queued('embedding');
   return { success: true, task: toTask(task), previous_status, memory_id: memoryId };
 }
