@@ -46,7 +46,7 @@ import {
 } from './lib/devstream-probes.js';
 import { checkTargets, formatMarkdown, type Backend, type BackendResult, type Report } from './lib/devstream-report.js';
 import { gitInfo } from './lib/git.js';
-import { machine } from './lib/machine.js';
+import { cpuCalibrationMs, machine } from './lib/machine.js';
 import { waitForEmbeddings } from './lib/memory-service.js';
 import { scratchPglite, scratchPostgres, type Scratch } from './lib/scratch.js';
 import { Cleanups } from './lib/cleanup.js';
@@ -148,6 +148,7 @@ async function main(): Promise<number> {
   const sizes: ProbeSizes = quick ? { warmup: 5, iters: 30 } : { warmup: 20, iters: 200 };
 
   const loadBefore = os.loadavg();
+  const calibrationBefore = cpuCalibrationMs();
   const m0 = machineCpuMs();
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   const m1 = machineCpuMs();
@@ -194,6 +195,8 @@ async function main(): Promise<number> {
       cpu_busy_pct_before: busyBefore,
       load_average_before: loadBefore.map((x) => Math.round(x * 100) / 100),
       load_average_after: os.loadavg().map((x) => Math.round(x * 100) / 100),
+      cpu_calibration_ms_before: calibrationBefore,
+      cpu_calibration_ms_after: cpuCalibrationMs(),
     },
     harness: {
       source: '../shared/bench/devstream-workload',
