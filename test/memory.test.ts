@@ -335,6 +335,28 @@ for (const backend of backends) {
       }
     });
 
+    test('a question of common words only, none with all of them: the pair of its rarest words is fetched first, whatever the heap holds first', async () => {
+      const { kysely } = database.db;
+      // 560 memories of one project, in this order: 400 with "charlie delta", then 160 with "alpha
+      // bravo". Every word is in more than 150 of them (a crowded question) and none has all four, so
+      // the memories with two of the words are fetched, at most 200: those with the rarer pair first.
+      await sql`insert into intervention_plans (id, title, expected_outcome) values ('c333333333cc', 'Paired', 'none')`.execute(
+        kysely,
+      );
+      await sql`
+        insert into semantic_memory (id, project_id, content, content_type, content_format, importance_score, content_hash)
+        select 'd' || lpad(to_hex(g), 11, '0'), 'c333333333cc',
+               case when g <= 400 then 'charlie delta item ' else 'alpha bravo item ' end || g,
+               'context', 'text', 0.5, md5('paired' || g)
+          from generate_series(1, 560) g order by g`.execute(kysely);
+      const s = await search({ query: 'alpha bravo charlie delta', project: 'Paired', limit: 10 });
+      assert.equal(s.results.length, 10);
+      for (const hit of s.results) {
+        assert.ok(hit.keyword_rank !== null);
+        assert.match(hit.content, /^alpha bravo item/, 'the rarer pair ranks first, so it must have been fetched');
+      }
+    });
+
     test('session context: a hit stored next to other matching memories outranks an equal hit stored among unrelated ones', async () => {
       const contents = [
         'migration rollback steps',
