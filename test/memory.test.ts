@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import { compactKeywordStats } from '../src/db/queries/keyword-stats.js';
 import {
   hybridSearchSql,
@@ -50,6 +50,20 @@ for (const backend of backends) {
       const r = await api('POST', '/api/v1/memories/search', args);
       assert.equal(r.status, 200, JSON.stringify(r.body));
       return r.body;
+    };
+    /**
+     * A new project with `count` memories written straight to the table (the trigger counts their
+     * words), stored in the order of `g` (1…count); `content` is an SQL expression of `g`.
+     */
+    const seedProject = async (id: string, title: string, count: number, content: RawBuilder<string>) => {
+      const { kysely } = database.db;
+      await sql`insert into intervention_plans (id, title, expected_outcome) values (${id}, ${title}, 'none')`.execute(
+        kysely,
+      );
+      await sql`
+        insert into semantic_memory (id, project_id, content, content_type, content_format, importance_score, content_hash)
+        select left(md5(${id} || g), 12), ${id}, ${content}, 'context', 'text', 0.5, md5(${id} || g)
+          from generate_series(1, ${count}::int) g order by g`.execute(kysely);
     };
     const callTool = async (name: string, args: Record<string, unknown>) => {
       const r = (await client.callTool({ name, arguments: args })) as any;
@@ -310,19 +324,15 @@ for (const backend of backends) {
     });
 
     test('a question of common words only: memories with all of them first; words never found together still find', async () => {
-      const { kysely } = database.db;
-      // 600 memories of one project, written straight to the table (the trigger counts their words):
-      // "alpha" and "bravo" in 200 each (100 with both), "charlie" in 300 and never with "alpha".
-      await sql`insert into intervention_plans (id, title, expected_outcome) values ('c222222222cc', 'Crowded', 'none')`.execute(
-        kysely,
+      // 600 memories of one project: "alpha" and "bravo" in 200 each (100 with both), "charlie" in 300
+      // and never with "alpha".
+      await seedProject(
+        'c222222222cc',
+        'Crowded',
+        600,
+        sql`case g % 6 when 0 then 'alpha bravo item ' when 1 then 'alpha item ' when 2 then 'bravo item '
+                       else 'charlie item ' end || g`,
       );
-      await sql`
-        insert into semantic_memory (id, project_id, content, content_type, content_format, importance_score, content_hash)
-        select 'c' || lpad(to_hex(g), 11, '0'), 'c222222222cc',
-               case g % 6 when 0 then 'alpha bravo item ' when 1 then 'alpha item ' when 2 then 'bravo item '
-                          else 'charlie item ' end || g,
-               'context', 'text', 0.5, md5('crowded' || g)
-          from generate_series(1, 600) g`.execute(kysely);
       const both = await search({ query: 'alpha bravo', project: 'Crowded', limit: 10 });
       assert.equal(both.results.length, 10);
       for (const hit of both.results)
@@ -336,19 +346,15 @@ for (const backend of backends) {
     });
 
     test('a question of common words only, none with all of them: the pair of its rarest words is fetched first, whatever the heap holds first', async () => {
-      const { kysely } = database.db;
       // 560 memories of one project, in this order: 400 with "charlie delta", then 160 with "alpha
       // bravo". Every word is in more than 150 of them (a crowded question) and none has all four, so
       // the memories with two of the words are fetched, at most 200: those with the rarer pair first.
-      await sql`insert into intervention_plans (id, title, expected_outcome) values ('c333333333cc', 'Paired', 'none')`.execute(
-        kysely,
+      await seedProject(
+        'c333333333cc',
+        'Paired',
+        560,
+        sql`case when g <= 400 then 'charlie delta item ' else 'alpha bravo item ' end || g`,
       );
-      await sql`
-        insert into semantic_memory (id, project_id, content, content_type, content_format, importance_score, content_hash)
-        select 'd' || lpad(to_hex(g), 11, '0'), 'c333333333cc',
-               case when g <= 400 then 'charlie delta item ' else 'alpha bravo item ' end || g,
-               'context', 'text', 0.5, md5('paired' || g)
-          from generate_series(1, 560) g order by g`.execute(kysely);
       const s = await search({ query: 'alpha bravo charlie delta', project: 'Paired', limit: 10 });
       assert.equal(s.results.length, 10);
       for (const hit of s.results) {
