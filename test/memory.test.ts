@@ -747,11 +747,13 @@ for (const backend of backends) {
       await sql`insert into intervention_plans (id, title, expected_outcome) values ('b333333333bb', 'Staging bound', 'none')`.execute(
         kysely,
       );
-      // Three memories whose vectors are still staged in their jobs, the needle's the oldest.
+      // Three memories whose vectors are still staged in their jobs, the needle's the oldest. Dated
+      // ahead of any other staged vector: the bound counts the whole store's newest, and the jobs of
+      // the tests before may still be staged (the worker moves them when it gets to them).
       const staged = [
-        ['a00000000001', 'needle', '2026-01-01T00:00:01Z'],
-        ['a00000000002', 'haystack one', '2026-01-01T00:00:02Z'],
-        ['a00000000003', 'haystack two', '2026-01-01T00:00:03Z'],
+        ['a00000000001', 'needle', '2999-01-01T00:00:01Z'],
+        ['a00000000002', 'haystack one', '2999-01-01T00:00:02Z'],
+        ['a00000000003', 'haystack two', '2999-01-01T00:00:03Z'],
       ] as const;
       for (const [id, text, at] of staged) {
         await sql`insert into semantic_memory (id, project_id, content, content_type, content_format, importance_score, content_hash, embedding_model, embedding_dims)
