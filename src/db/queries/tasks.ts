@@ -222,9 +222,8 @@ export async function updateTaskStatus(
     select upd.id, upd.title, upd.description, upd.task_type, upd.status, upd.priority, upd.phase_id,
            ph.name as phase_name, p.title as project, p.id as project_id, upd.assigned_agent, upd.created_by,
            upd.created_at, upd.updated_at, upd.started_at, upd.completed_at, upd.previous_status,
-           -- The notes' memory: the new one, or the same notes stored before (as of this statement's
-           -- snapshot: one committed since is read by the caller; see updateTask).
-           ${note ? sql`coalesce(ins.id, (select d.id from semantic_memory d where coalesce(d.project_id, '') = target.id and d.content_hash = ${note.content_hash} and d.archived_at is null))` : sql`null::text`} as memory_id,
+           -- The notes' memory: the new one, or the same notes stored before (see memoryInsertCtes).
+           ${note ? sql`coalesce(ins.id, (select id from dup))` : sql`null::text`} as memory_id,
            ${note ? sql`ins.id is not null` : sql`false`} as memory_inserted,
            ${notifyChangeSql('task-changed', sql`p.title`, sql`upd.id`)} as task_notified
            ${note ? sql`, ${memoryInsertedNotifySql} as memory_notified` : sql``}

@@ -24,8 +24,10 @@ export type InsertOutcome =
 
 /**
  * The CTEs that insert `m` into the project of the `target` CTE (columns id, title; no row: nothing
- * is written) unless the same content is live there already: `ins` (the new row, or none) and its
- * embedding job. For statements that make the memory together with something else (a task's notes).
+ * is written) unless the same content is live there already: `ins` (the new row, or none), its
+ * embedding job, and `dup` (the id of that live memory as of the statement's snapshot: none when
+ * one was committed since, which the insert still meets). For statements that make the memory
+ * together with something else (a task's notes).
  */
 export function memoryInsertCtes(m: NewMemory): RawBuilder<unknown> {
   const staged = m.embedding ? sql`${vectorLiteral(m.embedding.vector)}::halfvec` : sql`null::halfvec`;
@@ -45,6 +47,10 @@ export function memoryInsertCtes(m: NewMemory): RawBuilder<unknown> {
       returning *
     ), job as (
       insert into embedding_jobs (memory_id, embedding) select id, ${staged} from ins where ${m.enqueue || m.embedding !== null}
+    ), dup as (
+      -- The dedup index's own expression: its index answers.
+      select d.id from semantic_memory d join target on coalesce(d.project_id, '') = target.id
+       where d.content_hash = ${m.content_hash} and d.archived_at is null
     )`;
 }
 
