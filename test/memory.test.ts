@@ -234,6 +234,24 @@ for (const backend of backends) {
       assert.ok(s.results[0].rrf_score > 0.5 && s.results[0].rrf_score <= 1, String(s.results[0].rrf_score));
     });
 
+    test("a word among a memory's keywords counts as three of its occurrences in the content", async () => {
+      // "quokka" once in the content and once as a keyword is 1 + 3 = 4 occurrences, between the
+      // content-only 3 and 5. The one with 3 is a word shorter (3 distinct words, against 4 and 5), so
+      // at a tie of occurrences it would come first: counted as 2 (or 1), the keyword hit falls below it.
+      const ids: Record<string, string> = {};
+      for (const [name, content, keywords] of [
+        ['three', 'Quokka quokka quokka migration plan.', []],
+        ['keyword', 'Quokka migration plan for the warehouse.', ['quokka']],
+        ['five', 'Quokka quokka quokka quokka quokka migration plan, warehouse dock.', []],
+      ] as const) {
+        ids[name] = (await store({ content, keywords, content_type: 'context', project: 'Keyword Weight' })).memory_id;
+      }
+      const s = await search({ query: 'quokka', project: 'Keyword Weight', limit: 3 });
+      const rank = (name: string) =>
+        s.results.find((r: { memory_id: string }) => r.memory_id === ids[name])?.keyword_rank;
+      assert.deepEqual([rank('five'), rank('keyword'), rank('three')], [1, 2, 3], JSON.stringify(s.results));
+    });
+
     test('filters apply before the limit: one decision among 25 code memories', async () => {
       for (let i = 0; i < 25; i++) {
         await store({
